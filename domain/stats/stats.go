@@ -1,0 +1,188 @@
+// Package stats holds the pure derivations the ingest engine runs over trades and balances:
+// per-window trade statistics, holder concentration and holder groups, market cap and FDV,
+// bonding-curve completion, and the sniper and fresh-wallet rules. It may import only the
+// standard library, github.com/shopspring/decimal and other domain packages.
+package stats
+
+import (
+	"sort"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+)
+
+// Scale is the number of decimal places kept by divisions (half-up rounding).
+const Scale = 18
+
+func div(a, b decimal.Decimal) decimal.Decimal {
+	if b.IsZero() {
+		return decimal.Zero
+	}
+	return a.DivRound(b, Scale)
+}
+
+// Window computes the statistics of one token over the window w ending at now: the trades whose
+// blockTimestamp lies in (now − w, now], excluding failed trades. trades must all be of that
+// token; their order does not matter. Buyers, sellers and traders count distinct wallets. Open
+// and close are the USD prices of the first and last trade in trade.Compare order, high and low
+// the extremes; with no trade all prices are 0. liquidityUSD is copied into
+// CurrentLiquidityInUSD.
+func Window(trades []trade.Trade, now time.Time, w token.Window, liquidityUSD decimal.Decimal) token.PeriodStats {
+	end := now.UnixMilli()
+	start := end - w.Duration().Milliseconds()
+	var in []trade.Trade
+	for _, t := range trades {
+		if t.Succeeded() && t.BlockTimestamp > start && t.BlockTimestamp <= end {
+			in = append(in, t)
+		}
+	}
+	in = trade.Sorted(in)
+
+	s := token.PeriodStats{CurrentLiquidityInUSD: liquidityUSD}
+	buyers, sellers, traders := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for i, t := range in {
+		price := t.TokenPriceInUSD
+		if i == 0 {
+			s.OpenInUSD, s.HighInUSD, s.LowInUSD = price, price, price
+		}
+		s.CloseInUSD = price
+		s.HighInUSD = decimal.Max(s.HighInUSD, price)
+		s.LowInUSD = decimal.Min(s.LowInUSD, price)
+		traders[t.Wallet] = true
+		switch t.Side {
+		case trade.Buy:
+			s.Buys++
+			buyers[t.Wallet] = true
+			s.BuyVolume = s.BuyVolume.Add(t.TokenAmount)
+			s.BuyVolumeInUSD = s.BuyVolumeInUSD.Add(t.TokenAmountInUSD)
+		case trade.Sell:
+			s.Sells++
+			sellers[t.Wallet] = true
+			s.SellVolume = s.SellVolume.Add(t.TokenAmount)
+			s.SellVolumeInUSD = s.SellVolumeInUSD.Add(t.TokenAmountInUSD)
+		}
+	}
+	s.Trades = s.Buys + s.Sells
+	s.Buyers, s.Sellers, s.Traders = int64(len(buyers)), int64(len(sellers)), int64(len(traders))
+	s.TotalVolume = s.BuyVolume.Add(s.SellVolume)
+	s.TotalVolumeInUSD = s.BuyVolumeInUSD.Add(s.SellVolumeInUSD)
+	s.PriceChangeRatioInUSD = div(s.CloseInUSD.Sub(s.OpenInUSD), s.OpenInUSD)
+	return s
+}
+
+// Holdings computes the holder fields of marketData from every wallet's balance of one token:
+// holders (wallets with a positive balance), the top 10/50/100 holdings and their share of
+// totalSupply, and for each holder group its holders, holdings and share. labels gives each
+// wallet's groups; creator is always in the dev group. Every group is present in the result,
+// with zeros when nobody holds. Only TotalSupply and the holder fields are set.
+func Holdings(balances map[string]decimal.Decimal, totalSupply decimal.Decimal, labels map[string][]token.HolderGroup, creator string) token.MarketData {
+	type holder struct {
+		wallet  string
+		balance decimal.Decimal
+	}
+	var holders []holder
+	for w, b := range balances {
+		if b.IsPositive() {
+			holders = append(holders, holder{w, b})
+		}
+	}
+	sort.Slice(holders, func(i, j int) bool {
+		if c := holders[i].balance.Cmp(holders[j].balance); c != 0 {
+			return c > 0
+		}
+		return holders[i].wallet < holders[j].wallet
+	})
+
+	top := func(n int) token.TopHolding {
+		sum := decimal.Zero
+		for _, h := range holders[:min(n, len(holders))] {
+			sum = sum.Add(h.balance)
+		}
+		return token.TopHolding{TotalHoldings: sum, HoldingsRatio: div(sum, totalSupply)}
+	}
+
+	counts := make(map[token.HolderGroup]int64, len(token.AllHolderGroups))
+	sums := make(map[token.HolderGroup]decimal.Decimal, len(token.AllHolderGroups))
+	for _, h := range holders {
+		groups := map[token.HolderGroup]bool{}
+		for _, g := range labels[h.wallet] {
+			groups[g] = true
+		}
+		if creator != "" && h.wallet == creator {
+			groups[token.Dev] = true
+		}
+		for g := range groups {
+			counts[g]++
+			sums[g] = sums[g].Add(h.balance)
+		}
+	}
+	out := make(map[token.HolderGroup]token.GroupHolding, len(token.AllHolderGroups))
+	for _, g := range token.AllHolderGroups {
+		out[g] = token.GroupHolding{
+			TotalHolders:  decimal.NewFromInt(counts[g]),
+			TotalHoldings: sums[g],
+			HoldingsRatio: div(sums[g], totalSupply),
+		}
+	}
+	return token.MarketData{
+		Groups:      out,
+		Top10:       top(10),
+		Top50:       top(50),
+		Top100:      top(100),
+		Holders:     decimal.NewFromInt(int64(len(holders))),
+		TotalSupply: totalSupply,
+	}
+}
+
+// Values are the valuation fields of marketData.
+type Values struct {
+	MarketCapInUSD decimal.Decimal
+	MarketCapInSol decimal.Decimal
+	FDVInUSD       decimal.Decimal
+	FDVInSol       decimal.Decimal
+}
+
+// MarketValues prices the supply: market cap = price × circulating supply, fully diluted value
+// = price × total supply, each in USD and in SOL.
+func MarketValues(priceInUSD, priceInSol, totalSupply, circulatingSupply decimal.Decimal) Values {
+	return Values{
+		MarketCapInUSD: priceInUSD.Mul(circulatingSupply),
+		MarketCapInSol: priceInSol.Mul(circulatingSupply),
+		FDVInUSD:       priceInUSD.Mul(totalSupply),
+		FDVInSol:       priceInSol.Mul(totalSupply),
+	}
+}
+
+// CompletionRatio is how far a bonding curve is towards migration: reserve / target, capped at
+// 1; 0 for a non-positive target or reserve.
+func CompletionRatio(curveReserve, target decimal.Decimal) decimal.Decimal {
+	if !target.IsPositive() || !curveReserve.IsPositive() {
+		return decimal.Zero
+	}
+	return decimal.Min(div(curveReserve, target), decimal.NewFromInt(1))
+}
+
+// SniperBlocks is how many blocks after a token's creation block a first buy still counts as
+// sniping.
+const SniperBlocks = 3
+
+// IsSniper reports whether a wallet whose first buy of a token landed at firstBuyHeight sniped a
+// token created at createdHeight: the buy is in the creation block or one of the SniperBlocks
+// blocks after it.
+func IsSniper(createdHeight, firstBuyHeight int64) bool {
+	d := firstBuyHeight - createdHeight
+	return d >= 0 && d <= SniperBlocks
+}
+
+// FreshPeriod is how new a wallet may be at its first buy of a token to count as fresh.
+const FreshPeriod = 24 * time.Hour
+
+// IsFresh reports whether a wallet first seen on chain at firstSeenAt (Unix ms) was fresh when
+// it first bought the token at firstBuyAt (Unix ms): it appeared at most FreshPeriod before.
+func IsFresh(firstSeenAt, firstBuyAt int64) bool {
+	d := firstBuyAt - firstSeenAt
+	return d >= 0 && d <= FreshPeriod.Milliseconds()
+}
