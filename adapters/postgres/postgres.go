@@ -1,0 +1,166 @@
+// Package postgres implements the ports over PostgreSQL with pgx/v5 and sqlc. The generated
+// code stays private in internal/dbsqlc; every store takes a pool and runs its own
+// transactions, so callers never see pgx. It may import domain, ports and pgx.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
+
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/migrations"
+)
+
+// Open connects a pool and registers shopspring/decimal for NUMERIC on every connection.
+func Open(ctx context.Context, dsn string, maxConns int32) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		pgxdecimal.Register(c.TypeMap())
+		return nil
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping postgres: %w", err)
+	}
+	return pool, nil
+}
+
+// EnsureDatabase creates the database named in dsn when it does not exist, connecting to the
+// server's "postgres" database to do so.
+func EnsureDatabase(ctx context.Context, dsn string) error {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	if name == "" {
+		return errors.New("DATABASE_URL names no database")
+	}
+	admin := *u
+	admin.Path = "/postgres"
+	conn, err := pgx.Connect(ctx, admin.String())
+	if err != nil {
+		return fmt.Errorf("connect postgres: %w", err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return fmt.Errorf("look up database: %w", err)
+	}
+	if exists {
+		return nil
+	}
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created concurrently
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	return nil
+}
+
+// migrationLock serialises concurrent migrators (several replicas starting at once).
+const migrationLock = 7_346_501
+
+// Migrate applies every migration not yet recorded, each in its own transaction, in name order.
+// It returns the names it applied.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLock); err != nil {
+		return nil, fmt.Errorf("migrate lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLock) //nolint:errcheck
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`); err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var applied []string
+	for _, name := range names {
+		var done bool
+		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE name = $1)", name).Scan(&done); err != nil {
+			return applied, fmt.Errorf("migrate: %w", err)
+		}
+		if done {
+			continue
+		}
+		body, err := migrations.FS.ReadFile(name)
+		if err != nil {
+			return applied, err
+		}
+		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (name) VALUES ($1)", name)
+			return err
+		})
+		if err != nil {
+			return applied, fmt.Errorf("migration %s: %w", name, err)
+		}
+		applied = append(applied, name)
+	}
+	return applied, nil
+}
+
+// Pinger adapts a pool to ports.Pinger.
+type Pinger struct{ Pool *pgxpool.Pool }
+
+// Ping checks the database answers.
+func (p Pinger) Ping(ctx context.Context) error { return p.Pool.Ping(ctx) }
+
+// interpretError turns driver errors into domain faults at the boundary.
+func interpretError(err error, what, id string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fault.NotFound(what, id)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505":
+			return &fault.Error{Kind: fault.KindConflict, Message: what + " already exists", Err: err}
+		case "23514", "22003", "22P02":
+			return &fault.Error{Kind: fault.KindInvalid, Message: what + ": value out of range", Err: err}
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return fault.Unavailable("database did not answer in time", 0, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// InterpretError is interpretError for sibling adapter packages.
+func InterpretError(err error, what, id string) error { return interpretError(err, what, id) }

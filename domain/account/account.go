@@ -1,0 +1,155 @@
+// Package account models who calls the API: accounts, their API keys and the scopes a key
+// grants. Key material is generated from caller-supplied random bytes so the package stays
+// pure; only a SHA-256 of a key is ever stored. Standard library and domain/fault only.
+package account
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/tokenscope/tokenscope/domain/fault"
+)
+
+// Scope is a permission carried by an API key.
+type Scope string
+
+const (
+	ScopeRead    Scope = "read"
+	ScopeKYT     Scope = "kyt"
+	ScopeWebhook Scope = "webhook"
+	ScopeIngest  Scope = "ingest"
+)
+
+// AllScopes lists every scope, in the order shown to users.
+var AllScopes = []Scope{ScopeRead, ScopeKYT, ScopeWebhook, ScopeIngest}
+
+// ParseScopes parses a comma-separated list; empty means every scope.
+func ParseScopes(param, s string) ([]Scope, error) {
+	if strings.TrimSpace(s) == "" {
+		return append([]Scope(nil), AllScopes...), nil
+	}
+	var out []Scope
+	seen := map[Scope]bool{}
+	for _, part := range strings.Split(s, ",") {
+		sc := Scope(strings.ToLower(strings.TrimSpace(part)))
+		ok := false
+		for _, a := range AllScopes {
+			if a == sc {
+				ok = true
+			}
+		}
+		if !ok {
+			names := make([]string, len(AllScopes))
+			for i, a := range AllScopes {
+				names[i] = string(a)
+			}
+			return nil, fault.InvalidParam(param, part, names...)
+		}
+		if !seen[sc] {
+			seen[sc] = true
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+// KeyPrefix starts every key, so leaked keys are easy to recognise and scan for.
+const KeyPrefix = "tsk_"
+
+// MinRandomBytes is the least entropy a key carries (128 bits).
+const MinRandomBytes = 16
+
+// Principal is the authenticated caller of one request.
+type Principal struct {
+	AccountID string
+	KeyID     string
+	Scopes    []Scope
+}
+
+// Has reports whether the principal holds scope s.
+func (p Principal) Has(s Scope) bool {
+	for _, have := range p.Scopes {
+		if have == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Require returns a Forbidden error naming the scope when the principal lacks it.
+func (p Principal) Require(s Scope) error {
+	if p.Has(s) {
+		return nil
+	}
+	return fault.Forbidden("this API key lacks the " + string(s) + " scope")
+}
+
+// Key is a stored API key (never the secret itself).
+type Key struct {
+	ID         string
+	AccountID  string
+	Name       string
+	Prefix     string // the visible lookup part, e.g. tsk_4f2a9c1e
+	Hash       []byte // SHA-256 of the whole key
+	Scopes     []Scope
+	CreatedAt  time.Time
+	RevokedAt  *time.Time
+	LastUsedAt *time.Time
+}
+
+// NewKey builds a key from id bytes (public, 4+ bytes) and secret bytes (MinRandomBytes+).
+// It returns the full key to show once and the record to store.
+func NewKey(idBytes, secretBytes []byte, accountID, name string, scopes []Scope, now time.Time) (string, Key, error) {
+	if len(idBytes) < 4 {
+		return "", Key{}, fault.Invalid("idBytes", "", "need at least 4 bytes")
+	}
+	if len(secretBytes) < MinRandomBytes {
+		return "", Key{}, fault.Invalid("secretBytes", "", "need at least 16 random bytes")
+	}
+	id := hex.EncodeToString(idBytes)
+	prefix := KeyPrefix + id
+	full := prefix + "_" + base64.RawURLEncoding.EncodeToString(secretBytes)
+	return full, Key{
+		ID: id, AccountID: accountID, Name: name, Prefix: prefix,
+		Hash: Hash(full), Scopes: scopes, CreatedAt: now,
+	}, nil
+}
+
+// Hash is the stored digest of a presented key.
+func Hash(full string) []byte {
+	sum := sha256.Sum256([]byte(full))
+	return sum[:]
+}
+
+// PrefixOf extracts the lookup prefix of a presented key, or "" when it is malformed.
+func PrefixOf(full string) string {
+	if !strings.HasPrefix(full, KeyPrefix) {
+		return ""
+	}
+	rest := full[len(KeyPrefix):]
+	i := strings.IndexByte(rest, '_')
+	if i <= 0 || i == len(rest)-1 {
+		return ""
+	}
+	return full[:len(KeyPrefix)+i]
+}
+
+// Matches compares a presented key with the stored hash in constant time.
+func (k Key) Matches(full string) bool {
+	return subtle.ConstantTimeCompare(Hash(full), k.Hash) == 1
+}
+
+// Active reports whether the key may be used.
+func (k Key) Active() bool { return k.RevokedAt == nil }
+
+// Authenticate checks a presented key against its stored record.
+func (k Key) Authenticate(full string) (Principal, error) {
+	if !k.Active() || !k.Matches(full) {
+		return Principal{}, fault.Unauthorized("invalid API key")
+	}
+	return Principal{AccountID: k.AccountID, KeyID: k.ID, Scopes: k.Scopes}, nil
+}
