@@ -238,8 +238,8 @@ func (e *Endpoint) Wants(ch Channel) bool {
 // Apply changes the endpoint as p says: absent fields stay, explicit nulls clear, values
 // replace (metadata is replaced as a whole, not merged). Either every field is applied or,
 // on the first invalid one, none is. updatedAt moves to now when p sets anything.
-// Re-enabling an endpoint (disabled false or null) forgets its failure history, so the
-// auto-disable clock starts afresh.
+// Re-enabling a disabled endpoint (disabled false or null) forgets its failure history, so
+// the auto-disable clock starts afresh.
 func (e *Endpoint) Apply(p Patch, now time.Time) error {
 	if p.IsEmpty() {
 		return nil
@@ -287,7 +287,9 @@ func (e *Endpoint) apply(p Patch) error {
 	}
 	if p.Disabled.Set {
 		next.disabled = !p.Disabled.Null && p.Disabled.Value
-		if !next.disabled {
+		if e.disabled && !next.disabled {
+			// Only a real re-enable restarts the clock; echoing disabled:false on an
+			// enabled endpoint must not let a failing one dodge the auto-disable rule.
 			next.firstFailureAt = time.Time{}
 		}
 	}

@@ -351,6 +351,13 @@ func TestFailureBookkeeping(t *testing.T) {
 		assert.False(t, e.Disabled())
 		assert.True(t, e.FirstFailureAt().Equal(t0.Add(3*time.Second)))
 	})
+	t.Run("disabled:false on an enabled endpoint keeps the clock", func(t *testing.T) {
+		e := mustEndpoint(t)
+		e.RecordFailure(t0, rule)
+		require.NoError(t, e.Apply(webhook.Patch{Disabled: webhook.Value(false)}, t0.Add(time.Second)))
+		assert.True(t, e.FirstFailureAt().Equal(t0))
+		assert.True(t, e.RecordFailure(t0.Add(3*time.Second), rule))
+	})
 	t.Run("re-enabling forgets the failures", func(t *testing.T) {
 		e := mustEndpoint(t)
 		e.RecordFailure(t0, rule)
