@@ -3,7 +3,7 @@ package webhook
 import (
 	"maps"
 	"math"
-	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -146,7 +146,7 @@ func ValidateURLSyntax(raw string) error {
 		return bad("port must be between 1 and 65535")
 	}
 	if strings.HasPrefix(u.Host, "[") {
-		if ip := net.ParseIP(u.Hostname()); ip == nil {
+		if _, err := netip.ParseAddr(u.Hostname()); err != nil {
 			return bad("has an invalid IPv6 address")
 		}
 	}
