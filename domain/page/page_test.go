@@ -101,8 +101,8 @@ func TestCursorRejects(t *testing.T) {
 	raw, err := base64.RawURLEncoding.DecodeString(good)
 	require.NoError(t, err)
 	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	brokenJSON := enc(string(raw[:len(raw)-1])) // closing brace cut off
 	// Same JSON shape as a real cursor, but the position was edited after issue.
-	edited := enc(string(raw[:len(raw)-1]) + "")
 	tampered := enc(`{"v":1,"k":"trade","p":["1717334400001","sig","3"],"c":` + checksumOf(t, good) + `}`)
 
 	tests := []struct {
@@ -115,7 +115,7 @@ func TestCursorRejects(t *testing.T) {
 		{"not base64", "trade", "***"},
 		{"padded std base64 of json", "trade", base64.StdEncoding.EncodeToString([]byte(`{"id":"123"}`))},
 		{"unknown fields", "trade", enc(`{"id":"123"}`)},
-		{"broken json", "trade", edited},
+		{"broken json", "trade", brokenJSON},
 		{"tampered value", "trade", tampered},
 		{"wrong version", "trade", enc(`{"v":2,"k":"trade","p":["x"],"c":0}`)},
 		{"no values", "trade", page.Encode("trade")},
