@@ -1,0 +1,141 @@
+package ingest_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/pool"
+	"github.com/tokenscope/tokenscope/domain/redpacket"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+)
+
+func d(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+
+func i64(v int64) *int64 { return &v }
+
+func sampleTrade() trade.Trade {
+	return trade.Trade{Chain: chain.Sol, TransactionSignature: "sig1", InstructionIndex: 2, BlockHeight: 100, BlockSlot: 101,
+		BlockTimestamp: 1_700_000_000_000, Wallet: "w1", PoolAddress: "p1", Side: trade.Buy, Status: trade.Succeeded,
+		TokenAddress: "t1", TokenAmount: d("100"), TokenAmountInNative: d("0.5"), TokenAmountInUSD: d("100"),
+		TokenPriceInNative: d("0.005"), TokenPriceInUSD: d("1"), SideTokenAddress: "So11", SideTokenAmount: d("0.5"),
+		SideTokenAmountInNative: d("0.5"), SideTokenAmountInUSD: d("100"), SideTokenPriceInNative: d("1"),
+		SideTokenPriceInUSD: d("200")}
+}
+
+func TestRoundTrip(t *testing.T) {
+	socials, err := token.NewSocials(map[string]string{"twitter": "@x"})
+	require.NoError(t, err)
+	events := []ingest.Event{
+		ingest.TokenCreated{Token: token.Token{Address: "t1", Chain: chain.Sol, Decimals: 6, Name: "One", Symbol: "ONE",
+			CreatedAt: i64(1_700_000_000_000), CreatedBlockHeight: i64(99), Socials: socials, LaunchpadTag: token.AlphaFun,
+			Creators: []token.Creator{{Address: "dev", Share: 100}}},
+			TotalSupply: d("1000000000"), CirculatingSupply: d("800000000"), Creator: "dev", CurvePool: "c1", CurveTargetInNative: d("85")},
+		ingest.TokenMigrated{Chain: chain.Sol, Address: "t1", PoolAddress: "p2", ProgramAddress: "prog", ProtocolFamily: "fam", At: 5},
+		ingest.PoolCreated{Pool: pool.Pool{Chain: chain.Sol, Address: "p1", TokenAAddress: "t1", TokenBAddress: "So11", TokenADecimals: 6, TokenBDecimals: 9}, IsBondingCurve: true, At: 3},
+		ingest.Trade{Trade: sampleTrade()},
+		ingest.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Sol, PoolAddress: "p1", BlockHeight: 7, BlockTimestamp: 8, SnapshotTime: 9,
+			TokenA: pool.Side{TokenAddress: "t1", VaultAmount: "123", AmountInUSD: d("1.5")}, TokenB: pool.Side{TokenAddress: "So11", VaultAmount: "0"},
+			TVLInNative: d("2"), TVLInUSD: d("3")}},
+		ingest.RedPacketCreated{Packet: redpacket.RedPacket{ID: "rp1", Chain: chain.Sol, Creator: "c", Mint: "t1", MaxClaims: 3,
+			TotalAmount: d("900"), ClaimedAmount: decimal.Zero, RefundedAmount: decimal.Zero, CreatedAt: 1000, Expiration: 24, ExpiredAt: 25000}},
+		ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "rp1", Chain: chain.Sol, Claimer: "w", Mint: "t1", Amount: d("300"), ClaimedAt: 2000}},
+		ingest.RedPacketExpired{PacketID: "rp1", At: 25000},
+		ingest.WalletLabel{Chain: chain.Sol, Wallet: "w", Label: token.Kol},
+	}
+	var buf bytes.Buffer
+	enc := ingest.NewEncoder(&buf)
+	for _, e := range events {
+		require.NoError(t, enc.Encode(e))
+	}
+	dec := ingest.NewDecoder(&buf)
+	for i, want := range events {
+		got, err := dec.Next()
+		require.NoError(t, err, "event %d", i)
+		assert.Equal(t, i+1, dec.Line())
+		assert.Equal(t, want.Type(), got.Type())
+		// Re-encoding must give the same line: the codec loses nothing.
+		a, _ := ingest.Marshal(want)
+		b, _ := ingest.Marshal(got)
+		assert.JSONEq(t, string(a), string(b))
+	}
+	_, err = dec.Next()
+	assert.ErrorIs(t, err, io.EOF)
+}
+
+func TestDecodeErrorsNameLineAndField(t *testing.T) {
+	good := `{"type":"wallet.label","chain":"sol","wallet":"w","label":"kol"}`
+	tests := []struct {
+		name  string
+		bad   string
+		field string
+	}{
+		{"not json", `{"type":`, ""},
+		{"unknown type", `{"type":"mint"}`, "type"},
+		{"missing type", `{"chain":"sol"}`, "type"},
+		{"bad decimal", `{"type":"trade","chain":"sol","side":"BUY","tokenAmount":"abc"}`, "tokenAmount"},
+		{"wrong json type", `{"type":"trade","blockHeight":"high"}`, "blockHeight"},
+		{"unknown field", `{"type":"wallet.label","chain":"sol","wallet":"w","label":"kol","colour":"red"}`, "colour"},
+		{"bad label", `{"type":"wallet.label","chain":"sol","wallet":"w","label":"whale"}`, "label"},
+		{"validation: missing wallet", `{"type":"wallet.label","chain":"sol","label":"kol"}`, "wallet"},
+		{"validation: bad chain", `{"type":"wallet.label","chain":"doge","wallet":"w","label":"kol"}`, "chain"},
+		{"bad side", `{"type":"trade","side":"HOLD"}`, "side"},
+		{"nested field", `{"type":"pool.snapshot","tokenA":{"priceUsd":"x"}}`, "tokenA.priceUsd"},
+		{"bad red packet amount", `{"type":"redpacket.claimed","amount":"1.5"}`, "amount"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// The bad line is the third: a blank line counts as a line too.
+			dec := ingest.NewDecoder(strings.NewReader(good + "\n\n" + tc.bad + "\n"))
+			_, err := dec.Next()
+			require.NoError(t, err)
+			_, err = dec.Next()
+			require.Error(t, err)
+			fe, ok := fault.As(err)
+			require.True(t, ok)
+			assert.Equal(t, fault.KindInvalid, fe.Kind)
+			assert.Equal(t, 3, fe.Details["line"])
+			assert.Equal(t, tc.field, fe.Param)
+			assert.Contains(t, fe.Message, "line 3")
+			if tc.field != "" {
+				assert.Contains(t, fe.Message, `"`+tc.field+`"`)
+			}
+		})
+	}
+}
+
+func TestNumAcceptsNumbers(t *testing.T) {
+	line := `{"type":"trade","chain":"sol","transactionSignature":"s","blockTimestamp":1,"accountOwnerAddress":"w","poolAddress":"p",` +
+		`"side":"sell","status":"SUCCEEDED","tokenAddress":"t","sideTokenAddress":"q","tokenAmount":12.50,"tokenPriceInUsd":"0.1"}`
+	e, err := ingest.NewDecoder(strings.NewReader(line)).Next()
+	require.NoError(t, err)
+	tr := e.(ingest.Trade)
+	assert.True(t, tr.TokenAmount.Equal(d("12.5")))
+	assert.Equal(t, trade.Sell, tr.Side)
+}
+
+func TestNewBatchDropsInBatchDuplicates(t *testing.T) {
+	t1 := sampleTrade()
+	t2 := sampleTrade()
+	t2.TokenAmount = d("999") // same key, different body: the first one wins
+	t3 := sampleTrade()
+	t3.InstructionIndex = 3
+	b := ingest.NewBatch([]ingest.Event{ingest.Trade{Trade: t1}, ingest.Trade{Trade: t2}, ingest.Trade{Trade: t3},
+		ingest.WalletLabel{Chain: chain.Sol, Wallet: "w", Label: token.Kol}, ingest.WalletLabel{Chain: chain.Sol, Wallet: "w", Label: token.Kol}})
+	require.Len(t, b.Trades, 2)
+	assert.True(t, b.Trades[0].TokenAmount.Equal(d("100")))
+	assert.Len(t, b.Labels, 1)
+	assert.Equal(t, 2, b.Duplicates)
+	assert.Equal(t, 3, b.Len())
+	assert.False(t, errors.Is(nil, io.EOF))
+}

@@ -1,0 +1,254 @@
+// Package ingest is the vocabulary of the market-data engine's input: one type per chain event
+// (token created and migrated, pool created, trade, pool snapshot, red packet created, claimed
+// and expired, wallet label), the batch they travel in, its in-batch deduplication, and the
+// NDJSON codec that the importer, the HTTP ingest endpoint and the simulator share. It may import
+// only the standard library, github.com/shopspring/decimal and other domain packages.
+package ingest
+
+import (
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/pool"
+	"github.com/tokenscope/tokenscope/domain/redpacket"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+)
+
+// Type is the "type" member of an NDJSON line.
+type Type string
+
+const (
+	TypeTokenCreated     Type = "token.created"
+	TypeTokenMigrated    Type = "token.migrated"
+	TypePoolCreated      Type = "pool.created"
+	TypeTrade            Type = "trade"
+	TypePoolSnapshot     Type = "pool.snapshot"
+	TypeRedPacketCreated Type = "redpacket.created"
+	TypeRedPacketClaimed Type = "redpacket.claimed"
+	TypeRedPacketExpired Type = "redpacket.expired"
+	TypeWalletLabel      Type = "wallet.label"
+)
+
+// AllTypes lists the event types in the order a batch applies them, so an event may refer to
+// anything an earlier type in the same batch introduced (a trade to a token created in it).
+var AllTypes = []Type{
+	TypeTokenCreated, TypePoolCreated, TypeWalletLabel, TypeTrade, TypePoolSnapshot,
+	TypeTokenMigrated, TypeRedPacketCreated, TypeRedPacketClaimed, TypeRedPacketExpired,
+}
+
+// Event is one chain event. The set is closed: only this package's types implement it.
+type Event interface {
+	Type() Type
+	// Validate reports what ingest must never store, naming the wire field.
+	Validate() error
+	sealed()
+}
+
+// TokenCreated is a token launch: the full v2 token record plus supply, the developer wallet and
+// the bonding curve it launched on.
+type TokenCreated struct {
+	Token             token.Token
+	TotalSupply       decimal.Decimal
+	CirculatingSupply decimal.Decimal
+	// Creator is the developer wallet (the dev holder group); it defaults to the first creator.
+	Creator string
+	// CurvePool is the bonding-curve pool the token trades on until it migrates ("" if none).
+	CurvePool string
+	// CurveTargetInNative is the native-token reserve at which the curve completes and migrates;
+	// completionRatio = curve reserve / target.
+	CurveTargetInNative decimal.Decimal
+}
+
+// TokenMigrated is a token leaving its bonding curve for a DEX pool.
+type TokenMigrated struct {
+	Chain          chain.Chain
+	Address        string
+	PoolAddress    string
+	ProgramAddress string
+	ProtocolFamily string
+	// At is Unix ms.
+	At int64
+}
+
+// PoolCreated introduces a pool (bonding curve or DEX pool).
+type PoolCreated struct {
+	Pool           pool.Pool
+	IsBondingCurve bool
+	// At is Unix ms.
+	At int64
+}
+
+// Trade is one swap.
+type Trade struct{ trade.Trade }
+
+// PoolSnapshot is a pool's liquidity at one block; it also becomes the pool's current state
+// when it is the newest snapshot of that pool.
+type PoolSnapshot struct{ pool.Snapshot }
+
+// RedPacketCreated opens a red packet; its claimed/refunded state starts at zero whatever the
+// event says.
+type RedPacketCreated struct{ Packet redpacket.RedPacket }
+
+// RedPacketClaimed is one claim.
+type RedPacketClaimed struct{ Claim redpacket.Claim }
+
+// RedPacketExpired closes a packet and refunds its unclaimed rest.
+type RedPacketExpired struct {
+	PacketID string
+	// At is Unix ms; it must not precede the packet's expiredAt.
+	At int64
+}
+
+// WalletLabel puts a wallet into a holder group on one chain.
+type WalletLabel struct {
+	Chain  chain.Chain
+	Wallet string
+	Label  token.HolderGroup
+}
+
+func (TokenCreated) Type() Type     { return TypeTokenCreated }
+func (TokenMigrated) Type() Type    { return TypeTokenMigrated }
+func (PoolCreated) Type() Type      { return TypePoolCreated }
+func (Trade) Type() Type            { return TypeTrade }
+func (PoolSnapshot) Type() Type     { return TypePoolSnapshot }
+func (RedPacketCreated) Type() Type { return TypeRedPacketCreated }
+func (RedPacketClaimed) Type() Type { return TypeRedPacketClaimed }
+func (RedPacketExpired) Type() Type { return TypeRedPacketExpired }
+func (WalletLabel) Type() Type      { return TypeWalletLabel }
+
+func (TokenCreated) sealed()     {}
+func (TokenMigrated) sealed()    {}
+func (PoolCreated) sealed()      {}
+func (Trade) sealed()            {}
+func (PoolSnapshot) sealed()     {}
+func (RedPacketCreated) sealed() {}
+func (RedPacketClaimed) sealed() {}
+func (RedPacketExpired) sealed() {}
+func (WalletLabel) sealed()      {}
+
+func required(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if strings.TrimSpace(pairs[i+1]) == "" {
+			return fault.Missing(pairs[i])
+		}
+	}
+	return nil
+}
+
+func nonNegative(param string, v decimal.Decimal) error {
+	if v.IsNegative() {
+		return fault.Invalid(param, v.String(), "must not be negative")
+	}
+	return nil
+}
+
+// Validate checks identity, supply and the curve target.
+func (e TokenCreated) Validate() error {
+	if _, err := chain.Parse("chain", string(e.Token.Chain)); err != nil {
+		return err
+	}
+	if err := required("address", e.Token.Address, "name", e.Token.Name, "symbol", e.Token.Symbol); err != nil {
+		return err
+	}
+	if e.Token.Decimals < 0 || e.Token.Decimals > 36 {
+		return fault.Invalid("decimals", decimal.NewFromInt32(e.Token.Decimals).String(), "must be between 0 and 36")
+	}
+	for _, a := range []struct {
+		p string
+		v decimal.Decimal
+	}{{"totalSupply", e.TotalSupply}, {"circulatingSupply", e.CirculatingSupply}, {"curveTargetInNative", e.CurveTargetInNative}} {
+		if err := nonNegative(a.p, a.v); err != nil {
+			return err
+		}
+	}
+	if e.CirculatingSupply.GreaterThan(e.TotalSupply) {
+		return fault.Invalid("circulatingSupply", e.CirculatingSupply.String(), "must not exceed totalSupply")
+	}
+	if e.Token.LaunchpadTag != "" {
+		if _, err := token.ParseTag("launchpadTag", string(e.Token.LaunchpadTag)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate checks identity and time.
+func (e TokenMigrated) Validate() error {
+	if _, err := chain.Parse("chain", string(e.Chain)); err != nil {
+		return err
+	}
+	if err := required("address", e.Address, "poolAddress", e.PoolAddress); err != nil {
+		return err
+	}
+	if e.At <= 0 {
+		return fault.Invalid("migratedAt", decimal.NewFromInt(e.At).String(), "must be a positive Unix millisecond time")
+	}
+	return nil
+}
+
+// Validate checks identity and the two sides.
+func (e PoolCreated) Validate() error {
+	if _, err := chain.Parse("chain", string(e.Pool.Chain)); err != nil {
+		return err
+	}
+	return required("address", e.Pool.Address, "tokenAAddress", e.Pool.TokenAAddress, "tokenBAddress", e.Pool.TokenBAddress)
+}
+
+// Validate delegates to trade.Trade.Validate.
+func (e Trade) Validate() error { return e.Trade.Validate() }
+
+// Validate delegates to pool.Snapshot.Validate.
+func (e PoolSnapshot) Validate() error { return e.Snapshot.Validate() }
+
+// Validate checks the packet as created: nothing claimed or refunded yet.
+func (e RedPacketCreated) Validate() error {
+	p := e.Packet
+	p.ClaimedCount, p.ClaimedAmount, p.RefundedAmount, p.Expired, p.Claimers = 0, decimal.Zero, decimal.Zero, false, nil
+	return p.Validate()
+}
+
+// Validate checks the claim's own fields; whether the packet can honour it is the store's
+// business (redpacket.ApplyClaim).
+func (e RedPacketClaimed) Validate() error {
+	c := e.Claim
+	if _, err := chain.Parse("chain", string(c.Chain)); err != nil {
+		return err
+	}
+	if err := required("packetId", c.PacketID, "claimer", c.Claimer, "mint", c.Mint); err != nil {
+		return err
+	}
+	if !c.Amount.IsPositive() || !c.Amount.IsInteger() {
+		return fault.Invalid("amount", c.Amount.String(), "must be a positive integer amount in smallest units")
+	}
+	if c.ClaimedAt <= 0 {
+		return fault.Invalid("claimedAt", decimal.NewFromInt(c.ClaimedAt).String(), "must be a positive Unix millisecond time")
+	}
+	return nil
+}
+
+// Validate checks the packet id and time.
+func (e RedPacketExpired) Validate() error {
+	if err := required("packetId", e.PacketID); err != nil {
+		return err
+	}
+	if e.At <= 0 {
+		return fault.Invalid("expiredAt", decimal.NewFromInt(e.At).String(), "must be a positive Unix millisecond time")
+	}
+	return nil
+}
+
+// Validate checks the chain, wallet and label.
+func (e WalletLabel) Validate() error {
+	if _, err := chain.Parse("chain", string(e.Chain)); err != nil {
+		return err
+	}
+	if err := required("wallet", e.Wallet); err != nil {
+		return err
+	}
+	_, err := token.ParseHolderGroup("label", string(e.Label))
+	return err
+}
