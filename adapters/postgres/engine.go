@@ -1,0 +1,492 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/pnl"
+	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/domain/stats"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+type posKey struct {
+	chain         chain.Chain
+	wallet, token string
+}
+
+// positionRow is a wallet_positions row: the pnl.Position plus the bookkeeping around it.
+type positionRow struct {
+	pos         pnl.Position
+	last        trade.Trade // only the ordering fields are set
+	firstHeight *int64
+	exists      bool
+}
+
+var positionColumns = []string{
+	"chain", "wallet", "token_address", "balance", "cost_usd", "buy_amount", "buy_amount_usd", "sell_amount",
+	"sell_amount_usd", "sold_cost_usd", "realized_usd", "buys", "sells", "first_buy_at_ms", "last_sell_at_ms",
+	"last_block_timestamp_ms", "last_block_height", "last_tx_signature", "last_instruction_index", "first_block_height",
+	"updated_at_ms",
+}
+
+// positions folds the batch's new trades into wallet_positions. A pair whose new trades all sort
+// after its last applied trade is advanced in place; any other pair (a trade arrived out of
+// order) is rebuilt from every stored trade with pnl.Rederive.
+func (a *applier) positions(ctx context.Context) error {
+	if len(a.newTrades) == 0 {
+		return nil
+	}
+	byKey := map[posKey][]trade.Trade{}
+	var chains, wallets, tokens []string
+	for _, t := range a.newTrades {
+		k := posKey{t.Chain, t.Wallet, t.TokenAddress}
+		if _, ok := byKey[k]; !ok {
+			chains, wallets, tokens = append(chains, string(k.chain)), append(wallets, k.wallet), append(tokens, k.token)
+		}
+		byKey[k] = append(byKey[k], t)
+	}
+	rows, err := a.tx.Query(ctx, `SELECT p.chain, p.wallet, p.token_address, balance, cost_usd, buy_amount, buy_amount_usd,
+		sell_amount, sell_amount_usd, sold_cost_usd, realized_usd, buys, sells, first_buy_at_ms, last_sell_at_ms,
+		last_block_timestamp_ms, last_block_height, last_tx_signature, last_instruction_index, first_block_height
+		FROM wallet_positions p JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(chain, wallet, token)
+		ON p.chain = k.chain AND p.wallet = k.wallet AND p.token_address = k.token`, chains, wallets, tokens)
+	if err != nil {
+		return fmt.Errorf("load positions: %w", err)
+	}
+	existing := map[posKey]*positionRow{}
+	for rows.Next() {
+		r := &positionRow{exists: true}
+		var c string
+		p := &r.pos
+		if err := rows.Scan(&c, &p.Wallet, &p.Token, &p.Balance, &p.CostInUSD, &p.BuyAmount, &p.BuyAmountInUSD,
+			&p.SellAmount, &p.SellAmountInUSD, &p.SoldCostInUSD, &p.RealizedProfitInUSD, &p.Buys, &p.Sells, &p.FirstBuyAt,
+			&p.LastSellAt, &r.last.BlockTimestamp, &r.last.BlockHeight, &r.last.TransactionSignature,
+			&r.last.InstructionIndex, &r.firstHeight); err != nil {
+			rows.Close()
+			return fmt.Errorf("load positions: %w", err)
+		}
+		p.Chain = chain.Chain(c)
+		existing[posKey{p.Chain, p.Wallet, p.Token}] = r
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load positions: %w", err)
+	}
+
+	var out [][]any
+	for k, ts := range byKey {
+		ts = trade.Sorted(ts)
+		r := existing[k]
+		if r == nil {
+			r = &positionRow{}
+		}
+		if r.exists && trade.Compare(ts[0], r.last) <= 0 {
+			all, err := a.pairTrades(ctx, k)
+			if err != nil {
+				return err
+			}
+			pos, err := pnl.Rederive(all)
+			if err != nil {
+				return err
+			}
+			r = &positionRow{pos: pos, exists: true}
+			sorted := trade.Sorted(all)
+			r.last = sorted[len(sorted)-1]
+			for _, t := range sorted {
+				r.noteFirstBuy(t)
+			}
+			a.res.Rederived++
+		} else {
+			for _, t := range ts {
+				if err := r.pos.Apply(t); err != nil {
+					return err
+				}
+				r.noteFirstBuy(t)
+			}
+			r.last = ts[len(ts)-1]
+		}
+		p := r.pos
+		out = append(out, []any{string(k.chain), k.wallet, k.token, p.Balance, p.CostInUSD, p.BuyAmount, p.BuyAmountInUSD,
+			p.SellAmount, p.SellAmountInUSD, p.SoldCostInUSD, p.RealizedProfitInUSD, p.Buys, p.Sells, p.FirstBuyAt, p.LastSellAt,
+			r.last.BlockTimestamp, r.last.BlockHeight, r.last.TransactionSignature, r.last.InstructionIndex, r.firstHeight,
+			a.now.UnixMilli()})
+	}
+	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"ingest_positions"}, positionColumns, pgx.CopyFromRows(out)); err != nil {
+		return fmt.Errorf("copy positions: %w", err)
+	}
+	cols := joinCols(positionColumns)
+	set := ""
+	for _, c := range positionColumns[3:] {
+		if set != "" {
+			set += ", "
+		}
+		set += c + " = EXCLUDED." + c
+	}
+	if _, err := a.tx.Exec(ctx, `INSERT INTO wallet_positions (`+cols+`) SELECT `+cols+` FROM ingest_positions
+		ON CONFLICT (chain, wallet, token_address) DO UPDATE SET `+set); err != nil {
+		return fmt.Errorf("upsert positions: %w", err)
+	}
+	return nil
+}
+
+func (r *positionRow) noteFirstBuy(t trade.Trade) {
+	if t.Side == trade.Buy && t.Succeeded() && (r.firstHeight == nil || t.BlockHeight < *r.firstHeight) {
+		h := t.BlockHeight
+		r.firstHeight = &h
+	}
+}
+
+// pairTrades reads every stored trade of one wallet and token (the batch's are already inserted).
+func (a *applier) pairTrades(ctx context.Context, k posKey) ([]trade.Trade, error) {
+	rows, err := a.tx.Query(ctx, `SELECT tx_signature, instruction_index, block_height, block_timestamp_ms, side, status,
+		token_amount, token_amount_usd, token_price_usd FROM trades
+		WHERE chain = $1 AND wallet = $2 AND token_address = $3`, string(k.chain), k.wallet, k.token)
+	if err != nil {
+		return nil, fmt.Errorf("load trades of position: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (trade.Trade, error) {
+		t := trade.Trade{Chain: k.chain, Wallet: k.wallet, TokenAddress: k.token}
+		var side, status string
+		err := row.Scan(&t.TransactionSignature, &t.InstructionIndex, &t.BlockHeight, &t.BlockTimestamp, &side, &status,
+			&t.TokenAmount, &t.TokenAmountInUSD, &t.TokenPriceInUSD)
+		t.Side, t.Status = trade.Side(side), trade.Status(status)
+		return t, err
+	})
+}
+
+func refArrays(refs []ports.TokenRef) ([]string, []string) {
+	cs, as := make([]string, len(refs)), make([]string, len(refs))
+	for i, r := range refs {
+		cs[i], as[i] = string(r.Chain), r.Address
+	}
+	return cs, as
+}
+
+// holderRow is one balance the market derivation looks at: a top-100 holder or a group member.
+type holderRow struct {
+	ref     ports.TokenRef
+	wallet  string
+	balance decimal.Decimal
+	groups  []string
+}
+
+// refreshMarket recomputes token_market for the given tokens: price from the newest trade,
+// holders and holdings from wallet_positions, TVL from pools, then the formulas of domain/stats.
+// Only the top 100 holders and the wallets in some holder group are read, which is all that
+// stats.Holdings needs apart from the holder count (counted in SQL).
+func refreshMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now time.Time) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	cs, as := refArrays(refs)
+	solUSD := solPriceUSD(ctx, tx)
+	type base struct {
+		creator                         string
+		createdHeight                   *int64
+		total, circ, target             decimal.Decimal
+		priceUSD, priceNative, curveRes decimal.Decimal
+		migrated                        bool
+		holders                         int64
+		maxTVLUSD, maxTVLSol            decimal.Decimal
+		sumTVLUSD, sumTVLSol            decimal.Decimal
+		lastTrade                       int64
+	}
+	rows, err := tx.Query(ctx, `SELECT t.chain, t.address, COALESCE(t.creator_address, ''), t.created_block_height,
+		t.total_supply, t.circulating_supply, t.curve_target_native, t.migrated_at_ms IS NOT NULL,
+		COALESCE(lt.token_price_usd, 0), COALESCE(lt.token_price_native, 0), COALESCE(lt.block_timestamp_ms, 0),
+		COALESCE(cp.reserve_b, 0),
+		(SELECT count(*) FROM wallet_positions w WHERE w.chain = t.chain AND w.token_address = t.address AND w.balance > 0),
+		COALESCE(pl.max_usd, 0), COALESCE(pl.max_sol, 0), COALESCE(pl.sum_usd, 0), COALESCE(pl.sum_sol, 0)
+		FROM unnest($1::text[], $2::text[]) AS r(chain, address)
+		JOIN tokens t ON t.chain = r.chain AND t.address = r.address
+		LEFT JOIN LATERAL (SELECT token_price_usd, token_price_native, block_timestamp_ms FROM trades x
+			WHERE x.chain = t.chain AND x.token_address = t.address AND x.status = 'SUCCEEDED'
+			ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1) lt ON true
+		LEFT JOIN pools cp ON cp.chain = t.chain AND cp.address = t.curve_pool_address
+		LEFT JOIN LATERAL (SELECT max(tvl_usd) AS max_usd, max(tvl_sol) AS max_sol, sum(tvl_usd) AS sum_usd, sum(tvl_sol) AS sum_sol
+			FROM pools p WHERE p.chain = t.chain AND (p.token_a_address = t.address OR p.token_b_address = t.address)) pl ON true`,
+		cs, as)
+	if err != nil {
+		return fmt.Errorf("market inputs: %w", err)
+	}
+	bases := map[ports.TokenRef]*base{}
+	for rows.Next() {
+		var c, addr string
+		b := &base{}
+		if err := rows.Scan(&c, &addr, &b.creator, &b.createdHeight, &b.total, &b.circ, &b.target, &b.migrated, &b.priceUSD,
+			&b.priceNative, &b.lastTrade, &b.curveRes, &b.holders, &b.maxTVLUSD, &b.maxTVLSol, &b.sumTVLUSD, &b.sumTVLSol); err != nil {
+			rows.Close()
+			return fmt.Errorf("market inputs: %w", err)
+		}
+		bases[ports.TokenRef{Chain: chain.Chain(c), Address: addr}] = b
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("market inputs: %w", err)
+	}
+
+	// Top 100 holders plus every holder that is in a group: labelled, the creator, or a sniper
+	// (first buy within stats.SniperBlocks blocks of creation; stats.IsSniper decides below).
+	hrows, err := tx.Query(ctx, `SELECT r.chain, r.address, h.wallet, h.balance, h.labels, h.first_block_height, t.created_block_height
+		FROM unnest($1::text[], $2::text[]) AS r(chain, address)
+		JOIN tokens t ON t.chain = r.chain AND t.address = r.address
+		CROSS JOIN LATERAL (
+			SELECT w.wallet, w.balance, w.first_block_height,
+				ARRAY(SELECT label FROM wallet_labels l WHERE l.chain = w.chain AND l.wallet = w.wallet) AS labels
+			FROM (
+				(SELECT * FROM wallet_positions w WHERE w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
+					ORDER BY balance DESC, wallet LIMIT 100)
+				UNION
+				(SELECT w.* FROM wallet_positions w WHERE w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
+					AND (w.wallet = t.creator_address
+						OR w.first_block_height BETWEEN t.created_block_height AND t.created_block_height + $3
+						OR EXISTS (SELECT 1 FROM wallet_labels l WHERE l.chain = w.chain AND l.wallet = w.wallet)))
+			) w
+		) h`, cs, as, stats.SniperBlocks)
+	if err != nil {
+		return fmt.Errorf("market holders: %w", err)
+	}
+	balances := map[ports.TokenRef]map[string]decimal.Decimal{}
+	labels := map[ports.TokenRef]map[string][]token.HolderGroup{}
+	for hrows.Next() {
+		var h holderRow
+		var c string
+		var first, created *int64
+		if err := hrows.Scan(&c, &h.ref.Address, &h.wallet, &h.balance, &h.groups, &first, &created); err != nil {
+			hrows.Close()
+			return fmt.Errorf("market holders: %w", err)
+		}
+		h.ref.Chain = chain.Chain(c)
+		if balances[h.ref] == nil {
+			balances[h.ref], labels[h.ref] = map[string]decimal.Decimal{}, map[string][]token.HolderGroup{}
+		}
+		balances[h.ref][h.wallet] = h.balance
+		for _, g := range h.groups {
+			labels[h.ref][h.wallet] = append(labels[h.ref][h.wallet], token.HolderGroup(g))
+		}
+		if first != nil && created != nil && stats.IsSniper(*created, *first) {
+			labels[h.ref][h.wallet] = append(labels[h.ref][h.wallet], token.Sniper)
+		}
+	}
+	if err := hrows.Err(); err != nil {
+		return fmt.Errorf("market holders: %w", err)
+	}
+
+	for ref, b := range bases {
+		md := stats.Holdings(balances[ref], b.total, labels[ref], b.creator)
+		md.Holders = decimal.NewFromInt(b.holders)
+		priceSol := b.priceNative
+		if ref.Chain != chain.Sol {
+			priceSol = divOrZero(b.priceUSD, solUSD)
+		}
+		v := stats.MarketValues(b.priceUSD, priceSol, b.total, b.circ)
+		completion := stats.CompletionRatio(b.curveRes, b.target)
+		if b.migrated {
+			completion = decimal.NewFromInt(1)
+		}
+		groups := map[string]map[string]string{}
+		for _, g := range token.AllHolderGroups {
+			gh := md.Group(g)
+			groups[string(g)] = map[string]string{"holders": gh.TotalHolders.String(), "holdings": gh.TotalHoldings.String(),
+				"ratio": gh.HoldingsRatio.String()}
+		}
+		dev := md.Group(token.Dev)
+		if _, err := tx.Exec(ctx, `UPDATE token_market SET price_usd = $3, price_sol = $4, total_supply = $5,
+			circulating_supply = $6, market_cap_usd = $7, market_cap_sol = $8, fdv_usd = $9, fdv_sol = $10, holders = $11,
+			top10_holdings = $12, top10_ratio = $13, top50_holdings = $14, top50_ratio = $15, top100_holdings = $16,
+			top100_ratio = $17, dev_holdings = $18, dev_ratio = $19, groups = $20, completion_ratio = $21,
+			max_pool_tvl_usd = $22, max_pool_tvl_sol = $23, total_tvl_usd = $24, total_tvl_sol = $25,
+			last_trade_at_ms = GREATEST(last_trade_at_ms, $26), updated_at_ms = $27
+			WHERE chain = $1 AND address = $2`,
+			string(ref.Chain), ref.Address, b.priceUSD, priceSol, b.total, b.circ, v.MarketCapInUSD, v.MarketCapInSol,
+			v.FDVInUSD, v.FDVInSol, b.holders, md.Top10.TotalHoldings, md.Top10.HoldingsRatio, md.Top50.TotalHoldings,
+			md.Top50.HoldingsRatio, md.Top100.TotalHoldings, md.Top100.HoldingsRatio, dev.TotalHoldings, dev.HoldingsRatio,
+			groups, completion, b.maxTVLUSD, b.maxTVLSol, b.sumTVLUSD, b.sumTVLSol, b.lastTrade, now.UnixMilli()); err != nil {
+			return fmt.Errorf("update market %s: %w", ref.Address, err)
+		}
+	}
+	return nil
+}
+
+func divOrZero(a, b decimal.Decimal) decimal.Decimal {
+	if b.IsZero() {
+		return decimal.Zero
+	}
+	return a.DivRound(b, stats.Scale)
+}
+
+var statsColumns = []string{
+	"chain", "address", "window_name", "buys", "sells", "trades", "buyers", "sellers", "traders", "buy_volume",
+	"sell_volume", "total_volume", "buy_volume_usd", "sell_volume_usd", "total_volume_usd", "open_usd", "close_usd",
+	"high_usd", "low_usd", "price_change_ratio_usd", "current_liquidity_usd", "updated_at_ms",
+}
+
+// recomputeWindows rewrites every window of the given tokens as of now with stats.Window over the
+// trades of the last 24 hours, read through the (chain, token, time) index. Tokens without a
+// tokens row have no stats row (the foreign key), so they are skipped.
+func recomputeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now time.Time) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	cs, as := refArrays(refs)
+	end := now.UnixMilli()
+	start := end - token.Window24h.Duration().Milliseconds()
+	rows, err := tx.Query(ctx, `SELECT r.chain, r.address, m.total_tvl_usd, x.tx_signature, x.instruction_index, x.block_height,
+			x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
+		FROM unnest($1::text[], $2::text[]) AS r(chain, address)
+		JOIN token_market m ON m.chain = r.chain AND m.address = r.address
+		LEFT JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
+			AND t.block_timestamp_ms > $3 AND t.block_timestamp_ms <= $4) x ON true`, cs, as, start, end)
+	if err != nil {
+		return fmt.Errorf("window trades: %w", err)
+	}
+	type acc struct {
+		liquidity decimal.Decimal
+		trades    []trade.Trade
+	}
+	accs := map[ports.TokenRef]*acc{}
+	var order []ports.TokenRef
+	for rows.Next() {
+		var c, addr string
+		var liq decimal.Decimal
+		var sig, side, status *string
+		var idx *int32
+		var height, ts *int64
+		var wallet *string
+		var amount, usd, price decimal.NullDecimal
+		if err := rows.Scan(&c, &addr, &liq, &sig, &idx, &height, &ts, &wallet, &side, &status, &amount, &usd, &price); err != nil {
+			rows.Close()
+			return fmt.Errorf("window trades: %w", err)
+		}
+		ref := ports.TokenRef{Chain: chain.Chain(c), Address: addr}
+		a := accs[ref]
+		if a == nil {
+			a = &acc{liquidity: liq}
+			accs[ref] = a
+			order = append(order, ref)
+		}
+		if sig == nil {
+			continue
+		}
+		a.trades = append(a.trades, trade.Trade{Chain: ref.Chain, TokenAddress: addr, TransactionSignature: *sig,
+			InstructionIndex: *idx, BlockHeight: *height, BlockTimestamp: *ts, Wallet: *wallet, Side: trade.Side(*side),
+			Status: trade.Status(*status), TokenAmount: amount.Decimal, TokenAmountInUSD: usd.Decimal, TokenPriceInUSD: price.Decimal})
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("window trades: %w", err)
+	}
+	out := make([][]any, 0, len(order)*len(token.AllWindows))
+	for _, ref := range order {
+		a := accs[ref]
+		for _, w := range token.AllWindows {
+			s := stats.Window(a.trades, now, w, a.liquidity)
+			out = append(out, []any{string(ref.Chain), ref.Address, string(w), s.Buys, s.Sells, s.Trades, s.Buyers, s.Sellers,
+				s.Traders, s.BuyVolume, s.SellVolume, s.TotalVolume, s.BuyVolumeInUSD, s.SellVolumeInUSD, s.TotalVolumeInUSD,
+				s.OpenInUSD, s.CloseInUSD, s.HighInUSD, s.LowInUSD, s.PriceChangeRatioInUSD, s.CurrentLiquidityInUSD, end})
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS ingest_stats (LIKE token_stats) ON COMMIT DELETE ROWS`); err != nil {
+		return err
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_stats"}, statsColumns, pgx.CopyFromRows(out)); err != nil {
+		return fmt.Errorf("copy stats: %w", err)
+	}
+	cols := joinCols(statsColumns)
+	set := ""
+	for _, c := range statsColumns[3:] {
+		if set != "" {
+			set += ", "
+		}
+		set += c + " = EXCLUDED." + c
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO token_stats (`+cols+`) SELECT `+cols+` FROM ingest_stats
+		ON CONFLICT (chain, address, window_name) DO UPDATE SET `+set); err != nil {
+		return fmt.Errorf("upsert stats: %w", err)
+	}
+	// The 24h figures also live on token_market, where search sorts by them.
+	if _, err := tx.Exec(ctx, `UPDATE token_market m SET volume_24h_usd = s.total_volume_usd, trades_24h = s.trades
+		FROM ingest_stats s WHERE s.window_name = '24h' AND m.chain = s.chain AND m.address = s.address`); err != nil {
+		return fmt.Errorf("update 24h market figures: %w", err)
+	}
+	return nil
+}
+
+// ActiveTokens lists tokens whose newest trade is at or after since.
+func (s *IngestStore) ActiveTokens(ctx context.Context, since int64) ([]ports.TokenRef, error) {
+	rows, err := s.pool.Query(ctx, `SELECT chain, address FROM token_market WHERE last_trade_at_ms >= $1 ORDER BY chain, address`, since)
+	if err != nil {
+		return nil, interpretError(err, "active tokens", "")
+	}
+	return pgx.CollectRows(rows, scanRef)
+}
+
+// RefreshWindows recomputes the windows of tokens in chunks, one transaction per chunk, so a
+// long refresh never holds locks for long.
+func (s *IngestStore) RefreshWindows(ctx context.Context, tokens []ports.TokenRef, now time.Time) error {
+	const chunk = 200
+	for i := 0; i < len(tokens); i += chunk {
+		part := tokens[i:min(i+chunk, len(tokens))]
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, tempTables); err != nil {
+				return err
+			}
+			return recomputeWindows(ctx, tx, part, now)
+		})
+		if err != nil {
+			return interpretError(err, "refresh windows", "")
+		}
+	}
+	return nil
+}
+
+// HotCandidates aggregates the current and previous window of d for every token of c traded in
+// the last 2d, in one range scan of the (chain, time) index.
+func (s *IngestStore) HotCandidates(ctx context.Context, c chain.Chain, d ranking.Duration, now time.Time) ([]ports.HotCandidate, error) {
+	end := now.UnixMilli()
+	mid := end - d.Duration().Milliseconds()
+	start := mid - d.Duration().Milliseconds()
+	rows, err := s.pool.Query(ctx, `SELECT token_address,
+			count(DISTINCT wallet) FILTER (WHERE block_timestamp_ms > $3 AND side = 'BUY'),
+			COALESCE(sum(token_amount_usd) FILTER (WHERE block_timestamp_ms > $3), 0),
+			count(*) FILTER (WHERE block_timestamp_ms > $3),
+			count(DISTINCT wallet) FILTER (WHERE block_timestamp_ms <= $3 AND side = 'BUY'),
+			COALESCE(sum(token_amount_usd) FILTER (WHERE block_timestamp_ms <= $3), 0),
+			count(*) FILTER (WHERE block_timestamp_ms <= $3)
+		FROM trades WHERE chain = $1 AND block_timestamp_ms > $2 AND block_timestamp_ms <= $4 AND status = 'SUCCEEDED'
+		GROUP BY token_address ORDER BY token_address`, string(c), start, mid, end)
+	if err != nil {
+		return nil, interpretError(err, "hot candidates", string(c))
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.HotCandidate, error) {
+		var h ports.HotCandidate
+		err := row.Scan(&h.Address, &h.Current.Buyers, &h.Current.VolumeUSD, &h.Current.Trades, &h.Prev.Buyers,
+			&h.Prev.VolumeUSD, &h.Prev.Trades)
+		return h, err
+	})
+}
+
+// ReplaceHotTokens swaps one ranking in a transaction, so readers see the old or the new list.
+func (s *IngestStore) ReplaceHotTokens(ctx context.Context, c chain.Chain, d ranking.Duration, entries []ports.HotEntry, now time.Time) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM hot_tokens WHERE chain = $1 AND duration = $2`, string(c), string(d)); err != nil {
+			return err
+		}
+		rows := make([][]any, len(entries))
+		for i, e := range entries {
+			rows[i] = []any{string(c), string(d), e.Address, e.Rank, e.Score, now.UnixMilli()}
+		}
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"hot_tokens"}, []string{"chain", "duration", "address", "rank", "score", "computed_at_ms"},
+			pgx.CopyFromRows(rows))
+		return err
+	})
+	return interpretError(err, "hot tokens", string(c)+"/"+string(d))
+}

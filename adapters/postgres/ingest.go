@@ -1,0 +1,587 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/redpacket"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// IngestStore implements ports.IngestStore and ports.MarketRefresher. The bulk paths use pgx
+// directly (COPY into per-connection temporary tables, then one INSERT … SELECT … ON CONFLICT),
+// which sqlc cannot express.
+type IngestStore struct {
+	pool *pgxpool.Pool
+}
+
+var (
+	_ ports.IngestStore     = (*IngestStore)(nil)
+	_ ports.MarketRefresher = (*IngestStore)(nil)
+)
+
+// NewIngestStore builds the store over pool.
+func NewIngestStore(pool *pgxpool.Pool) *IngestStore { return &IngestStore{pool: pool} }
+
+// Outbox channels. Only Solana has lifecycle channels in the API, so other chains write none.
+const (
+	ChannelTokenCreated  = "sol.token.created"
+	ChannelTokenMigrated = "sol.token.migrated"
+)
+
+// tempTables are created once per connection; ON COMMIT DELETE ROWS empties them after every batch.
+const tempTables = `
+CREATE TEMP TABLE IF NOT EXISTS ingest_trades (LIKE trades INCLUDING DEFAULTS) ON COMMIT DELETE ROWS;
+ALTER TABLE ingest_trades DROP COLUMN IF EXISTS seq;
+CREATE TEMP TABLE IF NOT EXISTS ingest_positions (LIKE wallet_positions) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS ingest_stats (LIKE token_stats) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS ingest_snapshots (LIKE pool_snapshots) ON COMMIT DELETE ROWS;`
+
+var tradeColumns = []string{
+	"chain", "tx_signature", "instruction_index", "block_height", "block_slot", "block_timestamp_ms", "wallet",
+	"pool_address", "side", "status", "token_address", "token_amount", "token_amount_native", "token_amount_usd",
+	"token_price_native", "token_price_usd", "side_token_address", "side_token_amount", "side_token_amount_native",
+	"side_token_amount_usd", "side_token_price_native", "side_token_price_usd", "dex_image", "dex_program_address",
+	"dex_protocol_family", "ingested_at_ms",
+}
+
+// Apply writes the batch and its derivations in one transaction, in ingest.AllTypes order.
+func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+	var res ingest.Result
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, tempTables); err != nil {
+			return fmt.Errorf("temp tables: %w", err)
+		}
+		a := &applier{tx: tx, now: now, touched: map[ports.TokenRef]bool{}}
+		steps := []func(context.Context, ingest.Batch) error{
+			a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.claims, a.expiries,
+		}
+		for _, step := range steps {
+			if err := step(ctx, b); err != nil {
+				return err
+			}
+		}
+		if err := a.positions(ctx); err != nil {
+			return err
+		}
+		refs := a.touchedRefs()
+		if err := refreshMarket(ctx, tx, refs, now); err != nil {
+			return err
+		}
+		if err := recomputeWindows(ctx, tx, refs, now); err != nil {
+			return err
+		}
+		res = a.res
+		return nil
+	})
+	if err != nil {
+		if _, ok := fault.As(err); ok {
+			return ingest.Result{}, err
+		}
+		return ingest.Result{}, interpretError(err, "ingest batch", "")
+	}
+	res.Events = b.Len() + b.Duplicates
+	res.Skipped += b.Duplicates
+	return res, nil
+}
+
+type applier struct {
+	tx      pgx.Tx
+	now     time.Time
+	res     ingest.Result
+	touched map[ports.TokenRef]bool
+	// newTrades are the trades this batch actually inserted (replays excluded).
+	newTrades []trade.Trade
+}
+
+func (a *applier) touch(c chain.Chain, addr string) { a.touched[ports.TokenRef{Chain: c, Address: addr}] = true }
+
+func (a *applier) touchedRefs() []ports.TokenRef {
+	out := make([]ports.TokenRef, 0, len(a.touched))
+	for r := range a.touched {
+		out = append(out, r)
+	}
+	return out
+}
+
+func (a *applier) count(inserted bool) {
+	if inserted {
+		a.res.Inserted++
+	} else {
+		a.res.Skipped++
+	}
+}
+
+func nullStr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// tokenJSON is the token record as the outbox carries it: the v2 field names.
+type tokenJSON struct {
+	Address                 string            `json:"address"`
+	Chain                   string            `json:"chain"`
+	Name                    string            `json:"name"`
+	Symbol                  string            `json:"symbol"`
+	Decimals                int32             `json:"decimals"`
+	Description             string            `json:"description,omitempty"`
+	ImageURL                string            `json:"imageUrl,omitempty"`
+	URI                     string            `json:"uri,omitempty"`
+	TokenCreatedAt          *int64            `json:"tokenCreatedAt,omitempty"`
+	TokenCreatedBlockHeight *int64            `json:"tokenCreatedBlockHeight,omitempty"`
+	TokenCreatedTxSignature string            `json:"tokenCreatedTxSignature,omitempty"`
+	TokenCreators           []creatorJSON     `json:"tokenCreators"`
+	Extra                   extraJSON         `json:"extra"`
+	SocialMedias            map[string]string `json:"socialMedias"`
+	LaunchpadTag            string            `json:"launchpadTag,omitempty"`
+}
+
+type creatorJSON struct {
+	Address    string `json:"address"`
+	IsVerified bool   `json:"isVerified"`
+	Share      int64  `json:"share"`
+}
+
+// extraJSON is the tokens.extra column: the extension/extra object with the API's names.
+type extraJSON struct {
+	CollectionAddress        string `json:"collectionAddress,omitempty"`
+	EditionNonce             *int64 `json:"editionNonce,omitempty"`
+	FreezeAuthority          string `json:"freezeAuthority,omitempty"`
+	Fungible                 *bool  `json:"fungible,omitempty"`
+	IsMutable                *bool  `json:"isMutable,omitempty"`
+	IsNative                 *bool  `json:"isNative,omitempty"`
+	IsVerifiedCollection     *bool  `json:"isVerifiedCollection,omitempty"`
+	IsWrapped                *bool  `json:"isWrapped,omitempty"`
+	Key                      string `json:"key,omitempty"`
+	LaunchFromProgramAddress string `json:"launchFromProgramAddress,omitempty"`
+	LaunchFromProtocolFamily string `json:"launchFromProtocolFamily,omitempty"`
+	MigratedAt               *int64 `json:"migratedAt,omitempty"`
+	MigratedToPoolAddress    string `json:"migratedToPoolAddress,omitempty"`
+	MigratedToProgramAddress string `json:"migratedToProgramAddress,omitempty"`
+	MigratedToProtocolFamily string `json:"migratedToProtocolFamily,omitempty"`
+	MintAuthority            string `json:"mintAuthority,omitempty"`
+	PrimarySaleHappened      *bool  `json:"primarySaleHappened,omitempty"`
+	ProgramAddress           string `json:"programAddress,omitempty"`
+	SellerFeeBasisPoints     *int64 `json:"sellerFeeBasisPoints,omitempty"`
+	TokenStandard            string `json:"tokenStandard,omitempty"`
+	UpdateAuthority          string `json:"updateAuthority,omitempty"`
+}
+
+func tokenRecord(t token.Token) tokenJSON {
+	creators := make([]creatorJSON, len(t.Creators))
+	for i, c := range t.Creators {
+		creators[i] = creatorJSON(c)
+	}
+	return tokenJSON{Address: t.Address, Chain: string(t.Chain), Name: t.Name, Symbol: t.Symbol, Decimals: t.Decimals,
+		Description: t.Description, ImageURL: t.ImageURL, URI: t.URI, TokenCreatedAt: t.CreatedAt,
+		TokenCreatedBlockHeight: t.CreatedBlockHeight, TokenCreatedTxSignature: t.CreatedTxSignature,
+		TokenCreators: creators, Extra: extraJSON(t.Extra), SocialMedias: t.Socials.Map(), LaunchpadTag: string(t.LaunchpadTag)}
+}
+
+func (a *applier) outbox(ctx context.Context, eventID, channel string, payload any) error {
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	_, err = a.tx.Exec(ctx, `INSERT INTO outbox (event_id, channel, payload, created_at_ms) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (event_id) DO NOTHING`, eventID, channel, body, a.now.UnixMilli())
+	return err
+}
+
+func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {
+	for _, e := range b.TokensCreated {
+		t := e.Token
+		rec := tokenRecord(t)
+		creators, _ := json.Marshal(rec.TokenCreators)
+		extra, _ := json.Marshal(rec.Extra)
+		socials, _ := json.Marshal(rec.SocialMedias)
+		var devLast *time.Time = t.DevLastTokenCreatedAt
+		tag := string(t.LaunchpadTag)
+		tagCol := nullStr(tag)
+		tag2 := nullStr(t.Extra.LaunchFromProtocolFamily)
+		prog := nullStr(t.Extra.LaunchFromProgramAddress)
+		ct, err := a.tx.Exec(ctx, `INSERT INTO tokens (chain, address, decimals, name, symbol, vendor_coin_id, description,
+			image_url, market, metadata_address, uri, creator_address, dev_total_tokens, dev_last_token_created_at,
+			created_at_ms, created_block_height, created_slot, created_tx_signature, creators, extra, socials,
+			launchpad_tag, launch_protocol_family, launch_program_address, total_supply, circulating_supply,
+			curve_pool_address, curve_target_native)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28)
+			ON CONFLICT (chain, address) DO NOTHING`,
+			string(t.Chain), t.Address, t.Decimals, t.Name, t.Symbol, nullStr(t.VendorCoinID), nullStr(t.Description),
+			nullStr(t.ImageURL), nullStr(t.Market), nullStr(t.MetadataAddress), nullStr(t.URI), nullStr(e.Creator),
+			t.DevTotalTokens, devLast, t.CreatedAt, t.CreatedBlockHeight, t.CreatedSlot, nullStr(t.CreatedTxSignature),
+			creators, extra, socials, tagCol, tag2, prog, e.TotalSupply, e.CirculatingSupply, nullStr(e.CurvePool),
+			e.CurveTargetInNative)
+		if err != nil {
+			return fmt.Errorf("insert token %s: %w", t.Address, err)
+		}
+		inserted := ct.RowsAffected() == 1
+		a.count(inserted)
+		if !inserted {
+			continue
+		}
+		if _, err := a.tx.Exec(ctx, `INSERT INTO token_market (chain, address, total_supply, circulating_supply, updated_at_ms)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, string(t.Chain), t.Address, e.TotalSupply, e.CirculatingSupply,
+			a.now.UnixMilli()); err != nil {
+			return fmt.Errorf("insert token market %s: %w", t.Address, err)
+		}
+		a.touch(t.Chain, t.Address)
+		if t.Chain == chain.Sol {
+			if err := a.outbox(ctx, ChannelTokenCreated+":"+t.Address, ChannelTokenCreated, rec); err != nil {
+				return fmt.Errorf("outbox token created: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func (a *applier) pools(ctx context.Context, b ingest.Batch) error {
+	for _, e := range b.PoolsCreated {
+		p := e.Pool
+		ct, err := a.tx.Exec(ctx, `INSERT INTO pools (chain, address, program_address, protocol_family, protocol_name, image,
+			token_a_address, token_b_address, token_a_decimals, token_b_decimals, is_bonding_curve, created_at_ms)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) ON CONFLICT (chain, address) DO NOTHING`,
+			string(p.Chain), p.Address, p.ProgramAddress, p.ProtocolFamily, p.ProtocolName, p.Image, p.TokenAAddress,
+			p.TokenBAddress, p.TokenADecimals, p.TokenBDecimals, e.IsBondingCurve, e.At)
+		if err != nil {
+			return fmt.Errorf("insert pool %s: %w", p.Address, err)
+		}
+		a.count(ct.RowsAffected() == 1)
+	}
+	return nil
+}
+
+func (a *applier) labels(ctx context.Context, b ingest.Batch) error {
+	for _, e := range b.Labels {
+		ct, err := a.tx.Exec(ctx, `INSERT INTO wallet_labels (chain, wallet, label) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+			string(e.Chain), e.Wallet, string(e.Label))
+		if err != nil {
+			return fmt.Errorf("insert wallet label: %w", err)
+		}
+		a.count(ct.RowsAffected() == 1)
+	}
+	if len(b.Labels) > 0 {
+		// A label moves holdings between groups of every token the wallet holds.
+		rows, err := a.tx.Query(ctx, `SELECT DISTINCT p.chain, p.token_address FROM wallet_positions p
+			JOIN unnest($1::text[], $2::text[]) AS l(chain, wallet) ON p.chain = l.chain AND p.wallet = l.wallet
+			WHERE p.balance > 0`, labelChains(b.Labels), labelWallets(b.Labels))
+		if err != nil {
+			return fmt.Errorf("labelled holdings: %w", err)
+		}
+		refs, err := pgx.CollectRows(rows, scanRef)
+		if err != nil {
+			return err
+		}
+		for _, r := range refs {
+			a.touch(r.Chain, r.Address)
+		}
+	}
+	return nil
+}
+
+func labelChains(ls []ingest.WalletLabel) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = string(l.Chain)
+	}
+	return out
+}
+
+func labelWallets(ls []ingest.WalletLabel) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.Wallet
+	}
+	return out
+}
+
+func scanRef(row pgx.CollectableRow) (ports.TokenRef, error) {
+	var c, addr string
+	err := row.Scan(&c, &addr)
+	return ports.TokenRef{Chain: chain.Chain(c), Address: addr}, err
+}
+
+func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
+	if len(b.Trades) == 0 {
+		return nil
+	}
+	nowMs := a.now.UnixMilli()
+	rows := make([][]any, len(b.Trades))
+	for i, t := range b.Trades {
+		var slot *int64
+		if t.BlockSlot != 0 {
+			s := t.BlockSlot
+			slot = &s
+		}
+		rows[i] = []any{string(t.Chain), t.TransactionSignature, t.InstructionIndex, t.BlockHeight, slot, t.BlockTimestamp,
+			t.Wallet, t.PoolAddress, string(t.Side), string(t.Status), t.TokenAddress, t.TokenAmount, t.TokenAmountInNative,
+			t.TokenAmountInUSD, t.TokenPriceInNative, t.TokenPriceInUSD, t.SideTokenAddress, t.SideTokenAmount,
+			t.SideTokenAmountInNative, t.SideTokenAmountInUSD, t.SideTokenPriceInNative, t.SideTokenPriceInUSD, t.DexImage,
+			t.DexProgramAddress, t.DexProtocolFamily, nowMs}
+	}
+	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"ingest_trades"}, tradeColumns, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("copy trades: %w", err)
+	}
+	cols := joinCols(tradeColumns)
+	inserted, err := a.tx.Query(ctx, `INSERT INTO trades (`+cols+`) SELECT `+cols+` FROM ingest_trades
+		ON CONFLICT (chain, tx_signature, instruction_index) DO NOTHING RETURNING chain, tx_signature, instruction_index`)
+	if err != nil {
+		return fmt.Errorf("insert trades: %w", err)
+	}
+	keys, err := pgx.CollectRows(inserted, func(row pgx.CollectableRow) (trade.Key, error) {
+		var k trade.Key
+		var c string
+		err := row.Scan(&c, &k.TransactionSignature, &k.InstructionIndex)
+		k.Chain = chain.Chain(c)
+		return k, err
+	})
+	if err != nil {
+		return fmt.Errorf("insert trades: %w", err)
+	}
+	isNew := make(map[trade.Key]bool, len(keys))
+	for _, k := range keys {
+		isNew[k] = true
+	}
+	for _, t := range b.Trades {
+		if isNew[t.Key()] {
+			a.newTrades = append(a.newTrades, t)
+			a.touch(t.Chain, t.TokenAddress)
+		}
+	}
+	a.res.Inserted += len(keys)
+	a.res.Skipped += len(b.Trades) - len(keys)
+	a.res.Trades += len(keys)
+	return nil
+}
+
+func joinCols(cols []string) string {
+	out := ""
+	for i, c := range cols {
+		if i > 0 {
+			out += ", "
+		}
+		out += c
+	}
+	return out
+}
+
+var snapshotColumns = []string{
+	"chain", "pool_address", "block_height", "block_slot", "block_timestamp_ms", "snapshot_time_ms",
+	"a_token_address", "a_decimals", "a_vault_amount", "a_amount_native", "a_amount_usd", "a_price_native", "a_price_usd",
+	"b_token_address", "b_decimals", "b_vault_amount", "b_amount_native", "b_amount_usd", "b_price_native", "b_price_usd",
+	"tvl_native", "tvl_usd",
+}
+
+func (a *applier) snapshots(ctx context.Context, b ingest.Batch) error {
+	if len(b.Snapshots) == 0 {
+		return nil
+	}
+	rows := make([][]any, len(b.Snapshots))
+	for i, s := range b.Snapshots {
+		rows[i] = []any{string(s.Chain), s.PoolAddress, s.BlockHeight, s.BlockSlot, s.BlockTimestamp, s.SnapshotTime,
+			s.TokenA.TokenAddress, s.TokenA.Decimals, s.TokenA.VaultAmount.Decimal(), s.TokenA.AmountInNative, s.TokenA.AmountInUSD,
+			s.TokenA.PriceNative, s.TokenA.PriceUSD,
+			s.TokenB.TokenAddress, s.TokenB.Decimals, s.TokenB.VaultAmount.Decimal(), s.TokenB.AmountInNative, s.TokenB.AmountInUSD,
+			s.TokenB.PriceNative, s.TokenB.PriceUSD, s.TVLInNative, s.TVLInUSD}
+	}
+	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"ingest_snapshots"}, snapshotColumns, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("copy snapshots: %w", err)
+	}
+	cols := joinCols(snapshotColumns)
+	ct, err := a.tx.Exec(ctx, `INSERT INTO pool_snapshots (`+cols+`) SELECT `+cols+` FROM ingest_snapshots ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return fmt.Errorf("insert snapshots: %w", err)
+	}
+	a.res.Inserted += int(ct.RowsAffected())
+	a.res.Skipped += len(b.Snapshots) - int(ct.RowsAffected())
+	// The newest snapshot of each pool becomes its current state; an older one arriving late does not.
+	// SOL-denominated TVL: the native amount on sol, the USD value over the SOL price elsewhere.
+	touched, err := a.tx.Query(ctx, `WITH newest AS (
+			SELECT DISTINCT ON (chain, pool_address) * FROM ingest_snapshots ORDER BY chain, pool_address, block_height DESC)
+		UPDATE pools p SET reserve_a = n.a_amount_native, reserve_b = n.b_amount_native, tvl_usd = n.tvl_usd,
+			tvl_sol = CASE WHEN p.chain = 'sol' THEN n.tvl_native ELSE COALESCE(n.tvl_usd / NULLIF($1::numeric, 0), 0) END,
+			snapshot_block_height = n.block_height, updated_at_ms = n.snapshot_time_ms
+		FROM newest n WHERE p.chain = n.chain AND p.address = n.pool_address AND n.block_height > p.snapshot_block_height
+		RETURNING p.chain, p.token_a_address`, solPriceUSD(ctx, a.tx))
+	if err != nil {
+		return fmt.Errorf("update pools: %w", err)
+	}
+	refs, err := pgx.CollectRows(touched, scanRef)
+	if err != nil {
+		return fmt.Errorf("update pools: %w", err)
+	}
+	for _, r := range refs {
+		a.touch(r.Chain, r.Address)
+	}
+	return nil
+}
+
+// solPriceUSD is the SOL price of the newest sol trade (its side token is SOL in every sol pool
+// the engine prices), used to express other chains' values in SOL. Zero before any sol trade.
+func solPriceUSD(ctx context.Context, q pgx.Tx) decimal.Decimal {
+	var p decimal.Decimal
+	_ = q.QueryRow(ctx, `SELECT side_token_price_usd FROM trades WHERE chain = 'sol' AND status = 'SUCCEEDED'
+		ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1`).Scan(&p)
+	return p
+}
+
+func (a *applier) migrations(ctx context.Context, b ingest.Batch) error {
+	for _, e := range b.TokensMigrated {
+		var extra []byte
+		err := a.tx.QueryRow(ctx, `UPDATE tokens SET migrated_at_ms = $3, migrated_pool_address = $4,
+			migrated_program_address = $5, migrated_protocol_family = $6, updated_at = now(),
+			extra = extra || jsonb_strip_nulls(jsonb_build_object('migratedAt', $3::bigint, 'migratedToPoolAddress', $4::text,
+				'migratedToProgramAddress', NULLIF($5::text, ''), 'migratedToProtocolFamily', NULLIF($6::text, '')))
+			WHERE chain = $1 AND address = $2 AND migrated_at_ms IS NULL RETURNING extra`,
+			string(e.Chain), e.Address, e.At, e.PoolAddress, e.ProgramAddress, e.ProtocolFamily).Scan(&extra)
+		if err == pgx.ErrNoRows {
+			// Already migrated (a replay) or an unknown token: nothing changes.
+			a.count(false)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("migrate token %s: %w", e.Address, err)
+		}
+		a.count(true)
+		a.touch(e.Chain, e.Address)
+		if e.Chain != chain.Sol {
+			continue
+		}
+		rec, err := storedToken(ctx, a.tx, e.Chain, e.Address)
+		if err != nil {
+			return err
+		}
+		if err := a.outbox(ctx, ChannelTokenMigrated+":"+e.Address, ChannelTokenMigrated, rec); err != nil {
+			return fmt.Errorf("outbox token migrated: %w", err)
+		}
+	}
+	return nil
+}
+
+// storedToken reads a token back as the outbox record, with the migration fields now in extra.
+func storedToken(ctx context.Context, tx pgx.Tx, c chain.Chain, addr string) (map[string]any, error) {
+	var body []byte
+	err := tx.QueryRow(ctx, `SELECT jsonb_strip_nulls(jsonb_build_object('address', address, 'chain', chain, 'name', name,
+		'symbol', symbol, 'decimals', decimals, 'description', description, 'imageUrl', image_url, 'uri', uri,
+		'tokenCreatedAt', created_at_ms, 'tokenCreatedBlockHeight', created_block_height,
+		'tokenCreatedTxSignature', created_tx_signature, 'launchpadTag', launchpad_tag))
+		|| jsonb_build_object('tokenCreators', creators, 'extra', extra, 'socialMedias', socials)
+		FROM tokens WHERE chain = $1 AND address = $2`, string(c), addr).Scan(&body)
+	if err != nil {
+		return nil, fmt.Errorf("read token %s: %w", addr, err)
+	}
+	var out map[string]any
+	return out, json.Unmarshal(body, &out)
+}
+
+func (a *applier) packets(ctx context.Context, b ingest.Batch) error {
+	for _, e := range b.RedPacketsCreated {
+		p := e.Packet
+		ct, err := a.tx.Exec(ctx, `INSERT INTO red_packets (id, chain, creator, claim_authority, mint, max_claims, total_amount,
+			created_at_ms, expired_at_ms, expiration, memo, share_id, tx_hash)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) ON CONFLICT (id) DO NOTHING`,
+			p.ID, string(p.Chain), p.Creator, p.ClaimAuthority, p.Mint, p.MaxClaims, p.TotalAmount, p.CreatedAt, p.ExpiredAt,
+			p.Expiration, p.Memo, p.ShareID, p.TxHash)
+		if err != nil {
+			return fmt.Errorf("insert red packet %s: %w", p.ID, err)
+		}
+		a.count(ct.RowsAffected() == 1)
+	}
+	return nil
+}
+
+// loadPacket reads a packet and its claimers under a row lock.
+func loadPacket(ctx context.Context, tx pgx.Tx, id string) (redpacket.RedPacket, error) {
+	var p redpacket.RedPacket
+	var c string
+	err := tx.QueryRow(ctx, `SELECT id, chain, creator, claim_authority, mint, max_claims, claimed_count, total_amount,
+		claimed_amount, refunded_amount, created_at_ms, expired_at_ms, expiration, expired, memo, share_id, tx_hash,
+		ARRAY(SELECT claimer FROM red_packet_claims WHERE packet_id = $1)
+		FROM red_packets WHERE id = $1 FOR UPDATE`, id).Scan(&p.ID, &c, &p.Creator, &p.ClaimAuthority, &p.Mint,
+		&p.MaxClaims, &p.ClaimedCount, &p.TotalAmount, &p.ClaimedAmount, &p.RefundedAmount, &p.CreatedAt, &p.ExpiredAt,
+		&p.Expiration, &p.Expired, &p.Memo, &p.ShareID, &p.TxHash, &p.Claimers)
+	p.Chain = chain.Chain(c)
+	if err != nil {
+		return p, interpretError(err, "red packet", id)
+	}
+	return p, nil
+}
+
+func savePacket(ctx context.Context, tx pgx.Tx, p redpacket.RedPacket) error {
+	_, err := tx.Exec(ctx, `UPDATE red_packets SET claimed_count = $2, claimed_amount = $3, refunded_amount = $4, expired = $5
+		WHERE id = $1`, p.ID, p.ClaimedCount, p.ClaimedAmount, p.RefundedAmount, p.Expired)
+	return err
+}
+
+func (a *applier) claims(ctx context.Context, b ingest.Batch) error {
+	for _, e := range b.Claims {
+		c := e.Claim
+		p, err := loadPacket(ctx, a.tx, c.PacketID)
+		if err != nil {
+			return err
+		}
+		if slicesContains(p.Claimers, c.Claimer) {
+			a.count(false)
+			continue
+		}
+		if c.Creator == "" {
+			c.Creator = p.Creator
+		}
+		if err := p.ApplyClaim(c); err != nil {
+			return err
+		}
+		if _, err := a.tx.Exec(ctx, `INSERT INTO red_packet_claims (packet_id, claimer, chain, mint, creator, amount,
+			claimed_at_ms, tx_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`, c.PacketID, c.Claimer, string(c.Chain), c.Mint,
+			c.Creator, c.Amount, c.ClaimedAt, c.TxHash); err != nil {
+			return fmt.Errorf("insert claim: %w", err)
+		}
+		if err := savePacket(ctx, a.tx, p); err != nil {
+			return fmt.Errorf("update red packet: %w", err)
+		}
+		a.count(true)
+	}
+	return nil
+}
+
+func slicesContains(ss []string, s string) bool {
+	for _, v := range ss {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *applier) expiries(ctx context.Context, b ingest.Batch) error {
+	for _, e := range b.Expiries {
+		p, err := loadPacket(ctx, a.tx, e.PacketID)
+		if err != nil {
+			return err
+		}
+		if p.Expired {
+			a.count(false)
+			continue
+		}
+		if err := p.Expire(e.At); err != nil {
+			return err
+		}
+		if err := savePacket(ctx, a.tx, p); err != nil {
+			return fmt.Errorf("expire red packet: %w", err)
+		}
+		a.count(true)
+	}
+	return nil
+}
