@@ -1,0 +1,157 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/tokenscope/tokenscope/domain/account"
+	"github.com/tokenscope/tokenscope/domain/fault"
+)
+
+const (
+	localsRequestID = "requestId"
+	localsPrincipal = "principal"
+)
+
+// Authenticator turns a presented API key into a principal.
+type Authenticator interface {
+	Authenticate(ctx context.Context, presented string) (account.Principal, error)
+}
+
+func requestID(c *fiber.Ctx) string {
+	if v, ok := c.Locals(localsRequestID).(string); ok {
+		return v
+	}
+	return ""
+}
+
+func routeOf(c *fiber.Ctx) string {
+	if r := c.Route(); r != nil && r.Path != "" && r.Path != "/" {
+		return r.Path
+	}
+	return "unmatched"
+}
+
+// withRequestID accepts a sane incoming X-Request-Id or makes one, and echoes it.
+func withRequestID(c *fiber.Ctx) error {
+	id := c.Get(fiber.HeaderXRequestID)
+	if id == "" || len(id) > 128 || strings.ContainsAny(id, " \t\r\n") {
+		b := make([]byte, 12)
+		_, _ = rand.Read(b)
+		id = hex.EncodeToString(b)
+	}
+	c.Locals(localsRequestID, id)
+	c.Set(fiber.HeaderXRequestID, id)
+	return c.Next()
+}
+
+// withRecover turns a panic into a logged 500 instead of a dropped connection.
+func withRecover(log *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error("panic", "requestId", requestID(c), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		return c.Next()
+	}
+}
+
+// withAccessLog logs one line per request and records metrics. The Authorization and
+// X-API-KEY headers are never logged.
+func withAccessLog(log *slog.Logger, m *Metrics) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		err := c.Next()
+		if err != nil {
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				_ = c.SendStatus(fiber.StatusInternalServerError)
+			}
+		}
+		status := c.Response().StatusCode()
+		elapsed := time.Since(start)
+		route := routeOf(c)
+		if m != nil {
+			m.observe(c.Method(), route, status, elapsed)
+		}
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		log.Log(c.UserContext(), level, "http",
+			"requestId", requestID(c), "method", c.Method(), "route", route, "path", c.Path(),
+			"status", status, "durationMs", float64(elapsed.Microseconds())/1000, "bytes", len(c.Response().Body()))
+		return nil
+	}
+}
+
+// withTimeout bounds the time a handler's context lives.
+func withTimeout(d time.Duration) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if d <= 0 {
+			return c.Next()
+		}
+		ctx, cancel := context.WithTimeout(c.UserContext(), d)
+		defer cancel()
+		c.SetUserContext(ctx)
+		return c.Next()
+	}
+}
+
+// presentedKey reads the key from `Authorization: Bearer <key>` or `X-API-KEY: <key>`
+// (real clients of this API send the latter; when both are present the API key header wins).
+func presentedKey(c *fiber.Ctx) string {
+	if k := strings.TrimSpace(c.Get("X-API-KEY")); k != "" {
+		return k
+	}
+	h := strings.TrimSpace(c.Get(fiber.HeaderAuthorization))
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+// withAuth authenticates every request it guards.
+func withAuth(auth Authenticator) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		key := presentedKey(c)
+		if key == "" {
+			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="tokenscope"`)
+			return fault.Unauthorized("missing API key: send Authorization: Bearer <key> or X-API-KEY: <key>")
+		}
+		p, err := auth.Authenticate(c.UserContext(), key)
+		if err != nil {
+			if fault.Is(err, fault.KindUnauthorized) {
+				c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="tokenscope", error="invalid_token"`)
+			}
+			return err
+		}
+		c.Locals(localsPrincipal, p)
+		return c.Next()
+	}
+}
+
+// need guards a route with a scope.
+func need(s account.Scope) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := principal(c).Require(s); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}
+
+// principal is the authenticated caller; routes behind withAuth always have one.
+func principal(c *fiber.Ctx) account.Principal {
+	p, _ := c.Locals(localsPrincipal).(account.Principal)
+	return p
+}

@@ -1,0 +1,78 @@
+// Package httpapi is the Fiber v2 driving adapter: it parses requests into domain values, calls
+// the use cases in app.Application and renders DTOs. Handlers never choose status codes; the
+// error handler in errors.go maps fault kinds. routes.go lists every route.
+package httpapi
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tokenscope/tokenscope/app"
+)
+
+// BodyLimit is the largest request body accepted (except the streamed ingest route).
+const BodyLimit = 1 << 20
+
+// Deps is what the HTTP adapter needs from the composition root.
+type Deps struct {
+	App            *app.Application
+	Auth           Authenticator
+	Checks         []Check
+	Log            *slog.Logger
+	Registry       *prometheus.Registry
+	Metrics        *Metrics
+	RequestTimeout time.Duration
+}
+
+// handlers carries the dependencies every handler method uses.
+type handlers struct {
+	app *app.Application
+	log *slog.Logger
+}
+
+func newFiber(d Deps, name string) *fiber.App {
+	f := fiber.New(fiber.Config{
+		AppName:               name,
+		ErrorHandler:          errorHandler(d.Log),
+		BodyLimit:             BodyLimit,
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		// Streaming request bodies lets the ingest route read NDJSON without buffering it whole.
+		StreamRequestBody: true,
+	})
+	f.Use(withRequestID, withAccessLog(d.Log, d.Metrics), withRecover(d.Log))
+	f.Get("/healthz", healthz)
+	f.Get("/readyz", readyz(d.Checks))
+	if d.Registry != nil {
+		f.Get("/metrics", metricsHandler(d.Registry))
+	}
+	return f
+}
+
+// New builds the main API (every operation).
+func New(d Deps) *fiber.App {
+	f := newFiber(d, "tokenscope")
+	h := &handlers{app: d.App, log: d.Log}
+	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth))
+	routes(api, h)
+	f.Use(notFound)
+	return f
+}
+
+// NewDex builds the {dex_base_url} API: the multi-token detail operation on its own address.
+func NewDex(d Deps) *fiber.App {
+	f := newFiber(d, "tokenscope-dex")
+	h := &handlers{app: d.App, log: d.Log}
+	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth))
+	dexRoutes(api, h)
+	f.Use(notFound)
+	return f
+}
+
+func notFound(c *fiber.Ctx) error {
+	return fiber.ErrNotFound
+}

@@ -1,0 +1,15 @@
+// Package app holds tokenscope's use cases, one subpackage per area, and Application, the one
+// struct the HTTP adapter depends on. Use cases take ports in their constructors; nothing here
+// names a concrete adapter, pgx or Fiber (imports_test.go enforces it). The composition root
+// that builds real adapters is cmd/tokenscope.
+package app
+
+import (
+	"github.com/tokenscope/tokenscope/app/apikey"
+)
+
+// Application gathers the use cases the driving adapters (HTTP, CLI) call.
+// Each area adds its field here and is wired in cmd/tokenscope/wire.go.
+type Application struct {
+	Keys *apikey.Service
+}

@@ -1,0 +1,116 @@
+// Package config is the only place that reads the environment. Every setting has a default that
+// works on a laptop; README.md lists them all. Standard library only.
+package config
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything tokenscope reads from the environment.
+type Config struct {
+	DatabaseURL         string
+	DBMaxConns          int32
+	HTTPAddr            string
+	DexHTTPAddr         string
+	TemporalAddress     string // empty: `dev` embeds a server
+	TemporalNS          string
+	TemporalUIPort      int
+	TemporalPort        int
+	DataDir             string
+	LogLevel            string
+	LogFormat           string
+	RequestTimeout      time.Duration
+	ShutdownTimeout     time.Duration
+	KYTProviderURL      string
+	KYTAPIKey           string
+	KYTFlagged          string // comma list address[=risk] for the built-in provider
+	KYTDeadline         time.Duration
+	WebhookAllowed      string // CIDRs allowed as webhook targets besides public addresses
+	WebhookRetry        string // comma list of delays, e.g. "0s,5s,5m"
+	WebhookDisableAfter time.Duration
+	SimulateOnDev       bool
+	RefreshInterval     time.Duration
+}
+
+// Load reads the environment.
+func Load() (Config, error) {
+	var errs []string
+	c := Config{
+		DatabaseURL:     str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tokenscope?sslmode=disable"),
+		HTTPAddr:        str("HTTP_ADDR", ":8080"),
+		DexHTTPAddr:     str("DEX_HTTP_ADDR", ":8081"),
+		TemporalAddress: str("TEMPORAL_ADDRESS", ""),
+		TemporalNS:      str("TEMPORAL_NAMESPACE", "default"),
+		DataDir:         str("DATA_DIR", ".data"),
+		LogLevel:        str("LOG_LEVEL", "info"),
+		LogFormat:       str("LOG_FORMAT", "json"),
+		KYTProviderURL:  str("KYT_PROVIDER_URL", ""),
+		KYTAPIKey:       str("KYT_API_KEY", ""),
+		KYTFlagged:      str("KYT_FLAGGED_ADDRESSES", ""),
+		WebhookAllowed:  str("WEBHOOK_ALLOWED_CIDRS", ""),
+		WebhookRetry:    str("WEBHOOK_RETRY_SCHEDULE", ""),
+	}
+	c.DBMaxConns = int32(integer("DB_MAX_CONNS", 20, &errs))
+	c.TemporalUIPort = integer("TEMPORAL_UI_PORT", 8233, &errs)
+	c.TemporalPort = integer("TEMPORAL_PORT", 7233, &errs)
+	c.RequestTimeout = duration("REQUEST_TIMEOUT", 15*time.Second, &errs)
+	c.ShutdownTimeout = duration("SHUTDOWN_TIMEOUT", 20*time.Second, &errs)
+	c.KYTDeadline = duration("KYT_REGISTER_DEADLINE", 5*time.Second, &errs)
+	c.WebhookDisableAfter = duration("WEBHOOK_DISABLE_AFTER", 5*24*time.Hour, &errs)
+	c.RefreshInterval = duration("MARKET_REFRESH_INTERVAL", 2*time.Second, &errs)
+	c.SimulateOnDev = boolean("DEV_SIMULATE", true, &errs)
+	if len(errs) > 0 {
+		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	return c, nil
+}
+
+func str(key, def string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func integer(key string, def int, errs *[]string) int {
+	v := os.Getenv(key)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		*errs = append(*errs, key+" must be an integer, got "+strconv.Quote(v))
+		return def
+	}
+	return n
+}
+
+func duration(key string, def time.Duration, errs *[]string) time.Duration {
+	v := os.Getenv(key)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		*errs = append(*errs, key+" must be a duration such as 5s, got "+strconv.Quote(v))
+		return def
+	}
+	return d
+}
+
+func boolean(key string, def bool, errs *[]string) bool {
+	v := os.Getenv(key)
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		*errs = append(*errs, key+" must be true or false, got "+strconv.Quote(v))
+		return def
+	}
+	return b
+}

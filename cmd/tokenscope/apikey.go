@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/domain/account"
+	"github.com/tokenscope/tokenscope/domain/fault"
+)
+
+func init() {
+	register(command{name: "apikey", summary: "create, list or revoke API keys (create|list|revoke)", run: runAPIKey})
+}
+
+func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
+	if len(args) == 0 {
+		return fault.Invalid("subcommand", "", "use one of create, list, revoke")
+	}
+	sub, rest := args[0], args[1:]
+	fs := flag.NewFlagSet("apikey "+sub, flag.ContinueOnError)
+	accountID := fs.String("account", "", "account the key belongs to (create; filter for list)")
+	name := fs.String("name", "", "a label for the key (create)")
+	scopes := fs.String("scopes", "read,kyt,webhook,ingest", "comma-separated scopes: read, kyt, webhook, ingest (create)")
+	if err := fs.Parse(rest); err != nil {
+		return err
+	}
+	pool, err := openDatabase(ctx, cfg, log, true)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	rt := newRuntime(cfg, log, pool, nil)
+	switch sub {
+	case "create":
+		if *accountID == "" {
+			return fault.Missing("account")
+		}
+		sc, err := account.ParseScopes("scopes", *scopes)
+		if err != nil {
+			return err
+		}
+		full, key, err := rt.app.Keys.Create(ctx, *accountID, *name, sc)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "created key %s for account %s with scopes %s; it is shown only once:\n", key.Prefix, key.AccountID, joinScopes(key.Scopes))
+		fmt.Println(full)
+		return nil
+	case "list":
+		keys, err := rt.app.Keys.List(ctx, *accountID)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "PREFIX\tACCOUNT\tNAME\tSCOPES\tCREATED\tSTATE")
+		for _, k := range keys {
+			state := "active"
+			if !k.Active() {
+				state = "revoked " + k.RevokedAt.UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.Prefix, k.AccountID, k.Name, joinScopes(k.Scopes), k.CreatedAt.UTC().Format(time.RFC3339), state)
+		}
+		return tw.Flush()
+	case "revoke":
+		if fs.NArg() != 1 {
+			return fault.Invalid("key", "", "name exactly one key prefix or id to revoke")
+		}
+		if err := rt.app.Keys.Revoke(ctx, fs.Arg(0)); err != nil {
+			return err
+		}
+		fmt.Println("revoked", fs.Arg(0))
+		return nil
+	default:
+		return fault.InvalidParam("subcommand", sub, "create", "list", "revoke")
+	}
+}
+
+func joinScopes(s []account.Scope) string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = string(x)
+	}
+	return strings.Join(out, ",")
+}

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+
+	"github.com/tokenscope/tokenscope/app/config"
+)
+
+func init() {
+	register(command{name: "migrate", summary: "create the database if missing and apply migrations", run: runMigrate})
+}
+
+func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	pool, err := openDatabase(ctx, cfg, log, true)
+	if err != nil {
+		return err
+	}
+	pool.Close()
+	fmt.Println("database is up to date")
+	return nil
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/tokenscope/tokenscope/adapters/httpapi"
+	"github.com/tokenscope/tokenscope/adapters/postgres"
+	"github.com/tokenscope/tokenscope/adapters/temporal"
+	"github.com/tokenscope/tokenscope/app"
+	"github.com/tokenscope/tokenscope/app/apikey"
+	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/workflows"
+)
+
+// systemClock is the real ports.Clock.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+// runtime is everything a running process holds; the commands build the parts they need.
+type runtime struct {
+	cfg      config.Config
+	log      *slog.Logger
+	pool     *pgxpool.Pool
+	temporal client.Client // nil for commands that do not talk to Temporal
+	registry *prometheus.Registry
+	clock    systemClock
+	app      *app.Application
+}
+
+// openDatabase creates the database if missing, connects and (optionally) migrates.
+func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, migrate bool) (*pgxpool.Pool, error) {
+	if migrate {
+		if err := postgres.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
+			return nil, err
+		}
+	}
+	pool, err := postgres.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
+	if err != nil {
+		return nil, err
+	}
+	if migrate {
+		applied, err := postgres.Migrate(ctx, pool)
+		if err != nil {
+			pool.Close()
+			return nil, err
+		}
+		if len(applied) > 0 {
+			log.Info("migrations applied", "names", applied)
+		}
+	}
+	return pool, nil
+}
+
+// newRuntime wires the application over an open pool and an optional Temporal client.
+func newRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc client.Client) *runtime {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	rt := &runtime{cfg: cfg, log: log, pool: pool, temporal: tc, registry: reg}
+	rt.app = buildApplication(rt)
+	return rt
+}
+
+// buildApplication constructs every use case over real adapters. Each area adds its line.
+func buildApplication(rt *runtime) *app.Application {
+	return &app.Application{
+		Keys: apikey.New(postgres.NewAccountStore(rt.pool), rt.clock),
+	}
+}
+
+// registerWorkflows registers every workflow and activity on the worker. Each area adds its line.
+func registerWorkflows(w worker.Registry, rt *runtime) {
+	_ = w
+	_ = rt
+}
+
+// startLoops starts the durable singleton workflows (market refresh, webhook dispatch) if they
+// are not running yet. Each area adds its line.
+func startLoops(ctx context.Context, rt *runtime) error {
+	_ = ctx
+	_ = rt
+	return nil
+}
+
+// httpDeps builds what the HTTP adapter needs.
+func httpDeps(rt *runtime) httpapi.Deps {
+	checks := []httpapi.Check{{Name: "postgres", Ping: postgres.Pinger{Pool: rt.pool}.Ping}}
+	if rt.temporal != nil {
+		checks = append(checks, httpapi.Check{Name: "temporal", Ping: temporal.Pinger{Client: rt.temporal}.Ping})
+	}
+	return httpapi.Deps{
+		App: rt.app, Auth: rt.app.Keys, Checks: checks, Log: rt.log,
+		Registry: rt.registry, Metrics: httpapi.NewMetrics(rt.registry), RequestTimeout: rt.cfg.RequestTimeout,
+	}
+}
+
+// newWorker builds a worker on the one task queue with every workflow registered.
+func newWorker(rt *runtime) worker.Worker {
+	w := worker.New(rt.temporal, workflows.TaskQueue, worker.Options{})
+	registerWorkflows(w, rt)
+	return w
+}
+
+// dialTemporal connects to cfg.TemporalAddress (or addr when it is set).
+func dialTemporal(cfg config.Config, log *slog.Logger, addr string) (client.Client, error) {
+	if addr == "" {
+		addr = cfg.TemporalAddress
+	}
+	if addr == "" {
+		return nil, fmt.Errorf("TEMPORAL_ADDRESS is not set (only `tokenscope dev` embeds a Temporal server)")
+	}
+	return temporal.Dial(addr, cfg.TemporalNS, log)
+}
