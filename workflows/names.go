@@ -43,3 +43,9 @@ func JobWorkflowID(jobID string) string { return "job/" + jobID }
 func DeliveryWorkflowID(endpointID, eventID string) string {
 	return "delivery/" + endpointID + "/" + eventID
 }
+
+// Names added for KYT, webhook delivery and jobs.
+const (
+	// KYTStatusQuery returns the registration's status as the workflow last saw it.
+	KYTStatusQuery = "kyt-status"
+)

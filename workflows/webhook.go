@@ -1,0 +1,318 @@
+package workflows
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/webhook"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// DeliveryInput is one event for one endpoint. The schedule travels in the input so a
+// configuration change never alters the history of a delivery already running.
+type DeliveryInput struct {
+	EndpointID string
+	Event      webhook.Event
+	Schedule   webhook.RetrySchedule
+}
+
+// AttemptInput names one attempt.
+type AttemptInput struct {
+	EndpointID string
+	Event      webhook.Event
+	Number     int
+}
+
+// AttemptOutput is what the workflow needs to know about an attempt.
+type AttemptOutput struct {
+	// Skipped: the endpoint is gone or disabled, so nothing was sent and nothing follows.
+	Skipped    bool
+	Success    bool
+	Throttled  bool
+	Gone       bool
+	Abort      bool
+	RetryAfter time.Duration
+}
+
+// DeliveryActivities holds the ports of the delivery workflow.
+type DeliveryActivities struct {
+	Endpoints ports.EndpointStore
+	Attempts  ports.AttemptStore
+	Sender    ports.WebhookSender
+	Clock     ports.Clock
+	Disable   webhook.AutoDisable
+
+	mu   sync.Mutex
+	next map[string]time.Time // per endpoint: earliest start of the next send (rateLimit)
+}
+
+// throttle waits until the endpoint may receive another message. The limit is enforced per
+// worker process, which is what one worker (and `make run`) needs; several workers each
+// allow rateLimit.
+func (a *DeliveryActivities) throttle(ctx context.Context, ep *webhook.Endpoint) error {
+	perSecond, limited := ep.Throttle()
+	if !limited {
+		return nil
+	}
+	gap := time.Second / time.Duration(perSecond)
+	a.mu.Lock()
+	if a.next == nil {
+		a.next = map[string]time.Time{}
+	}
+	now := time.Now()
+	at := a.next[ep.ID()]
+	if at.Before(now) {
+		at = now
+	}
+	a.next[ep.ID()] = at.Add(gap)
+	a.mu.Unlock()
+	wait := time.Until(at)
+	if wait <= 0 {
+		return nil
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Attempt sends the event once, signed with the endpoint's current (and, during a rotation,
+// previous) secret, and records the attempt.
+func (a *DeliveryActivities) Attempt(ctx context.Context, in AttemptInput) (AttemptOutput, error) {
+	ep, err := a.Endpoints.Get(ctx, "", in.EndpointID)
+	if fault.Is(err, fault.KindNotFound) {
+		return AttemptOutput{Skipped: true}, nil
+	}
+	if err != nil {
+		return AttemptOutput{}, err
+	}
+	if ep.Disabled() {
+		return AttemptOutput{Skipped: true}, nil
+	}
+	if err := a.throttle(ctx, ep); err != nil {
+		return AttemptOutput{}, err
+	}
+	body := webhook.Payload(in.Event)
+	now := a.Clock.Now()
+	headers := webhook.Headers(ep.SigningSecrets(now), in.Event.ID, now, body)
+	start := time.Now()
+	res, sendErr := a.Sender.Send(ctx, ep.URL(), headers, body)
+	latency := time.Since(start)
+	rec := webhook.NewAttempt(ep.ID(), in.Event.ID, in.Number, res.StatusCode, sendErr, latency, now)
+	if err := a.Attempts.RecordAttempt(ctx, rec); err != nil {
+		return AttemptOutput{}, err
+	}
+	out := AttemptOutput{Success: rec.Result.Success, Throttled: rec.Result.Throttled, Gone: rec.Result.Gone,
+		Abort: res.Abort, RetryAfter: res.RetryAfter}
+	switch {
+	case out.Success && !ep.FirstFailureAt().IsZero():
+		_, err = a.Endpoints.Update(ctx, "", ep.ID(), func(e *webhook.Endpoint) error { e.RecordSuccess(); return nil })
+	case out.Gone:
+		_, err = a.Endpoints.Update(ctx, "", ep.ID(), func(e *webhook.Endpoint) error { e.Disable(a.Clock.Now()); return nil })
+	}
+	if fault.Is(err, fault.KindNotFound) {
+		err = nil
+	}
+	return out, err
+}
+
+// Exhausted notes that a message ran out of retries; the auto-disable rule may switch the
+// endpoint off.
+func (a *DeliveryActivities) Exhausted(ctx context.Context, endpointID string) error {
+	_, err := a.Endpoints.Update(ctx, "", endpointID, func(e *webhook.Endpoint) error {
+		e.RecordFailure(a.Clock.Now(), a.Disable)
+		return nil
+	})
+	if fault.Is(err, fault.KindNotFound) {
+		return nil
+	}
+	return err
+}
+
+func deliveryActivityOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		// The send itself is bounded by the sender's 15 s timeout; the rest covers throttling.
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    time.Minute,
+		},
+	}
+}
+
+// WebhookDeliveryWorkflow delivers one event to one endpoint: an attempt now, then one after
+// each delay of the schedule (adjusted for 429, timeouts and Retry-After, with jitter), until
+// a 2xx, a 410, an abort request, a disabled or deleted endpoint, or the end of the schedule.
+func WebhookDeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (int, error) {
+	ctx = workflow.WithActivityOptions(ctx, deliveryActivityOptions())
+	var a *DeliveryActivities
+	for n := 1; ; n++ {
+		var out AttemptOutput
+		if err := workflow.ExecuteActivity(ctx, a.Attempt, AttemptInput{EndpointID: in.EndpointID, Event: in.Event, Number: n}).
+			Get(ctx, &out); err != nil {
+			return n, err
+		}
+		if out.Skipped || out.Success || out.Gone || out.Abort {
+			return n, nil
+		}
+		var jitter float64
+		if err := workflow.SideEffect(ctx, func(workflow.Context) any { return rand.Float64() }).Get(&jitter); err != nil {
+			return n, err
+		}
+		delay, more := in.Schedule.NextDelayAfter(n, webhook.Result{Throttled: out.Throttled}, out.RetryAfter,
+			func() float64 { return jitter })
+		if !more {
+			return n, workflow.ExecuteActivity(ctx, a.Exhausted, in.EndpointID).Get(ctx, nil)
+		}
+		if err := workflow.Sleep(ctx, delay); err != nil {
+			return n, err
+		}
+	}
+}
+
+// MessageID is the webhook-id of an outbox event: derived from the event id, so a dispatcher
+// that re-reads the row after a crash produces the same id (and the same delivery workflow).
+// Outbox ids contain '.', which the signed content forbids, hence the hash.
+func MessageID(eventID string) string {
+	sum := sha256.Sum256([]byte(eventID))
+	return "msg_" + hex.EncodeToString(sum[:16])
+}
+
+// DispatchInput configures the dispatcher loop; zero values take the defaults.
+type DispatchInput struct {
+	PollInterval time.Duration
+	BatchSize    int
+	RoundsPerRun int
+}
+
+// Dispatcher defaults.
+const (
+	DefaultDispatchPoll   = 500 * time.Millisecond
+	DefaultDispatchBatch  = 200
+	DefaultDispatchRounds = 500
+	dispatchParallelism   = 16
+)
+
+// DispatchActivities holds the ports of the dispatcher.
+type DispatchActivities struct {
+	Source    ports.EventSource
+	Endpoints ports.EndpointStore
+	Filter    ports.FilterCompiler
+	Starter   ports.DeliveryStarter
+	Clock     ports.Clock
+}
+
+// DispatchBatch starts the deliveries of up to limit outbox events and only then marks them
+// dispatched: a crash in between re-reads the events, and the deterministic delivery ids make
+// the second start a no-op, so every event is delivered and none twice by the dispatcher.
+func (a *DispatchActivities) DispatchBatch(ctx context.Context, limit int) (int, error) {
+	events, err := a.Source.Pending(ctx, limit)
+	if err != nil || len(events) == 0 {
+		return 0, err
+	}
+	subs := map[webhook.Channel][]*webhook.Endpoint{}
+	type job struct {
+		endpointID string
+		ev         webhook.Event
+	}
+	var jobs []job
+	seqs := make([]int64, 0, len(events))
+	for _, row := range events {
+		seqs = append(seqs, row.Seq)
+		ev, err := webhook.NewEvent(MessageID(row.EventID), webhook.Channel(row.Channel), row.CreatedAtMs, row.Payload)
+		if err != nil {
+			continue // an event no endpoint could ever accept (unknown channel, oversized)
+		}
+		eps, ok := subs[ev.Channel]
+		if !ok {
+			if eps, err = a.Endpoints.Subscribers(ctx, ev.Channel); err != nil {
+				return 0, err
+			}
+			subs[ev.Channel] = eps
+		}
+		for _, ep := range eps {
+			if f := ep.Filter(); f != nil && !a.Filter.Match(*f, ev) {
+				continue
+			}
+			jobs = append(jobs, job{ep.ID(), ev})
+		}
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		work  = make(chan job)
+	)
+	for range min(dispatchParallelism, len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				if err := a.Starter.StartDelivery(ctx, j.endpointID, j.ev); err != nil {
+					mu.Lock()
+					first = errors.Join(first, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, j := range jobs {
+		work <- j
+	}
+	close(work)
+	wg.Wait()
+	if first != nil {
+		return 0, first
+	}
+	return len(events), a.Source.MarkDispatched(ctx, seqs, a.Clock.Now())
+}
+
+// WebhookDispatchWorkflow is the durable loop that turns outbox rows into deliveries. It runs
+// batches back to back while there is a backlog, sleeps PollInterval when idle, and continues
+// as new after RoundsPerRun rounds to bound its history.
+func WebhookDispatchWorkflow(ctx workflow.Context, in DispatchInput) error {
+	if in.PollInterval <= 0 {
+		in.PollInterval = DefaultDispatchPoll
+	}
+	if in.BatchSize <= 0 {
+		in.BatchSize = DefaultDispatchBatch
+	}
+	if in.RoundsPerRun <= 0 {
+		in.RoundsPerRun = DefaultDispatchRounds
+	}
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 2 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    30 * time.Second,
+		},
+	})
+	var a *DispatchActivities
+	for round := 0; round < in.RoundsPerRun; round++ {
+		var n int
+		if err := workflow.ExecuteActivity(ctx, a.DispatchBatch, in.BatchSize).Get(ctx, &n); err != nil {
+			return err
+		}
+		if n < in.BatchSize {
+			if err := workflow.Sleep(ctx, in.PollInterval); err != nil {
+				return err
+			}
+		}
+	}
+	return workflow.NewContinueAsNewError(ctx, WebhookDispatchWorkflow, in)
+}
