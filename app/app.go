@@ -6,10 +6,13 @@ package app
 
 import (
 	"github.com/tokenscope/tokenscope/app/apikey"
+	"github.com/tokenscope/tokenscope/app/ingest"
 )
 
 // Application gathers the use cases the driving adapters (HTTP, CLI) call.
 // Each area adds its field here and is wired in cmd/tokenscope/wire.go.
 type Application struct {
 	Keys *apikey.Service
+	// Ingest takes chain events in (POST /v2/ingest, import, simulate).
+	Ingest *ingest.Service
 }

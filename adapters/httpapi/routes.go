@@ -24,6 +24,7 @@ func routes(r fiber.Router, h *handlers) {
 	// Jobs (operation 12).
 	// Webhooks (operations 13, 14 and the rest of the resource).
 	// Ingest.
+	r.Post("/v2/ingest", ingest, h.ingest)
 	dexRoutes(r, h)
 }
 

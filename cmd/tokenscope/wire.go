@@ -18,6 +18,7 @@ import (
 	"github.com/tokenscope/tokenscope/app"
 	"github.com/tokenscope/tokenscope/app/apikey"
 	"github.com/tokenscope/tokenscope/app/config"
+	appingest "github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/workflows"
 )
 
@@ -73,12 +74,14 @@ func newRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc clie
 // buildApplication constructs every use case over real adapters. Each area adds its line.
 func buildApplication(rt *runtime) *app.Application {
 	return &app.Application{
-		Keys: apikey.New(postgres.NewAccountStore(rt.pool), rt.clock),
+		Keys:   apikey.New(postgres.NewAccountStore(rt.pool), rt.clock),
+		Ingest: appingest.New(postgres.NewIngestStore(rt.pool), rt.clock, 0),
 	}
 }
 
 // registerWorkflows registers every workflow and activity on the worker. Each area adds its line.
 func registerWorkflows(w worker.Registry, rt *runtime) {
+	registerMarketRefresh(w, rt)
 	_ = w
 	_ = rt
 }
@@ -86,6 +89,9 @@ func registerWorkflows(w worker.Registry, rt *runtime) {
 // startLoops starts the durable singleton workflows (market refresh, webhook dispatch) if they
 // are not running yet. Each area adds its line.
 func startLoops(ctx context.Context, rt *runtime) error {
+	if err := startMarketRefresh(ctx, rt); err != nil {
+		return err
+	}
 	_ = ctx
 	_ = rt
 	return nil
