@@ -1,0 +1,129 @@
+package ports
+
+import (
+	"context"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/page"
+	"github.com/tokenscope/tokenscope/domain/pnl"
+	"github.com/tokenscope/tokenscope/domain/pool"
+	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/domain/redpacket"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+)
+
+// PageRequest positions one keyset page. The reader owns the cursor format (the keyset of its
+// rows) and decodes Cursor itself; a cursor it did not issue is a fault.Invalid on "cursor".
+type PageRequest struct {
+	Cursor    string
+	Limit     int
+	Direction page.Direction
+}
+
+// SearchSort is a sortBy key of token search; the empty value means relevance (or, without a
+// query, newest token first).
+type SearchSort string
+
+const (
+	SearchByRelevance      SearchSort = ""
+	SearchByMarketCapInUSD SearchSort = "marketCapInUsd"
+	SearchByLiquidityInUSD SearchSort = "liquidityInUsd"
+	SearchByPriceInUSD     SearchSort = "priceInUsd"
+	SearchByHolderCount    SearchSort = "holderCount"
+	SearchByH24VolumeInUSD SearchSort = "h24VolumeInUsd"
+	SearchByH24Trades      SearchSort = "h24Transactions"
+	SearchByTokenCreatedAt SearchSort = "tokenCreatedAt"
+)
+
+// TokenSearch is one token search request, already validated.
+type TokenSearch struct {
+	// Query is the trimmed search text ("" lists every token in the sort order).
+	Query string
+	// Variants are spellings one edit away from Query (lower case) that count as a typo match.
+	Variants  []string
+	Chains    []chain.Chain
+	Protocols []string // lower case protocol family names
+	SortBy    SearchSort
+	Desc      bool
+	Page      PageRequest
+}
+
+// TokenReader reads tokens with their market data and statistics.
+type TokenReader interface {
+	// SearchTokens returns one page of matches. Items carry the identity and metadata, the
+	// market data and the 24h window's volume and trade count (what search sorts on); the other
+	// windows and the pools are left empty.
+	SearchTokens(ctx context.Context, s TokenSearch) (page.Page[token.Detail], error)
+	// TokenDetails returns every known token of addresses on c with all windows and its pools,
+	// in no particular order; unknown addresses are left out.
+	TokenDetails(ctx context.Context, c chain.Chain, addresses []string) ([]token.Detail, error)
+	// HotTokens returns the precomputed ranking of (c, d), best rank first, at most max entries.
+	HotTokens(ctx context.Context, c chain.Chain, d ranking.Duration, max int) ([]HotEntry, error)
+}
+
+// TradeFilter selects trades of one chain; every set field narrows the list (AND).
+type TradeFilter struct {
+	Chain        chain.Chain
+	TokenAddress string
+	Wallet       string
+	PoolAddress  string
+	Signatures   []string
+	// FromMs and ToMs bound blockTimestamp (Unix ms, both inclusive).
+	FromMs, ToMs *int64
+	// MinHeight and MaxHeight bound blockHeight (both inclusive).
+	MinHeight, MaxHeight *int64
+	Side                 trade.Side
+}
+
+// TradeReader lists trades newest first.
+type TradeReader interface {
+	// ListTrades fills the token and side token names, symbols and logos from the tokens table
+	// ("" for a token it does not know).
+	ListTrades(ctx context.Context, f TradeFilter, p PageRequest) (page.Page[trade.Trade], error)
+}
+
+// PoolReader lists the liquidity snapshots of one pool, newest first.
+type PoolReader interface {
+	// ListSnapshots returns the snapshots of the pool taken at or before atMs (all when nil).
+	ListSnapshots(ctx context.Context, c chain.Chain, poolAddress string, atMs *int64, p PageRequest) (page.Page[pool.Snapshot], error)
+}
+
+// Counted is a page plus the exact number of items in the whole list.
+type Counted[T any] struct {
+	page.Page[T]
+	Total int64
+}
+
+// RedPacketFilter selects red packets; empty fields do not narrow.
+type RedPacketFilter struct {
+	Creator string
+	Chain   chain.Chain
+}
+
+// RedPacketReader lists red packets and claims, newest first.
+type RedPacketReader interface {
+	ListRedPackets(ctx context.Context, f RedPacketFilter, p PageRequest) (Counted[redpacket.RedPacket], error)
+	// ListClaims returns the claims of one packet; an unknown packet is a fault.NotFound.
+	ListClaims(ctx context.Context, packetID string, p PageRequest) (Counted[redpacket.Claim], error)
+}
+
+// PricedPosition is a wallet's position in one token with the token's current USD price and
+// the metadata pnl-by-token shows next to it.
+type PricedPosition struct {
+	Position   pnl.Position
+	PriceInUSD decimal.Decimal
+	Name       string
+	Symbol     string
+	LogoURI    string
+	Decimals   int32
+}
+
+// PositionReader reads the positions the ingest engine keeps current.
+type PositionReader interface {
+	// PricedPositions returns the positions of wallet in each of tokens that it traded at least
+	// once, ordered by token address.
+	PricedPositions(ctx context.Context, c chain.Chain, wallet string, tokens []string) ([]PricedPosition, error)
+}
