@@ -75,22 +75,24 @@ type Outbox struct {
 }
 
 type Pool struct {
-	Chain          string
-	Address        string
-	ProgramAddress string
-	ProtocolFamily string
-	ProtocolName   string
-	Image          string
-	TokenAAddress  string
-	TokenBAddress  string
-	TokenADecimals int32
-	TokenBDecimals int32
-	ReserveA       decimal.Decimal
-	ReserveB       decimal.Decimal
-	TvlUsd         decimal.Decimal
-	TvlSol         decimal.Decimal
-	IsBondingCurve bool
-	UpdatedAtMs    int64
+	Chain               string
+	Address             string
+	ProgramAddress      string
+	ProtocolFamily      string
+	ProtocolName        string
+	Image               string
+	TokenAAddress       string
+	TokenBAddress       string
+	TokenADecimals      int32
+	TokenBDecimals      int32
+	ReserveA            decimal.Decimal
+	ReserveB            decimal.Decimal
+	TvlUsd              decimal.Decimal
+	TvlSol              decimal.Decimal
+	IsBondingCurve      bool
+	UpdatedAtMs         int64
+	SnapshotBlockHeight int64
+	CreatedAtMs         int64
 }
 
 type PoolSnapshot struct {
@@ -184,6 +186,8 @@ type Token struct {
 	MigratedProtocolFamily *string
 	InsertedAt             time.Time
 	UpdatedAt              time.Time
+	CurvePoolAddress       *string
+	CurveTargetNative      decimal.Decimal
 }
 
 type TokenMarket struct {
@@ -215,6 +219,7 @@ type TokenMarket struct {
 	Volume24hUsd      decimal.Decimal
 	Trades24h         int64
 	UpdatedAtMs       int64
+	LastTradeAtMs     int64
 }
 
 type TokenStat struct {
