@@ -7,6 +7,7 @@ package app
 import (
 	"github.com/tokenscope/tokenscope/app/apikey"
 	"github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/market"
 )
 
 // Application gathers the use cases the driving adapters (HTTP, CLI) call.
@@ -15,4 +16,6 @@ type Application struct {
 	Keys *apikey.Service
 	// Ingest takes chain events in (POST /v2/ingest, import, simulate).
 	Ingest *ingest.Service
+	// Market serves the read API (operations 1–9).
+	Market *market.Service
 }

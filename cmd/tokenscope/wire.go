@@ -19,6 +19,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/apikey"
 	"github.com/tokenscope/tokenscope/app/config"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/market"
 	"github.com/tokenscope/tokenscope/workflows"
 )
 
@@ -76,6 +77,7 @@ func buildApplication(rt *runtime) *app.Application {
 	return &app.Application{
 		Keys:   apikey.New(postgres.NewAccountStore(rt.pool), rt.clock),
 		Ingest: appingest.New(postgres.NewIngestStore(rt.pool), rt.clock, 0),
+		Market: market.New(postgres.NewMarketReader(rt.pool)),
 	}
 }
 

@@ -1,0 +1,374 @@
+// Package market holds the read use cases of the market-data API (operations 1–9): token
+// search, multi-token detail, trades, pool snapshots, red packets, wallet PnL by token and the
+// hot-token ranking. Requests arrive as validated domain values; the use cases combine the read
+// ports with the pure rules of domain/token, domain/pnl and domain/ranking. It imports domain
+// and ports only.
+package market
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/page"
+	"github.com/tokenscope/tokenscope/domain/pnl"
+	"github.com/tokenscope/tokenscope/domain/pool"
+	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/domain/redpacket"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// Service is the read side of the API.
+type Service struct {
+	tokens    ports.TokenReader
+	trades    ports.TradeReader
+	pools     ports.PoolReader
+	packets   ports.RedPacketReader
+	positions ports.PositionReader
+}
+
+// Readers is every read port the service uses; one adapter usually implements them all.
+type Readers interface {
+	ports.TokenReader
+	ports.TradeReader
+	ports.PoolReader
+	ports.RedPacketReader
+	ports.PositionReader
+}
+
+// New builds the service over its read ports.
+func New(r Readers) *Service {
+	return &Service{tokens: r, trades: r, pools: r, packets: r, positions: r}
+}
+
+// SearchSorts lists the sortBy keys of token search in the spec's order.
+var SearchSorts = []ports.SearchSort{
+	ports.SearchByMarketCapInUSD, ports.SearchByLiquidityInUSD, ports.SearchByPriceInUSD, ports.SearchByHolderCount,
+	ports.SearchByH24VolumeInUSD, ports.SearchByH24Trades, ports.SearchByTokenCreatedAt,
+}
+
+// ParseSearchSort reads sortBy (case-insensitive); empty means relevance.
+func ParseSearchSort(raw string) (ports.SearchSort, error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return ports.SearchByRelevance, nil
+	}
+	allowed := make([]string, len(SearchSorts))
+	for i, v := range SearchSorts {
+		if strings.EqualFold(string(v), s) {
+			return v, nil
+		}
+		allowed[i] = string(v)
+	}
+	return "", fault.InvalidParam("sortBy", raw, allowed...)
+}
+
+// SearchRequest is a validated token search.
+type SearchRequest struct {
+	Query     string
+	Chains    []chain.Chain
+	Protocols []string
+	SortBy    ports.SearchSort
+	Desc      bool
+	// Normal asks for the full v2 record (every window and the pools), not the fast subset.
+	Normal bool
+	Page   ports.PageRequest
+}
+
+// MaxQueryLength bounds the search text; longer input is no name, symbol or address.
+const MaxQueryLength = 128
+
+// Search runs token search. In normal mode the page's tokens are reloaded in full, keeping
+// the page's order.
+func (s *Service) Search(ctx context.Context, r SearchRequest) (page.Page[token.Detail], error) {
+	q := strings.TrimSpace(r.Query)
+	if len([]rune(q)) > MaxQueryLength {
+		return page.Page[token.Detail]{}, fault.Invalid("q", q[:32]+"…", "at most 128 characters")
+	}
+	protocols := make([]string, len(r.Protocols))
+	for i, p := range r.Protocols {
+		protocols[i] = strings.ToLower(p)
+	}
+	pg, err := s.tokens.SearchTokens(ctx, ports.TokenSearch{Query: q, Variants: Typos(strings.ToLower(q)), Chains: r.Chains,
+		Protocols: protocols, SortBy: r.SortBy, Desc: r.Desc, Page: r.Page})
+	if err != nil || !r.Normal || len(pg.Items) == 0 {
+		return pg, err
+	}
+	byChain := map[chain.Chain][]string{}
+	var order []chain.Chain
+	for _, d := range pg.Items {
+		if _, ok := byChain[d.Chain]; !ok {
+			order = append(order, d.Chain)
+		}
+		byChain[d.Chain] = append(byChain[d.Chain], d.Address)
+	}
+	full := map[ports.TokenRef]token.Detail{}
+	for _, c := range order {
+		ds, err := s.tokens.TokenDetails(ctx, c, byChain[c])
+		if err != nil {
+			return page.Page[token.Detail]{}, err
+		}
+		for _, d := range ds {
+			full[ports.TokenRef{Chain: c, Address: d.Address}] = d
+		}
+	}
+	for i, d := range pg.Items {
+		if f, ok := full[ports.TokenRef{Chain: d.Chain, Address: d.Address}]; ok {
+			pg.Items[i] = f
+		}
+	}
+	return pg, nil
+}
+
+// typoAlphabet is what a one-letter typo can insert or substitute: token symbols and names are
+// overwhelmingly ASCII letters and digits.
+const typoAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+// Typos returns the spellings one edit (deletion, adjacent transposition, substitution or
+// insertion) away from q, without q itself, for queries of 3 to 12 characters. Shorter queries
+// would match half the tokens; longer ones are caught by trigram similarity, which tolerates one
+// wrong letter in a long word but not in a short one ("bnok" shares one trigram with "bonk").
+func Typos(q string) []string {
+	rs := []rune(q)
+	if len(rs) < 3 || len(rs) > 12 {
+		return []string{}
+	}
+	seen := map[string]bool{q: true}
+	var out []string
+	add := func(v []rune) {
+		s := string(v)
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for i := range rs {
+		add(slices.Concat(rs[:i], rs[i+1:]))
+		if i+1 < len(rs) {
+			t := slices.Clone(rs)
+			t[i], t[i+1] = t[i+1], t[i]
+			add(t)
+		}
+		for _, c := range typoAlphabet {
+			t := slices.Clone(rs)
+			t[i] = c
+			add(t)
+		}
+	}
+	for i := 0; i <= len(rs); i++ {
+		for _, c := range typoAlphabet {
+			add(slices.Concat(rs[:i], []rune{c}, rs[i:]))
+		}
+	}
+	return out
+}
+
+// MaxAddresses bounds the address lists of multi-detail and PnL.
+const MaxAddresses = 100
+
+// dedupe drops repeated addresses, keeping the first occurrence's position.
+func dedupe(addrs []string) []string {
+	seen := make(map[string]bool, len(addrs))
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// MultiRequest is a validated multi-token detail request.
+type MultiRequest struct {
+	Chain     chain.Chain
+	Addresses []string
+	// SortBy is empty for input order.
+	SortBy  token.Field
+	Desc    bool
+	Filters []token.Filter
+}
+
+// Multi returns the known tokens of r.Addresses that pass every filter, in input order unless
+// a sort field is given. A chain without data gives an empty list.
+func (s *Service) Multi(ctx context.Context, r MultiRequest) ([]token.Detail, error) {
+	addrs := dedupe(r.Addresses)
+	ds, err := s.tokens.TokenDetails(ctx, r.Chain.Canonical(), addrs)
+	if err != nil {
+		return nil, err
+	}
+	byAddr := make(map[string]token.Detail, len(ds))
+	for _, d := range ds {
+		byAddr[d.Address] = d
+	}
+	out := make([]token.Detail, 0, len(ds))
+	for _, a := range addrs {
+		if d, ok := byAddr[a]; ok && token.MatchesAll(r.Filters, d) {
+			out = append(out, d)
+		}
+	}
+	if r.SortBy != "" {
+		token.SortDetails(out, r.SortBy, r.Desc)
+	}
+	return out, nil
+}
+
+// Trades lists trades newest first.
+func (s *Service) Trades(ctx context.Context, f ports.TradeFilter, p ports.PageRequest) (page.Page[trade.Trade], error) {
+	return s.trades.ListTrades(ctx, f, p)
+}
+
+// Snapshots lists a pool's snapshots at or before atMs (all when nil), newest first.
+func (s *Service) Snapshots(ctx context.Context, c chain.Chain, poolAddress string, atMs *int64, p ports.PageRequest) (page.Page[pool.Snapshot], error) {
+	return s.pools.ListSnapshots(ctx, c, poolAddress, atMs, p)
+}
+
+// RedPackets lists red packets newest first; a wallet's red packets are those it created.
+func (s *Service) RedPackets(ctx context.Context, f ports.RedPacketFilter, p ports.PageRequest) (ports.Counted[redpacket.RedPacket], error) {
+	return s.packets.ListRedPackets(ctx, f, p)
+}
+
+// Claims lists the claims of one packet newest first; an unknown packet is NotFound.
+func (s *Service) Claims(ctx context.Context, packetID string, p ports.PageRequest) (ports.Counted[redpacket.Claim], error) {
+	return s.packets.ListClaims(ctx, packetID, p)
+}
+
+// PnLEntry is one item of pnl-by-token: the derived numbers and the token's metadata.
+type PnLEntry struct {
+	pnl.Entry
+	Name     string
+	Symbol   string
+	LogoURI  string
+	Decimals int32
+}
+
+// PnLResult is the page of entries and the summary over every requested token the wallet
+// traded, whichever page is shown.
+type PnLResult struct {
+	Page    page.Page[PnLEntry]
+	Summary pnl.Summary
+}
+
+const pnlCursorKind = "pnl"
+
+// PnLByToken values the wallet's positions in tokens at the current prices. Entries are listed
+// by token address; the list is at most 100 entries long, so its keyset page is cut here from
+// the one bounded read the summary needs anyway.
+func (s *Service) PnLByToken(ctx context.Context, c chain.Chain, wallet string, tokens []string, p ports.PageRequest) (PnLResult, error) {
+	tokens = dedupe(tokens)
+	var after string
+	if p.Cursor != "" {
+		vals, err := page.Decode(pnlCursorKind, p.Cursor)
+		if err != nil {
+			return PnLResult{}, err
+		}
+		after = vals[0]
+	}
+	pps, err := s.positions.PricedPositions(ctx, c, wallet, tokens)
+	if err != nil {
+		return PnLResult{}, err
+	}
+	entries := make([]PnLEntry, len(pps))
+	plain := make([]pnl.Entry, len(pps))
+	for i, pp := range pps {
+		e := pp.Position.Entry(pp.PriceInUSD)
+		plain[i] = e
+		entries[i] = PnLEntry{Entry: e, Name: pp.Name, Symbol: pp.Symbol, LogoURI: pp.LogoURI, Decimals: pp.Decimals}
+	}
+	slices.SortFunc(entries, func(a, b PnLEntry) int { return strings.Compare(a.TokenAddress, b.TokenAddress) })
+	var rows []PnLEntry
+	if p.Direction == page.Prev {
+		for i := len(entries) - 1; i >= 0; i-- {
+			if p.Cursor == "" || entries[i].TokenAddress < after {
+				rows = append(rows, entries[i])
+			}
+		}
+	} else {
+		for _, e := range entries {
+			if p.Cursor == "" || e.TokenAddress > after {
+				rows = append(rows, e)
+			}
+		}
+	}
+	limit := p.Limit
+	if limit < 1 {
+		limit = MaxAddresses
+	}
+	rows = rows[:min(len(rows), limit+1)]
+	pg := page.Build(rows, limit, p.Direction, p.Cursor != "", func(e PnLEntry) string {
+		return page.Encode(pnlCursorKind, e.TokenAddress)
+	})
+	return PnLResult{Page: pg, Summary: pnl.Summarize(plain)}, nil
+}
+
+// HotScanDepth is how many ranked tokens the ranking's filters look through; the public API
+// caps the list it returns, so filters apply to the head of the ranking.
+const HotScanDepth = 1000
+
+// HotLimit is the most tokens the ranking returns.
+const HotLimit = 100
+
+// HotRequest is a validated hot-token ranking request.
+type HotRequest struct {
+	Chain    chain.Chain
+	Duration ranking.Duration
+	// SortBy is empty for the ranking's own order (hotness score).
+	SortBy     token.Field
+	Desc       bool
+	Tag        token.Tag
+	Ranges     []token.Filter
+	Socials    []token.SocialFilter
+	Launchpads []token.Tag
+	Keywords   ranking.Keywords
+}
+
+// HotTokens returns the precomputed ranking of (chain, duration) after the request's filters,
+// in rank order unless a sort field is given, at most HotLimit tokens.
+func (s *Service) HotTokens(ctx context.Context, r HotRequest) ([]token.Detail, error) {
+	entries, err := s.tokens.HotTokens(ctx, r.Chain, r.Duration, HotScanDepth)
+	if err != nil {
+		return nil, err
+	}
+	addrs := make([]string, len(entries))
+	for i, e := range entries {
+		addrs[i] = e.Address
+	}
+	ds, err := s.tokens.TokenDetails(ctx, r.Chain, addrs)
+	if err != nil {
+		return nil, err
+	}
+	byAddr := make(map[string]token.Detail, len(ds))
+	for _, d := range ds {
+		byAddr[d.Address] = d
+	}
+	out := make([]token.Detail, 0, min(len(ds), HotLimit))
+	for _, e := range entries {
+		d, ok := byAddr[e.Address]
+		if ok && r.matches(d) {
+			out = append(out, d)
+		}
+	}
+	if r.SortBy != "" {
+		token.SortDetails(out, r.SortBy, r.Desc)
+	}
+	return out[:min(len(out), HotLimit)], nil
+}
+
+func (r HotRequest) matches(d token.Detail) bool {
+	if r.Tag != "" && d.LaunchpadTag != r.Tag {
+		return false
+	}
+	if len(r.Launchpads) > 0 && !slices.Contains(r.Launchpads, d.LaunchpadTag) {
+		return false
+	}
+	for _, f := range r.Socials {
+		if !f.Matches(d.Token) {
+			return false
+		}
+	}
+	return token.MatchesAll(r.Ranges, d) && r.Keywords.Matches(d.Token)
+}
