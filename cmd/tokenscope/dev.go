@@ -87,7 +87,11 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, args []str
 		}
 	}()
 
-	return serveHTTP(ctx, rt, func() {
+	mainLn, dexLn, err := listenHTTP(cfg)
+	if err != nil {
+		return err
+	}
+	return serveHTTP(ctx, rt, mainLn, dexLn, func() {
 		api := localURL(cfg.HTTPAddr)
 		fmt.Printf(`
 tokenscope is running (Ctrl-C stops everything)

@@ -35,7 +35,11 @@ func runServe(ctx context.Context, cfg config.Config, log *slog.Logger, args []s
 	}
 	defer tc.Close()
 	rt := newRuntime(cfg, log, pool, tc)
-	return serveHTTP(ctx, rt, nil)
+	mainLn, dexLn, err := listenHTTP(cfg)
+	if err != nil {
+		return err
+	}
+	return serveHTTP(ctx, rt, mainLn, dexLn, nil)
 }
 
 func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
@@ -68,21 +72,26 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	return nil
 }
 
+// listenHTTP opens the main and dex listeners.
+func listenHTTP(cfg config.Config) (net.Listener, net.Listener, error) {
+	mainLn, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return nil, nil, err
+	}
+	dexLn, err := net.Listen("tcp", cfg.DexHTTPAddr)
+	if err != nil {
+		_ = mainLn.Close()
+		return nil, nil, err
+	}
+	return mainLn, dexLn, nil
+}
+
 // serveHTTP runs the main and dex APIs until ctx ends, then drains in-flight requests.
 // ready, when not nil, is called once both listeners accept connections.
-func serveHTTP(ctx context.Context, rt *runtime, ready func()) error {
+func serveHTTP(ctx context.Context, rt *runtime, mainLn, dexLn net.Listener, ready func()) error {
 	deps := httpDeps(rt)
 	main := httpapi.New(deps)
 	dex := httpapi.NewDex(deps)
-	mainLn, err := net.Listen("tcp", rt.cfg.HTTPAddr)
-	if err != nil {
-		return err
-	}
-	dexLn, err := net.Listen("tcp", rt.cfg.DexHTTPAddr)
-	if err != nil {
-		_ = mainLn.Close()
-		return err
-	}
 	g, gctx := errgroup.WithContext(ctx)
 	serve := func(app *fiber.App, ln net.Listener) func() error {
 		return func() error { return app.Listener(ln) }
@@ -101,7 +110,7 @@ func serveHTTP(ctx context.Context, rt *runtime, ready func()) error {
 			dex.ShutdownWithTimeout(rt.cfg.ShutdownTimeout),
 		)
 	})
-	err = g.Wait()
+	err := g.Wait()
 	if ctx.Err() != nil {
 		return nil
 	}

@@ -37,10 +37,14 @@ var (
 	initErr error
 )
 
-// Main wraps testing.M: run the package's tests, then drop the package database if one was made.
+// Main wraps testing.M: run the package's tests, run cleanups (e.g. stopping a shared server),
+// then drop the package database if one was made.
 // Use it as `func TestMain(m *testing.M) { pgtest.Main(m) }`.
-func Main(m *testing.M) {
+func Main(m interface{ Run() int }, cleanups ...func()) {
 	code := m.Run()
+	for _, c := range cleanups {
+		c()
+	}
 	mu.Lock()
 	if pool != nil {
 		pool.Close()

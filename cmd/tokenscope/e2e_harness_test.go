@@ -1,0 +1,220 @@
+package main
+
+// The end-to-end harness: real HTTP servers (main and dex) over this package's own Postgres
+// database and an in-process Temporal server shared by the package, with a worker that runs
+// every registered workflow. Tests talk to it over loopback HTTP only.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/temporaltest"
+
+	"github.com/tokenscope/tokenscope/adapters/postgres"
+	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
+	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/domain/account"
+)
+
+var (
+	temporalOnce sync.Once
+	temporalSrv  *temporaltest.TestServer
+)
+
+func TestMain(m *testing.M) {
+	pgtest.Main(m, func() {
+		if temporalSrv != nil {
+			temporalSrv.Stop()
+		}
+	})
+}
+
+// sharedTemporal starts the package's Temporal server once.
+func sharedTemporal() *temporaltest.TestServer {
+	temporalOnce.Do(func() { temporalSrv = temporaltest.NewServer() })
+	return temporalSrv
+}
+
+// env is one running tokenscope over the package database.
+type env struct {
+	rt   *runtime
+	base string // main API, e.g. http://127.0.0.1:41234
+	dex  string // dex API
+	key  string // all scopes, account "e2e"
+}
+
+// envOption adjusts the configuration before the env starts.
+type envOption func(*config.Config)
+
+func testLogger() *slog.Logger {
+	if os.Getenv("E2E_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// testConfig is the configuration every env starts from.
+func testConfig(t *testing.T) config.Config {
+	cfg, err := config.Load()
+	require.NoError(t, err)
+	cfg.DatabaseURL = pgtest.URL(t)
+	cfg.HTTPAddr = "127.0.0.1:0"
+	cfg.DexHTTPAddr = "127.0.0.1:0"
+	cfg.WebhookAllowed = "127.0.0.0/8"
+	cfg.ShutdownTimeout = 5 * time.Second
+	return cfg
+}
+
+// newEnv starts the HTTP servers and a worker; everything stops when the test ends.
+func newEnv(t *testing.T, opts ...envOption) *env {
+	t.Helper()
+	ts := sharedTemporal()
+	return newEnvWithClient(t, ts.GetDefaultClient(), true, opts...)
+}
+
+// newEnvWithClient is newEnv over a given Temporal client; withWorker=false leaves the work
+// undone until a worker is started (tests of durability start and stop their own).
+func newEnvWithClient(t *testing.T, tc client.Client, withWorker bool, opts ...envOption) *env {
+	t.Helper()
+	cfg := testConfig(t)
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pool, err := postgres.Open(ctx, cfg.DatabaseURL, 10)
+	require.NoError(t, err)
+	rt := newRuntime(cfg, testLogger(), pool, tc)
+	if withWorker {
+		w := newWorker(rt)
+		require.NoError(t, w.Start())
+		t.Cleanup(w.Stop)
+	}
+	mainLn, dexLn, err := listenHTTP(cfg)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- serveHTTP(ctx, rt, mainLn, dexLn, nil) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Errorf("http servers did not stop within 15s")
+		}
+		pool.Close()
+	})
+	e := &env{rt: rt, base: "http://" + mainLn.Addr().String(), dex: "http://" + dexLn.Addr().String()}
+	e.key = e.keyFor(t, "e2e", account.AllScopes...)
+	return e
+}
+
+// startWorker starts a worker for rt on its Temporal client; stop it to simulate a crash.
+func startWorker(t *testing.T, rt *runtime) worker.Worker {
+	t.Helper()
+	w := newWorker(rt)
+	require.NoError(t, w.Start())
+	return w
+}
+
+// keyFor creates a key for accountID with the given scopes.
+func (e *env) keyFor(t *testing.T, accountID string, scopes ...account.Scope) string {
+	t.Helper()
+	full, _, err := e.rt.app.Keys.Create(context.Background(), accountID, "e2e", scopes)
+	require.NoError(t, err)
+	return full
+}
+
+// resp is one HTTP answer.
+type resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body (numbers kept as json.Number so types can be checked).
+func (r resp) JSON(t *testing.T) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(r.Body))
+	dec.UseNumber()
+	var v any
+	require.NoError(t, dec.Decode(&v), "body: %s", r.Body)
+	return v
+}
+
+// Object decodes a JSON object body.
+func (r resp) Object(t *testing.T) map[string]any {
+	t.Helper()
+	m, ok := r.JSON(t).(map[string]any)
+	require.True(t, ok, "body is not a JSON object: %s", r.Body)
+	return m
+}
+
+var httpClient = &http.Client{Timeout: 30 * time.Second}
+
+// do sends a request to the main API with the env's key (unless headers set Authorization or
+// X-API-KEY themselves, or contain "Authorization", "" to send none). body may be nil, a
+// string or []byte (sent as is), or any value (sent as JSON). headers are key, value pairs.
+func (e *env) do(t *testing.T, method, path string, body any, headers ...string) resp {
+	t.Helper()
+	return e.doURL(t, method, e.base+path, body, headers...)
+}
+
+// doDex is do against the dex address.
+func (e *env) doDex(t *testing.T, method, path string, body any, headers ...string) resp {
+	t.Helper()
+	return e.doURL(t, method, e.dex+path, body, headers...)
+}
+
+func (e *env) doURL(t *testing.T, method, url string, body any, headers ...string) resp {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewReader([]byte(b))
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		require.NoError(t, err)
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	require.NoError(t, err)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	authSet := false
+	for i := 0; i+1 < len(headers); i += 2 {
+		if http.CanonicalHeaderKey(headers[i]) == "Authorization" || http.CanonicalHeaderKey(headers[i]) == "X-Api-Key" {
+			authSet = true
+			if headers[i+1] == "" {
+				continue
+			}
+		}
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	if !authSet {
+		req.Header.Set("Authorization", "Bearer "+e.key)
+	}
+	res, err := httpClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return resp{Status: res.StatusCode, Header: res.Header, Body: raw}
+}
+
