@@ -1,0 +1,59 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/kyt"
+	"github.com/tokenscope/tokenscope/ports"
+	"github.com/tokenscope/tokenscope/workflows"
+)
+
+// RetryAfter is the hint given to callers when Temporal does not answer.
+const RetryAfter = 2 * time.Second
+
+// unavailable maps a failed call to Temporal to the 503 the API answers. Faults pass through.
+func unavailable(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := fault.As(err); ok {
+		return err
+	}
+	return fault.Unavailable(what+": workflow service unavailable, retry later", RetryAfter, err)
+}
+
+// startIdempotent starts a workflow under a deterministic ID. A running one is reused
+// (conflict policy UseExisting); a closed one is not started again (reuse policy
+// RejectDuplicate), and that refusal is a success: the work it stood for is done.
+func startIdempotent(ctx context.Context, c client.Client, id, name string, arg any) error {
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       id,
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	}, name, arg)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return nil
+	}
+	return err
+}
+
+// KYTStarter implements ports.KYTStarter.
+type KYTStarter struct{ Client client.Client }
+
+var _ ports.KYTStarter = KYTStarter{}
+
+// StartRegistration starts the registration's workflow, or finds the one already started.
+func (s KYTStarter) StartRegistration(ctx context.Context, reg kyt.Registration) error {
+	id := workflows.KYTWorkflowID(reg.AccountID, string(reg.Kind), reg.ExternalID)
+	return unavailable("start kyt registration", startIdempotent(ctx, s.Client, id,
+		workflows.KYTRegistrationWorkflowName, workflows.KYTInput{Registration: reg}))
+}
