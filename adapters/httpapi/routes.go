@@ -20,6 +20,15 @@ func routes(r fiber.Router, h *handlers) {
 
 	r.Get("/v2/whoami", read, h.whoami)
 	// Read API (operations 1–9).
+	r.Get("/v2/token/search", read, h.searchTokens)
+	r.Get("/v2/token/:chain/multi", read, h.multiTokensV2)
+	r.Get("/v2/trade/:chain", read, h.listTrades)
+	r.Get("/v2/dexpools/:chain/:poolAddress/snapshots", read, h.listSnapshots)
+	r.Get("/v2/redpacket/wallet/:address/redpackets", read, h.walletRedPackets)
+	r.Get("/v2/redpacket", read, h.listRedPackets)
+	r.Get("/v2/redpacket/:id/claims", read, h.redPacketClaims)
+	r.Get("/v2/wallet/:chain/:walletAddress/pnl-by-token", read, h.pnlByToken)
+	r.Get("/v2/ranking/:chain/hotTokens/:duration", read, h.hotTokens)
 	// KYT (operations 10, 11).
 	// Jobs (operation 12).
 	// Webhooks (operations 13, 14 and the rest of the resource).
@@ -33,6 +42,7 @@ func dexRoutes(r fiber.Router, h *handlers) {
 	read := need(account.ScopeRead)
 	_ = read
 	// Multi-token detail (operation 2).
+	r.Get("/v1/token/:chain/multi", read, h.multiTokens)
 }
 
 // whoami tells a caller which account and scopes its key carries.

@@ -1,0 +1,607 @@
+package httpapi
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/page"
+	"github.com/tokenscope/tokenscope/domain/pnl"
+	"github.com/tokenscope/tokenscope/domain/pool"
+	"github.com/tokenscope/tokenscope/domain/redpacket"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// JSON shapes of the read API (operations 1–9). Decimals render as strings (shopspring's
+// MarshalJSON), counts the spec types as strings go through count, absent optional values are
+// null (never omitted), and every array is non-nil so it renders as [].
+
+// pageRequest reads cursor, limit (1..100, default def) and direction.
+func pageRequest(c *fiber.Ctx, def int) (ports.PageRequest, error) {
+	dir, err := page.ParseDirection(queryString(c, "direction"))
+	if err != nil {
+		return ports.PageRequest{}, err
+	}
+	limit, err := page.ParseLimit(queryString(c, "limit"), def, page.MaxLimit)
+	if err != nil {
+		return ports.PageRequest{}, err
+	}
+	return ports.PageRequest{Cursor: queryString(c, "cursor"), Limit: limit, Direction: dir}, nil
+}
+
+// secondsOrMillis reads a Unix time parameter. The spec says seconds while the public API's
+// examples are milliseconds, so values from 10^12 on (after September 2001 in ms, year 33658
+// in s) are taken as milliseconds. upper widens a second to its last millisecond, so an
+// inclusive upper bound in seconds keeps the whole second.
+func secondsOrMillis(c *fiber.Ctx, key string, upper bool) (*int64, error) {
+	v, err := queryInt64(c, key)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	if *v < 0 {
+		return nil, fault.Invalid(key, strconv.FormatInt(*v, 10), "must be a Unix time in seconds or milliseconds, not negative").
+			WithCode(fault.CodeInvalidTimestamp)
+	}
+	ms := *v
+	if ms < 1_000_000_000_000 {
+		ms *= 1000
+		if upper {
+			ms += 999
+		}
+	}
+	return &ms, nil
+}
+
+// nonNegative reads an optional integer parameter that must not be negative.
+func nonNegative(c *fiber.Ctx, key string) (*int64, error) {
+	v, err := queryInt64(c, key)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	if *v < 0 {
+		return nil, fault.Invalid(key, strconv.FormatInt(*v, 10), "must not be negative")
+	}
+	return v, nil
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func count(n int64) string { return strconv.FormatInt(n, 10) }
+
+func countPtr(n *int64) *string {
+	if n == nil {
+		return nil
+	}
+	s := count(*n)
+	return &s
+}
+
+type pageDTO[T any] struct {
+	Data        []T     `json:"data"`
+	StartCursor *string `json:"startCursor"`
+	EndCursor   *string `json:"endCursor"`
+	HasNext     bool    `json:"hasNext"`
+	HasPrev     bool    `json:"hasPrev"`
+}
+
+func toPage[A, B any](p page.Page[A], f func(A) B) pageDTO[B] {
+	out := pageDTO[B]{Data: make([]B, len(p.Items)), StartCursor: p.StartCursor, EndCursor: p.EndCursor,
+		HasNext: p.HasNext, HasPrev: p.HasPrev}
+	for i, v := range p.Items {
+		out.Data[i] = f(v)
+	}
+	return out
+}
+
+type redPacketPageDTO[T any] struct {
+	Records     []T     `json:"records"`
+	HasNextPage bool    `json:"hasNextPage"`
+	Total       int64   `json:"total"`
+	StartCursor *string `json:"startCursor"`
+	EndCursor   *string `json:"endCursor"`
+}
+
+func toRedPacketPage[A, B any](p ports.Counted[A], f func(A) B) redPacketPageDTO[B] {
+	out := redPacketPageDTO[B]{Records: make([]B, len(p.Items)), HasNextPage: p.HasNext, Total: p.Total,
+		StartCursor: p.StartCursor, EndCursor: p.EndCursor}
+	for i, v := range p.Items {
+		out.Records[i] = f(v)
+	}
+	return out
+}
+
+// --- tokens (v2 shape: search and ranking) ---
+
+type creatorDTO struct {
+	Address    string `json:"address"`
+	IsVerified bool   `json:"isVerified"`
+	Share      int64  `json:"share"`
+}
+
+func creators(cs []token.Creator) []creatorDTO {
+	out := make([]creatorDTO, len(cs))
+	for i, c := range cs {
+		out[i] = creatorDTO(c)
+	}
+	return out
+}
+
+type extraDTO struct {
+	CollectionAddress        *string `json:"collectionAddress"`
+	EditionNonce             *int64  `json:"editionNonce"`
+	FreezeAuthority          *string `json:"freezeAuthority"`
+	Fungible                 *bool   `json:"fungible"`
+	IsMutable                *bool   `json:"isMutable"`
+	IsNative                 *bool   `json:"isNative"`
+	IsVerifiedCollection     *bool   `json:"isVerifiedCollection"`
+	IsWrapped                *bool   `json:"isWrapped"`
+	Key                      *string `json:"key"`
+	LaunchFromProgramAddress *string `json:"launchFromProgramAddress"`
+	LaunchFromProtocolFamily *string `json:"launchFromProtocolFamily"`
+	MigratedAt               *int64  `json:"migratedAt"`
+	MigratedToPoolAddress    *string `json:"migratedToPoolAddress"`
+	MigratedToProgramAddress *string `json:"migratedToProgramAddress"`
+	MigratedToProtocolFamily *string `json:"migratedToProtocolFamily"`
+	MintAuthority            *string `json:"mintAuthority"`
+	PrimarySaleHappened      *bool   `json:"primarySaleHappened"`
+	ProgramAddress           *string `json:"programAddress"`
+	SellerFeeBasisPoints     *int64  `json:"sellerFeeBasisPoints"`
+	TokenStandard            *string `json:"tokenStandard"`
+	UpdateAuthority          *string `json:"updateAuthority"`
+}
+
+// extra renders the extension/extra object; migratedAt is divided by unit (1 for the v2
+// shape's milliseconds, 1000 for the multi-detail shape's seconds).
+func extra(e token.Extra, unit int64) extraDTO {
+	var migrated *int64
+	if e.MigratedAt != nil {
+		v := *e.MigratedAt / unit
+		migrated = &v
+	}
+	return extraDTO{
+		CollectionAddress: nullable(e.CollectionAddress), EditionNonce: e.EditionNonce, FreezeAuthority: nullable(e.FreezeAuthority),
+		Fungible: e.Fungible, IsMutable: e.IsMutable, IsNative: e.IsNative, IsVerifiedCollection: e.IsVerifiedCollection,
+		IsWrapped: e.IsWrapped, Key: nullable(e.Key), LaunchFromProgramAddress: nullable(e.LaunchFromProgramAddress),
+		LaunchFromProtocolFamily: nullable(e.LaunchFromProtocolFamily), MigratedAt: migrated,
+		MigratedToPoolAddress: nullable(e.MigratedToPoolAddress), MigratedToProgramAddress: nullable(e.MigratedToProgramAddress),
+		MigratedToProtocolFamily: nullable(e.MigratedToProtocolFamily), MintAuthority: nullable(e.MintAuthority),
+		PrimarySaleHappened: e.PrimarySaleHappened, ProgramAddress: nullable(e.ProgramAddress),
+		SellerFeeBasisPoints: e.SellerFeeBasisPoints, TokenStandard: nullable(e.TokenStandard),
+		UpdateAuthority: nullable(e.UpdateAuthority),
+	}
+}
+
+// socials renders every socialMedias key of the spec, null when the token has no such link.
+func socials(s token.Socials) map[string]*string {
+	out := make(map[string]*string, len(token.SocialKeys))
+	for _, k := range token.SocialKeys {
+		out[k] = nullable(s.Get(k))
+	}
+	return out
+}
+
+// marketDataV2 renders the v2 marketData object: every value a decimal string.
+func marketDataV2(m token.MarketData) map[string]decimal.Decimal {
+	out := map[string]decimal.Decimal{
+		"top10HoldingsRatio": m.Top10.HoldingsRatio, "top10TotalHoldings": m.Top10.TotalHoldings,
+		"top50HoldingsRatio": m.Top50.HoldingsRatio, "top50TotalHoldings": m.Top50.TotalHoldings,
+		"top100HoldingsRatio": m.Top100.HoldingsRatio, "top100TotalHoldings": m.Top100.TotalHoldings,
+		"circulatingSupply": m.CirculatingSupply, "completionRatio": m.CompletionRatio, "fdvInSol": m.FDVInSol,
+		"fdvInUsd": m.FDVInUSD, "holders": m.Holders, "marketCapInSol": m.MarketCapInSol, "marketCapInUsd": m.MarketCapInUSD,
+		"maxPoolTvlInSol": m.MaxPoolTVLInSol, "maxPoolTvlInUsd": m.MaxPoolTVLInUSD, "priceInSol": m.PriceInSol,
+		"priceInUsd": m.PriceInUSD, "totalSupply": m.TotalSupply, "totalTvlInSol": m.TotalTVLInSol,
+		"totalTvlInUsd": m.TotalTVLInUSD,
+	}
+	for _, g := range token.AllHolderGroups {
+		h := m.Group(g)
+		out[string(g)+"HoldingsRatio"] = h.HoldingsRatio
+		out[string(g)+"TotalHolders"] = h.TotalHolders
+		out[string(g)+"TotalHoldings"] = h.TotalHoldings
+	}
+	return out
+}
+
+type statsV2DTO struct {
+	Address string                                `json:"address"`
+	Periods map[string]map[string]decimal.Decimal `json:"periods"`
+}
+
+// period renders one stats.periods entry; counts are decimal strings in the v2 shape.
+func period(s token.PeriodStats) map[string]decimal.Decimal {
+	n := decimal.NewFromInt
+	return map[string]decimal.Decimal{
+		"buyVolumeInUsd": s.BuyVolumeInUSD, "buyers": n(s.Buyers), "buys": n(s.Buys), "closeInUsd": s.CloseInUSD,
+		"currentLiquidityInUsd": s.CurrentLiquidityInUSD, "highInUsd": s.HighInUSD, "lowInUsd": s.LowInUSD,
+		"openInUsd": s.OpenInUSD, "priceChangeRatioInUsd": s.PriceChangeRatioInUSD, "sellVolumeInUsd": s.SellVolumeInUSD,
+		"sellers": n(s.Sellers), "sells": n(s.Sells), "totalVolumeInUsd": s.TotalVolumeInUSD, "traders": n(s.Traders),
+		"trades": n(s.Trades),
+	}
+}
+
+type tokenV2DTO struct {
+	Address                 string                     `json:"address"`
+	Chain                   string                     `json:"chain"`
+	Decimals                int32                      `json:"decimals"`
+	Name                    string                     `json:"name"`
+	Symbol                  string                     `json:"symbol"`
+	VendorCoinID            *string                    `json:"vendorCoinId"`
+	Description             *string                    `json:"description"`
+	DevLastTokenCreatedAt   *string                    `json:"devLastTokenCreatedAt"`
+	DevTotalTokens          *string                    `json:"devTotalTokens"`
+	Extension               extraDTO                   `json:"extension"`
+	Extra                   extraDTO                   `json:"extra"`
+	ImageURL                *string                    `json:"imageUrl"`
+	Market                  *string                    `json:"market"`
+	MarketData              map[string]decimal.Decimal `json:"marketData"`
+	MetadataAddress         *string                    `json:"metadataAddress"`
+	SocialMedias            map[string]*string         `json:"socialMedias"`
+	Stats                   statsV2DTO                 `json:"stats"`
+	TokenCreatedAt          *int64                     `json:"tokenCreatedAt"`
+	TokenCreatedBlockHeight *string                    `json:"tokenCreatedBlockHeight"`
+	TokenCreatedSlot        *string                    `json:"tokenCreatedSlot"`
+	TokenCreatedTxSignature *string                    `json:"tokenCreatedTxSignature"`
+	TokenCreators           []creatorDTO               `json:"tokenCreators"`
+	URI                     *string                    `json:"uri"`
+}
+
+func tokenV2(d token.Detail) tokenV2DTO {
+	var devLast *string
+	if d.DevLastTokenCreatedAt != nil {
+		s := d.DevLastTokenCreatedAt.UTC().Format(time.RFC3339Nano)
+		devLast = &s
+	}
+	periods := make(map[string]map[string]decimal.Decimal, len(token.AllWindows))
+	for _, w := range token.AllWindows {
+		periods[string(w)] = period(d.Period(w))
+	}
+	return tokenV2DTO{
+		Address: d.Address, Chain: string(d.Chain), Decimals: d.Decimals, Name: d.Name, Symbol: d.Symbol,
+		VendorCoinID: nullable(d.VendorCoinID), Description: nullable(d.Description), DevLastTokenCreatedAt: devLast,
+		DevTotalTokens: countPtr(d.DevTotalTokens), Extension: extra(d.Extra, 1), Extra: extra(d.Extra, 1),
+		ImageURL: nullable(d.ImageURL), Market: nullable(d.Market), MarketData: marketDataV2(d.MarketData),
+		MetadataAddress: nullable(d.MetadataAddress), SocialMedias: socials(d.Socials),
+		Stats: statsV2DTO{Address: d.Address, Periods: periods}, TokenCreatedAt: d.CreatedAt,
+		TokenCreatedBlockHeight: countPtr(d.CreatedBlockHeight), TokenCreatedSlot: countPtr(d.CreatedSlot),
+		TokenCreatedTxSignature: nullable(d.CreatedTxSignature), TokenCreators: creators(d.Creators), URI: nullable(d.URI),
+	}
+}
+
+// tokenFastDTO is search's fast mode: the identity fields plus the numbers search sorts on, in
+// the places the v2 record keeps them (liquidity is marketData.totalTvlInUsd, the 24h volume
+// and trade count are stats.periods["24h"]).
+type tokenFastDTO struct {
+	Address        string                     `json:"address"`
+	Chain          string                     `json:"chain"`
+	Decimals       int32                      `json:"decimals"`
+	Name           string                     `json:"name"`
+	Symbol         string                     `json:"symbol"`
+	ImageURL       *string                    `json:"imageUrl"`
+	TokenCreatedAt *int64                     `json:"tokenCreatedAt"`
+	MarketData     map[string]decimal.Decimal `json:"marketData"`
+	Stats          statsV2DTO                 `json:"stats"`
+}
+
+func tokenFast(d token.Detail) tokenFastDTO {
+	day := d.Period(token.Window24h)
+	return tokenFastDTO{
+		Address: d.Address, Chain: string(d.Chain), Decimals: d.Decimals, Name: d.Name, Symbol: d.Symbol,
+		ImageURL: nullable(d.ImageURL), TokenCreatedAt: d.CreatedAt,
+		MarketData: map[string]decimal.Decimal{"priceInUsd": d.MarketData.PriceInUSD, "marketCapInUsd": d.MarketData.MarketCapInUSD,
+			"totalTvlInUsd": d.MarketData.TotalTVLInUSD, "holders": d.MarketData.Holders},
+		Stats: statsV2DTO{Address: d.Address, Periods: map[string]map[string]decimal.Decimal{
+			string(token.Window24h): {"totalVolumeInUsd": day.TotalVolumeInUSD, "trades": decimal.NewFromInt(day.Trades)}}},
+	}
+}
+
+// --- tokens (multi-detail shape) ---
+
+type extensionDTO struct {
+	Website *string `json:"website"`
+	Twitter *string `json:"twitter"`
+}
+
+type liquidityDTO struct {
+	ProgramAddress string          `json:"programAddress"`
+	ProtocolFamily string          `json:"protocolFamily"`
+	Image          string          `json:"image"`
+	Chain          string          `json:"chain"`
+	PoolAddress    string          `json:"poolAddress"`
+	ProtocolName   string          `json:"protocolName"`
+	TokenAAddress  string          `json:"tokenAAddress"`
+	TokenBAddress  string          `json:"tokenBAddress"`
+	TvlInUsd       decimal.Decimal `json:"tvlInUsd"`
+	TvlInSol       decimal.Decimal `json:"tvlInSol"`
+}
+
+type multiTokenDTO struct {
+	Chain           string             `json:"chain"`
+	Decimals        int32              `json:"decimals"`
+	Name            string             `json:"name"`
+	Symbol          string             `json:"symbol"`
+	Address         string             `json:"address"`
+	Stats           map[string]any     `json:"stats"`
+	MarketData      map[string]any     `json:"marketData"`
+	MetadataAddress *string            `json:"metadataAddress"`
+	TokenCreators   []creatorDTO       `json:"tokenCreators"`
+	ImageURL        *string            `json:"imageUrl"`
+	URI             *string            `json:"uri"`
+	Extra           extraDTO           `json:"extra"`
+	SocialMedias    map[string]*string `json:"socialMedias"`
+	TokenCreatedAt  *int64             `json:"tokenCreatedAt"`
+	Description     *string            `json:"description"`
+	Market          *string            `json:"market"`
+	Extension       extensionDTO       `json:"extension"`
+	Liquidity       []liquidityDTO     `json:"liquidity"`
+}
+
+// multiToken renders the multi-detail record; chainName is the chain as the request named it
+// (ethereum is stored as eth).
+func multiToken(d token.Detail, chainName string) multiTokenDTO {
+	stats := map[string]any{"address": d.Address}
+	for _, w := range token.AllWindows {
+		s, p := d.Period(w), string(w)
+		stats["price"+p] = s.CloseInUSD
+		stats["buyVolumes"+p] = s.BuyVolume
+		stats["sellsVolumes"+p] = s.SellVolume
+		stats["volumes"+p] = s.TotalVolume
+		stats["buyVolumesInUsd"+p] = s.BuyVolumeInUSD
+		stats["sellVolumesInUsd"+p] = s.SellVolumeInUSD
+		stats["volumesInUsd"+p] = s.TotalVolumeInUSD
+		stats["openPriceInUsd"+p] = s.OpenInUSD
+		stats["closePriceInUsd"+p] = s.CloseInUSD
+		stats["priceChangeRatioInUsd"+p] = s.PriceChangeRatioInUSD
+		stats["highInUsd"+p] = s.HighInUSD
+		stats["lowInUsd"+p] = s.LowInUSD
+		stats["buys"+p] = s.Buys
+		stats["sells"+p] = s.Sells
+		stats["buyers"+p] = s.Buyers
+		stats["sellers"+p] = s.Sellers
+		stats["trades"+p] = s.Trades
+		stats["traders"+p] = s.Traders
+	}
+	m := d.MarketData
+	dev := m.Group(token.Dev)
+	md := map[string]any{
+		"totalSupply": m.TotalSupply, "marketCapInSol": m.MarketCapInSol, "marketCapInUsd": m.MarketCapInUSD,
+		"top10TotalHoldings": m.Top10.TotalHoldings, "top10HoldingsRatio": m.Top10.HoldingsRatio,
+		"top100TotalHoldings": m.Top100.TotalHoldings, "top100HoldingsRatio": m.Top100.HoldingsRatio,
+		"priceInSol": m.PriceInSol, "priceInUsd": m.PriceInUSD, "tvlInSol": m.TotalTVLInSol, "tvlInUsd": m.TotalTVLInUSD,
+		"completionRatio": m.CompletionRatio, "devTeamAmount": m.CreatorHoldings(), "devTeamRatio": m.CreatorHoldingsRatio(),
+		"holders": m.Holders.IntPart(), "devTeamCount": dev.TotalHolders.IntPart(),
+	}
+	liq := make([]liquidityDTO, len(d.Pools))
+	for i, p := range d.Pools {
+		liq[i] = liquidityDTO{ProgramAddress: p.ProgramAddress, ProtocolFamily: p.ProtocolFamily, Image: p.Image, Chain: chainName,
+			PoolAddress: p.PoolAddress, ProtocolName: p.ProtocolName, TokenAAddress: p.TokenAAddress, TokenBAddress: p.TokenBAddress,
+			TvlInUsd: p.TVLInUSD, TvlInSol: p.TVLInSol}
+	}
+	return multiTokenDTO{
+		Chain: chainName, Decimals: d.Decimals, Name: d.Name, Symbol: d.Symbol, Address: d.Address, Stats: stats, MarketData: md,
+		MetadataAddress: nullable(d.MetadataAddress), TokenCreators: creators(d.Creators), ImageURL: nullable(d.ImageURL),
+		URI: nullable(d.URI), Extra: extra(d.Extra, 1000), SocialMedias: socials(d.Socials), TokenCreatedAt: d.CreatedAt,
+		Description: nullable(d.Description), Market: nullable(d.Market),
+		Extension: extensionDTO{Website: nullable(d.Socials.Get(token.SocialWebsite)), Twitter: nullable(d.Socials.Get(token.SocialTwitter))},
+		Liquidity: liq,
+	}
+}
+
+// --- trades ---
+
+type tradeDTO struct {
+	AccountOwnerAddress     string          `json:"accountOwnerAddress"`
+	BlockHeight             int64           `json:"blockHeight"`
+	BlockTimestamp          int64           `json:"blockTimestamp"`
+	Chain                   string          `json:"chain"`
+	PoolAddress             string          `json:"poolAddress"`
+	TokenAddress            string          `json:"tokenAddress"`
+	TokenName               string          `json:"tokenName"`
+	TokenSymbol             string          `json:"tokenSymbol"`
+	TokenImageURL           string          `json:"tokenImageUrl"`
+	TokenAmount             decimal.Decimal `json:"tokenAmount"`
+	TokenAmountInNative     decimal.Decimal `json:"tokenAmountInNative"`
+	TokenAmountInUsd        decimal.Decimal `json:"tokenAmountInUsd"`
+	TokenPriceInNative      decimal.Decimal `json:"tokenPriceInNative"`
+	TokenPriceInUsd         decimal.Decimal `json:"tokenPriceInUsd"`
+	SideTokenAddress        string          `json:"sideTokenAddress"`
+	SideTokenName           string          `json:"sideTokenName"`
+	SideTokenSymbol         string          `json:"sideTokenSymbol"`
+	SideTokenImageURL       string          `json:"sideTokenImageUrl"`
+	SideTokenAmount         decimal.Decimal `json:"sideTokenAmount"`
+	SideTokenAmountInNative decimal.Decimal `json:"sideTokenAmountInNative"`
+	SideTokenAmountInUsd    decimal.Decimal `json:"sideTokenAmountInUsd"`
+	SideTokenPriceInNative  decimal.Decimal `json:"sideTokenPriceInNative"`
+	SideTokenPriceInUsd     decimal.Decimal `json:"sideTokenPriceInUsd"`
+	Status                  string          `json:"status"`
+	TransactionSignature    string          `json:"transactionSignature"`
+	Type                    string          `json:"type"`
+	DexImage                string          `json:"dexImage"`
+	DexProgramAddress       string          `json:"dexProgramAddress"`
+	DexProtocolFamily       string          `json:"dexProtocolFamily"`
+}
+
+func tradeOut(t trade.Trade) tradeDTO {
+	return tradeDTO{
+		AccountOwnerAddress: t.Wallet, BlockHeight: t.BlockHeight, BlockTimestamp: t.BlockTimestamp, Chain: string(t.Chain),
+		PoolAddress: t.PoolAddress, TokenAddress: t.TokenAddress, TokenName: t.TokenName, TokenSymbol: t.TokenSymbol,
+		TokenImageURL: t.TokenImageURL, TokenAmount: t.TokenAmount, TokenAmountInNative: t.TokenAmountInNative,
+		TokenAmountInUsd: t.TokenAmountInUSD, TokenPriceInNative: t.TokenPriceInNative, TokenPriceInUsd: t.TokenPriceInUSD,
+		SideTokenAddress: t.SideTokenAddress, SideTokenName: t.SideTokenName, SideTokenSymbol: t.SideTokenSymbol,
+		SideTokenImageURL: t.SideTokenImageURL, SideTokenAmount: t.SideTokenAmount, SideTokenAmountInNative: t.SideTokenAmountInNative,
+		SideTokenAmountInUsd: t.SideTokenAmountInUSD, SideTokenPriceInNative: t.SideTokenPriceInNative,
+		SideTokenPriceInUsd: t.SideTokenPriceInUSD, Status: string(t.Status), TransactionSignature: t.TransactionSignature,
+		Type: string(t.Side), DexImage: t.DexImage, DexProgramAddress: t.DexProgramAddress, DexProtocolFamily: t.DexProtocolFamily,
+	}
+}
+
+// --- pool snapshots ---
+
+type poolSideDTO struct {
+	AmountInNative decimal.Decimal `json:"amountInNative"`
+	AmountInUsd    decimal.Decimal `json:"amountInUsd"`
+	Decimals       int32           `json:"decimals"`
+	PriceNative    decimal.Decimal `json:"priceNative"`
+	PriceUsd       decimal.Decimal `json:"priceUsd"`
+	TokenAddress   string          `json:"tokenAddress"`
+	VaultAmount    string          `json:"vaultAmount"`
+}
+
+type snapshotDTO struct {
+	BlockHeight    int64           `json:"blockHeight"`
+	BlockSlot      *int64          `json:"blockSlot"`
+	BlockTimestamp int64           `json:"blockTimestamp"`
+	SnapshotTime   int64           `json:"snapshotTime"`
+	PoolAddress    string          `json:"poolAddress"`
+	TokenA         poolSideDTO     `json:"tokenA"`
+	TokenB         poolSideDTO     `json:"tokenB"`
+	TvlInNative    decimal.Decimal `json:"tvlInNative"`
+	TvlInUsd       decimal.Decimal `json:"tvlInUsd"`
+}
+
+func poolSide(s pool.Side) poolSideDTO {
+	return poolSideDTO{AmountInNative: s.AmountInNative, AmountInUsd: s.AmountInUSD, Decimals: s.Decimals,
+		PriceNative: s.PriceNative, PriceUsd: s.PriceUSD, TokenAddress: s.TokenAddress, VaultAmount: string(s.VaultAmount)}
+}
+
+func snapshotOut(s pool.Snapshot) snapshotDTO {
+	return snapshotDTO{BlockHeight: s.BlockHeight, BlockSlot: s.BlockSlot, BlockTimestamp: s.BlockTimestamp,
+		SnapshotTime: s.SnapshotTime, PoolAddress: s.PoolAddress, TokenA: poolSide(s.TokenA), TokenB: poolSide(s.TokenB),
+		TvlInNative: s.TVLInNative, TvlInUsd: s.TVLInUSD}
+}
+
+// --- red packets ---
+
+type redPacketDTO struct {
+	ID             string `json:"id"`
+	Creator        string `json:"creator"`
+	ClaimAuthority string `json:"claimAuthority"`
+	Mint           string `json:"mint"`
+	Chain          string `json:"chain"`
+	MaxClaims      int32  `json:"maxClaims"`
+	ClaimedCount   int32  `json:"claimedCount"`
+	TotalAmount    string `json:"totalAmount"`
+	ClaimedAmount  string `json:"claimedAmount"`
+	RefundedAmount string `json:"refundedAmount"`
+	CreatedAt      int64  `json:"createdAt"`
+	ExpiredAt      int64  `json:"expiredAt"`
+	Expiration     int64  `json:"expiration"`
+	Expired        bool   `json:"expired"`
+	Memo           string `json:"memo"`
+	ShareID        string `json:"shareId"`
+	TxHash         string `json:"txHash"`
+}
+
+// smallest renders an integer amount in smallest units (no decimal point, whatever scale
+// Postgres returned it with).
+func smallest(d decimal.Decimal) string { return d.Truncate(0).String() }
+
+func redPacketOut(p redpacket.RedPacket) redPacketDTO {
+	return redPacketDTO{ID: p.ID, Creator: p.Creator, ClaimAuthority: p.ClaimAuthority, Mint: p.Mint, Chain: string(p.Chain),
+		MaxClaims: p.MaxClaims, ClaimedCount: p.ClaimedCount, TotalAmount: smallest(p.TotalAmount),
+		ClaimedAmount: smallest(p.ClaimedAmount), RefundedAmount: smallest(p.RefundedAmount), CreatedAt: p.CreatedAt,
+		ExpiredAt: p.ExpiredAt, Expiration: p.Expiration, Expired: p.Expired, Memo: p.Memo, ShareID: p.ShareID, TxHash: p.TxHash}
+}
+
+type claimDTO struct {
+	Amount    string `json:"amount"`
+	Claimer   string `json:"claimer"`
+	Mint      string `json:"mint"`
+	PacketID  string `json:"packetId"`
+	Chain     string `json:"chain"`
+	ClaimedAt int64  `json:"claimedAt"`
+	Creator   string `json:"creator"`
+	TxHash    string `json:"txHash"`
+}
+
+func claimOut(c redpacket.Claim) claimDTO {
+	return claimDTO{Amount: smallest(c.Amount), Claimer: c.Claimer, Mint: c.Mint, PacketID: c.PacketID, Chain: string(c.Chain),
+		ClaimedAt: c.ClaimedAt, Creator: c.Creator, TxHash: c.TxHash}
+}
+
+// --- wallet PnL ---
+
+type pnlEntryDTO struct {
+	AvgBuyPriceInUsd       decimal.Decimal `json:"avgBuyPriceInUsd"`
+	AvgProfitPerTradeInUsd decimal.Decimal `json:"avgProfitPerTradeInUsd"`
+	AvgSellPriceInUsd      decimal.Decimal `json:"avgSellPriceInUsd"`
+	Balance                decimal.Decimal `json:"balance"`
+	BuyAmount              decimal.Decimal `json:"buyAmount"`
+	BuyAmountInUsd         decimal.Decimal `json:"buyAmountInUsd"`
+	CurrentValue           decimal.Decimal `json:"currentValue"`
+	PriceInUsd             decimal.Decimal `json:"priceInUsd"`
+	RealizedProfitInUsd    decimal.Decimal `json:"realizedProfitInUsd"`
+	RealizedProfitRatio    decimal.Decimal `json:"realizedProfitRatio"`
+	SellAmount             decimal.Decimal `json:"sellAmount"`
+	SellAmountInUsd        decimal.Decimal `json:"sellAmountInUsd"`
+	TotalProfitInUsd       decimal.Decimal `json:"totalProfitInUsd"`
+	TotalProfitRatio       decimal.Decimal `json:"totalProfitRatio"`
+	UnrealizedProfitInUsd  decimal.Decimal `json:"unrealizedProfitInUsd"`
+	UnrealizedProfitRatio  decimal.Decimal `json:"unrealizedProfitRatio"`
+	Buys                   string          `json:"buys"`
+	Sells                  string          `json:"sells"`
+	TotalTrades            string          `json:"totalTrades"`
+	TokenAddress           string          `json:"tokenAddress"`
+	WalletAddress          string          `json:"walletAddress"`
+	LogoURI                string          `json:"logoUri"`
+	Name                   string          `json:"name"`
+	Symbol                 string          `json:"symbol"`
+	Decimals               int32           `json:"decimals"`
+	IsClosed               bool            `json:"isClosed"`
+}
+
+func pnlEntryOut(e market.PnLEntry) pnlEntryDTO {
+	return pnlEntryDTO{
+		AvgBuyPriceInUsd: e.AvgBuyPriceInUSD, AvgProfitPerTradeInUsd: e.AvgProfitPerTradeInUSD, AvgSellPriceInUsd: e.AvgSellPriceInUSD,
+		Balance: e.Balance, BuyAmount: e.BuyAmount, BuyAmountInUsd: e.BuyAmountInUSD, CurrentValue: e.CurrentValue,
+		PriceInUsd: e.PriceInUSD, RealizedProfitInUsd: e.RealizedProfitInUSD, RealizedProfitRatio: e.RealizedProfitRatio,
+		SellAmount: e.SellAmount, SellAmountInUsd: e.SellAmountInUSD, TotalProfitInUsd: e.TotalProfitInUSD,
+		TotalProfitRatio: e.TotalProfitRatio, UnrealizedProfitInUsd: e.UnrealizedProfitInUSD,
+		UnrealizedProfitRatio: e.UnrealizedProfitRatio, Buys: count(e.Buys), Sells: count(e.Sells), TotalTrades: count(e.TotalTrades),
+		TokenAddress: e.TokenAddress, WalletAddress: e.WalletAddress, LogoURI: e.LogoURI, Name: e.Name, Symbol: e.Symbol,
+		Decimals: e.Decimals, IsClosed: e.IsClosed,
+	}
+}
+
+type pnlSummaryDTO struct {
+	AvgProfitPerTradeInUsd decimal.Decimal `json:"avgProfitPerTradeInUsd"`
+	BuyAmountInUsd         decimal.Decimal `json:"buyAmountInUsd"`
+	CurrentValue           decimal.Decimal `json:"currentValue"`
+	RealizedProfitInUsd    decimal.Decimal `json:"realizedProfitInUsd"`
+	RealizedProfitRatio    decimal.Decimal `json:"realizedProfitRatio"`
+	SellAmountInUsd        decimal.Decimal `json:"sellAmountInUsd"`
+	TotalCostInUsd         decimal.Decimal `json:"totalCostInUsd"`
+	TotalProfitInUsd       decimal.Decimal `json:"totalProfitInUsd"`
+	UnrealizedProfitInUsd  decimal.Decimal `json:"unrealizedProfitInUsd"`
+	WinRate                decimal.Decimal `json:"winRate"`
+	Buys                   string          `json:"buys"`
+	Sells                  string          `json:"sells"`
+	Losses                 string          `json:"losses"`
+	Wins                   string          `json:"wins"`
+	Tokens                 string          `json:"tokens"`
+	TotalTrades            string          `json:"totalTrades"`
+}
+
+func pnlSummaryOut(s pnl.Summary) pnlSummaryDTO {
+	return pnlSummaryDTO{
+		AvgProfitPerTradeInUsd: s.AvgProfitPerTradeInUSD, BuyAmountInUsd: s.BuyAmountInUSD, CurrentValue: s.CurrentValue,
+		RealizedProfitInUsd: s.RealizedProfitInUSD, RealizedProfitRatio: s.RealizedProfitRatio, SellAmountInUsd: s.SellAmountInUSD,
+		TotalCostInUsd: s.TotalCostInUSD, TotalProfitInUsd: s.TotalProfitInUSD, UnrealizedProfitInUsd: s.UnrealizedProfitInUSD,
+		WinRate: s.WinRate, Buys: count(s.Buys), Sells: count(s.Sells), Losses: count(s.Losses), Wins: count(s.Wins),
+		Tokens: count(s.Tokens), TotalTrades: count(s.TotalTrades),
+	}
+}
+
+type pnlPageDTO struct {
+	pageDTO[pnlEntryDTO]
+	Summary pnlSummaryDTO `json:"summary"`
+}

@@ -1,0 +1,124 @@
+package httpapi
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/page"
+	"github.com/tokenscope/tokenscope/domain/token"
+)
+
+// searchTokens is operation 1, GET /v2/token/search.
+func (h *handlers) searchTokens(c *fiber.Ctx) error {
+	var r market.SearchRequest
+	r.Query = queryString(c, "q")
+	chains, err := boundedList(c, "chains")
+	if err != nil {
+		return err
+	}
+	for _, v := range chains {
+		ch, err := chain.Parse("chains", v)
+		if err != nil {
+			return err
+		}
+		r.Chains = append(r.Chains, ch)
+	}
+	if r.Protocols, err = boundedList(c, "protocols"); err != nil {
+		return err
+	}
+	if r.SortBy, err = market.ParseSearchSort(queryString(c, "sortBy")); err != nil {
+		return err
+	}
+	if r.Desc, err = token.ParseSortDirection("sort", queryString(c, "sort")); err != nil {
+		return err
+	}
+	switch mode := strings.ToLower(queryString(c, "mode")); mode {
+	case "", "fast":
+	case "normal":
+		r.Normal = true
+	default:
+		return fault.InvalidParam("mode", queryString(c, "mode"), "fast", "normal")
+	}
+	if r.Page, err = pageRequest(c, page.DefaultLimit); err != nil {
+		return err
+	}
+	pg, err := h.app.Market.Search(c.UserContext(), r)
+	if err != nil {
+		return err
+	}
+	if r.Normal {
+		return c.JSON(toPage(pg, tokenV2))
+	}
+	return c.JSON(toPage(pg, tokenFast))
+}
+
+// multiRequest parses the parameters shared by both multi-detail paths.
+func multiRequest(c *fiber.Ctx, ch chain.Chain, fields []token.Field) (market.MultiRequest, error) {
+	r := market.MultiRequest{Chain: ch}
+	addrs, err := boundedList(c, "tokenAddresses")
+	if err != nil {
+		return r, err
+	}
+	if len(addrs) == 0 {
+		return r, fault.Missing("tokenAddresses")
+	}
+	r.Addresses = addrs
+	if s := queryString(c, "sortBy"); s != "" {
+		if r.SortBy, err = token.ParseField("sortBy", s, fields); err != nil {
+			return r, err
+		}
+	}
+	if r.Desc, err = token.ParseSortDirection("sortDirection", queryString(c, "sortDirection")); err != nil {
+		return r, err
+	}
+	r.Filters, err = token.ParseFilters("filterBy", queryString(c, "filterBy"), fields)
+	return r, err
+}
+
+// multiTokens is operation 2, GET {dex_base_url}/v1/token/{chain}/multi: the multi-detail shape
+// over the ten chains of the v1 path.
+func (h *handlers) multiTokens(c *fiber.Ctx) error {
+	ch, err := chain.ParseMulti("chain", c.Params("chain"))
+	if err != nil {
+		return err
+	}
+	r, err := multiRequest(c, ch, token.MultiFields)
+	if err != nil {
+		return err
+	}
+	ds, err := h.app.Market.Multi(c.UserContext(), r)
+	if err != nil {
+		return err
+	}
+	out := make([]multiTokenDTO, len(ds))
+	for i, d := range ds {
+		out[i] = multiToken(d, string(ch))
+	}
+	return c.JSON(out)
+}
+
+// multiTokensV2 is the public API's v2 path, GET /v2/token/{chain}/multi: the same lookup over
+// the v2 chains, rendered as v2 token records.
+func (h *handlers) multiTokensV2(c *fiber.Ctx) error {
+	ch, err := chain.Parse("chain", c.Params("chain"))
+	if err != nil {
+		return err
+	}
+	r, err := multiRequest(c, ch, token.RankingFields)
+	if err != nil {
+		return err
+	}
+	ds, err := h.app.Market.Multi(c.UserContext(), r)
+	if err != nil {
+		return err
+	}
+	out := make([]tokenV2DTO, len(ds))
+	for i, d := range ds {
+		out[i] = tokenV2(d)
+	}
+	return c.JSON(out)
+}

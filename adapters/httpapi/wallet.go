@@ -1,0 +1,35 @@
+package httpapi
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/fault"
+)
+
+// pnlByToken is operation 8, GET /v2/wallet/{chain}/{walletAddress}/pnl-by-token. The default
+// page holds all (at most 100) requested tokens, because clients generated from the public
+// API cannot send cursor or limit on this operation.
+func (h *handlers) pnlByToken(c *fiber.Ctx) error {
+	ch, err := chain.Parse("chain", c.Params("chain"))
+	if err != nil {
+		return err
+	}
+	tokens, err := boundedList(c, "tokenAddresses")
+	if err != nil {
+		return err
+	}
+	if len(tokens) == 0 {
+		return fault.Missing("tokenAddresses")
+	}
+	p, err := pageRequest(c, market.MaxAddresses)
+	if err != nil {
+		return err
+	}
+	res, err := h.app.Market.PnLByToken(c.UserContext(), ch, c.Params("walletAddress"), tokens, p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(pnlPageDTO{pageDTO: toPage(res.Page, pnlEntryOut), Summary: pnlSummaryOut(res.Summary)})
+}
