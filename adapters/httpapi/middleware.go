@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime/debug"
 	"strings"
@@ -154,4 +155,40 @@ func need(s account.Scope) fiber.Handler {
 func principal(c *fiber.Ctx) account.Principal {
 	p, _ := c.Locals(localsPrincipal).(account.Principal)
 	return p
+}
+
+// streamedPaths may send bodies above BodyLimit; their handlers read the stream themselves
+// and must bound what they accept.
+var streamedPaths = map[string]bool{"/v2/ingest": true}
+
+// withBodyLimit enforces BodyLimit on every other route. The server streams request bodies (so
+// the ingest route can take large NDJSON uploads), which means fasthttp no longer rejects big
+// bodies itself: this reads at most max+1 bytes and answers 413. A request refused before its
+// body was read closes the connection, so the unread bytes are never parsed as a next request.
+func withBodyLimit(max int) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if streamedPaths[c.Path()] {
+			return c.Next()
+		}
+		req := c.Request()
+		if cl := req.Header.ContentLength(); cl > max {
+			c.Set(fiber.HeaderConnection, "close")
+			return fault.TooLarge("request body exceeds 1 MiB")
+		}
+		if req.IsBodyStream() {
+			buf, err := io.ReadAll(io.LimitReader(c.Context().RequestBodyStream(), int64(max)+1))
+			if err != nil {
+				c.Set(fiber.HeaderConnection, "close")
+				return fault.Invalid("body", "", "could not read the request body")
+			}
+			if len(buf) > max {
+				c.Set(fiber.HeaderConnection, "close")
+				return fault.TooLarge("request body exceeds 1 MiB")
+			}
+			req.SetBody(buf)
+		} else if len(req.Body()) > max {
+			return fault.TooLarge("request body exceeds 1 MiB")
+		}
+		return c.Next()
+	}
 }

@@ -35,16 +35,17 @@ type handlers struct {
 
 func newFiber(d Deps, name string) *fiber.App {
 	f := fiber.New(fiber.Config{
-		AppName:               name,
-		ErrorHandler:          errorHandler(d.Log),
-		BodyLimit:             BodyLimit,
+		AppName:      name,
+		ErrorHandler: errorHandler(d.Log),
+		// The real 1 MiB limit is withBodyLimit; this ceiling only bounds the streamed ingest route.
+		BodyLimit:             512 << 20,
 		DisableStartupMessage: true,
 		ReadTimeout:           30 * time.Second,
 		IdleTimeout:           120 * time.Second,
 		// Streaming request bodies lets the ingest route read NDJSON without buffering it whole.
 		StreamRequestBody: true,
 	})
-	f.Use(withRequestID, withAccessLog(d.Log, d.Metrics), withRecover(d.Log))
+	f.Use(withRequestID, withAccessLog(d.Log, d.Metrics), withRecover(d.Log), withBodyLimit(BodyLimit))
 	f.Get("/healthz", healthz)
 	f.Get("/readyz", readyz(d.Checks))
 	if d.Registry != nil {
