@@ -7,7 +7,10 @@ package app
 import (
 	"github.com/tokenscope/tokenscope/app/apikey"
 	"github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/job"
+	"github.com/tokenscope/tokenscope/app/kyt"
 	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/app/webhook"
 )
 
 // Application gathers the use cases the driving adapters (HTTP, CLI) call.
@@ -18,4 +21,11 @@ type Application struct {
 	Ingest *ingest.Service
 	// Market serves the read API (operations 1–9).
 	Market *market.Service
+	// KYT registers withdrawals and transfers (operations 10, 11).
+	KYT *kyt.Service
+	// Webhooks manages endpoints (operations 13, 14 and the rest of the resource).
+	Webhooks *webhook.Service
+	// Jobs starts and reads jobs; JobStream follows them for the SSE stream (operation 12).
+	Jobs      *job.Service
+	JobStream *job.Hub
 }

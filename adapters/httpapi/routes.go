@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/tokenscope/tokenscope/domain/account"
+	domainkyt "github.com/tokenscope/tokenscope/domain/kyt"
 )
 
 // routes lists every operation of the main API. Keep one line per route; the scope guard is
@@ -30,8 +31,23 @@ func routes(r fiber.Router, h *handlers) {
 	r.Get("/v2/wallet/:chain/:walletAddress/pnl-by-token", read, h.pnlByToken)
 	r.Get("/v2/ranking/:chain/hotTokens/:duration", read, h.hotTokens)
 	// KYT (operations 10, 11).
+	r.Post("/v2/kyt/withdrawal", kyt, h.registerWithdrawal)
+	r.Post("/v2/kyt/transfer", kyt, h.registerTransfer)
+	r.Get("/v2/kyt/withdrawal/:externalId/summary", kyt, h.kytSummary(domainkyt.KindWithdrawal))
+	r.Get("/v2/kyt/transfers/:externalId/summary", kyt, h.kytSummary(domainkyt.KindTransfer))
 	// Jobs (operation 12).
+	r.Post("/v2/wallet/:chain/:walletAddress/calculate-pnl", read, h.calculatePnL)
+	r.Get("/v2/job/:id", read, h.getJob)
+	r.Get("/v2/job/:id/streaming", read, h.jobStream)
 	// Webhooks (operations 13, 14 and the rest of the resource).
+	r.Post("/v2/webhook/endpoint", webhook, h.createEndpoint)
+	r.Get("/v2/webhook/endpoint", webhook, h.listEndpoints)
+	r.Patch("/v2/webhook/endpoint", webhook, h.patchEndpoint)
+	r.Get("/v2/webhook/endpoint/:id", webhook, h.getEndpoint)
+	r.Delete("/v2/webhook/endpoint/:id", webhook, h.deleteEndpoint)
+	r.Get("/v2/webhook/endpoint/:id/secret", webhook, h.endpointSecret)
+	r.Post("/v2/webhook/endpoint/:id/secret/rotate", webhook, h.rotateEndpointSecret)
+	r.Get("/v2/webhook/endpoint/:id/attempts", webhook, h.endpointAttempts)
 	// Ingest.
 	r.Post("/v2/ingest", ingest, h.ingest)
 	dexRoutes(r, h)

@@ -1,0 +1,95 @@
+// Package job is the jobs use case: start a calculate-pnl job (a workflow), read a job's state
+// and follow it live (Hub, which backs the SSE stream of operation 12). It may import domain
+// and ports.
+package job
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/job"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// Service starts and reads jobs.
+type Service struct {
+	Store  ports.JobStore
+	Runner ports.JobRunner
+	Clock  ports.Clock
+	// StartDeadline bounds the request path of a start (store + workflow start).
+	StartDeadline time.Duration
+	// QueryTimeout bounds one progress query; past it the stored state answers.
+	QueryTimeout time.Duration
+}
+
+// MaxTokens bounds the tokenAddresses of a calculate-pnl request.
+const MaxTokens = 100
+
+// CalculatePnL starts re-deriving the wallet's positions (only tokens, when given).
+func (s *Service) CalculatePnL(ctx context.Context, accountID string, c chain.Chain, wallet string, tokens []string) (job.Job, error) {
+	wallet = strings.TrimSpace(wallet)
+	if wallet == "" {
+		return job.Job{}, fault.Missing("walletAddress")
+	}
+	if len(wallet) > 128 || !utf8.ValidString(wallet) || strings.ContainsAny(wallet, " \t\r\n/") {
+		return job.Job{}, fault.Invalid("walletAddress", wallet, "must be an address of at most 128 characters")
+	}
+	if len(tokens) > MaxTokens {
+		return job.Job{}, fault.Invalid("tokenAddresses", "…", "at most 100 addresses").WithCode(fault.CodeAddressesExceeded)
+	}
+	for _, t := range tokens {
+		if t == "" || len(t) > 128 || strings.ContainsAny(t, " \t\r\n") {
+			return job.Job{}, fault.Invalid("tokenAddresses", t, "must be addresses of at most 128 characters")
+		}
+	}
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	j, err := job.New("job_"+hex.EncodeToString(b), accountID, job.KindCalculatePnL, s.Clock.Now())
+	if err != nil {
+		return job.Job{}, err
+	}
+	if s.StartDeadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.StartDeadline)
+		defer cancel()
+	}
+	err = s.Store.Insert(ctx, j, func(ctx context.Context) error {
+		return s.Runner.StartCalculatePnL(ctx, j, ports.PnLJob{Chain: c, Wallet: wallet, Tokens: tokens})
+	})
+	if err != nil && ctx.Err() != nil && !fault.Is(err, fault.KindUnavailable) {
+		err = fault.Unavailable("job could not be started in time, retry later", 2*time.Second, err)
+	}
+	return j, err
+}
+
+// Get returns the account's job in its freshest known state: the workflow's answer while it
+// can give one, else the stored row (a finished job, or a worker that is down).
+func (s *Service) Get(ctx context.Context, accountID, id string) (job.Job, error) {
+	stored, err := s.Store.Get(ctx, accountID, id)
+	if err != nil {
+		return job.Job{}, err
+	}
+	return s.fresh(ctx, stored), nil
+}
+
+func (s *Service) fresh(ctx context.Context, stored job.Job) job.Job {
+	if stored.Status.Terminal() {
+		return stored
+	}
+	if s.QueryTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.QueryTimeout)
+		defer cancel()
+	}
+	live, err := s.Runner.Progress(ctx, stored.ID)
+	if err != nil || live.ID != stored.ID {
+		return stored
+	}
+	return live
+}

@@ -1,0 +1,96 @@
+// Package kyt is the KYT registration use case (operations 10 and 11): validate, price, store
+// and start the registration's workflow as one durable step, and read registrations back.
+// It may import domain and ports.
+package kyt
+
+import (
+	"context"
+	"time"
+
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/kyt"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// Service registers withdrawals and transfers.
+type Service struct {
+	Store   ports.KYTStore
+	Starter ports.KYTStarter
+	Pricer  ports.AssetPricer
+	Clock   ports.Clock
+	// Deadline bounds the request path (store + workflow start); past it the caller gets a
+	// 503 with Retry-After and nothing is stored.
+	Deadline time.Duration
+}
+
+// RegisterWithdrawal validates body and registers it under the account. idempotencyKey may be
+// empty (the request's fingerprint is the key then). The same key and body always return the
+// same registration; the same key with another body is a Conflict.
+func (s *Service) RegisterWithdrawal(ctx context.Context, accountID, idempotencyKey string, body []byte) (kyt.Registration, error) {
+	r, err := kyt.ParseWithdrawal(body)
+	if err != nil {
+		return kyt.Registration{}, err
+	}
+	reg, err := kyt.NewWithdrawal(accountID, idempotencyKey, r, s.Clock.Now())
+	if err != nil {
+		return kyt.Registration{}, err
+	}
+	return s.register(ctx, reg)
+}
+
+// RegisterTransfer is RegisterWithdrawal for a transfer.
+func (s *Service) RegisterTransfer(ctx context.Context, accountID, idempotencyKey string, body []byte) (kyt.Registration, error) {
+	r, err := kyt.ParseTransfer(body)
+	if err != nil {
+		return kyt.Registration{}, err
+	}
+	reg, err := kyt.NewTransfer(accountID, idempotencyKey, r, s.Clock.Now())
+	if err != nil {
+		return kyt.Registration{}, err
+	}
+	return s.register(ctx, reg)
+}
+
+// MaxIdempotencyKeyLen bounds the Idempotency-Key header.
+const MaxIdempotencyKeyLen = 255
+
+func (s *Service) register(ctx context.Context, reg kyt.Registration) (kyt.Registration, error) {
+	if s.Deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.Deadline)
+		defer cancel()
+	}
+	if reg.Withdrawal != nil && reg.USDAmount == nil && s.Pricer != nil {
+		price, ok, err := s.Pricer.PriceUSD(ctx, reg.Withdrawal.Network, reg.Withdrawal.Normalize().Asset)
+		if err != nil {
+			return kyt.Registration{}, deadline(ctx, err)
+		}
+		if ok {
+			usd := kyt.USDAmount(reg.Withdrawal.Amount(), price)
+			reg.USDAmount = &usd
+		}
+	}
+	stored, _, err := s.Store.Insert(ctx, reg, func(ctx context.Context) error {
+		return s.Starter.StartRegistration(ctx, reg)
+	})
+	if err != nil {
+		return kyt.Registration{}, deadline(ctx, err)
+	}
+	if err := stored.CheckReplay(reg.Fingerprint); err != nil {
+		return kyt.Registration{}, err
+	}
+	return stored, nil
+}
+
+// deadline turns a request that ran out of time into the retryable 503 the caller expects.
+func deadline(ctx context.Context, err error) error {
+	if ctx.Err() != nil && !fault.Is(err, fault.KindUnavailable) {
+		return fault.Unavailable("registration could not be made durable in time, retry later", 2*time.Second, err)
+	}
+	return err
+}
+
+// Summary reads one of the account's registrations.
+func (s *Service) Summary(ctx context.Context, accountID string, kind kyt.Kind, externalID string) (kyt.Registration, error) {
+	return s.Store.Get(ctx, accountID, kind, externalID)
+}
