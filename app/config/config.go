@@ -16,6 +16,7 @@ type Config struct {
 	DBMaxConns          int32
 	HTTPAddr            string
 	DexHTTPAddr         string
+	WorkerHealthAddr    string // the worker's /healthz and /readyz
 	TemporalAddress     string // empty: `dev` embeds a server
 	TemporalNS          string
 	TemporalUIPort      int
@@ -32,6 +33,10 @@ type Config struct {
 	WebhookAllowed      string // CIDRs allowed as webhook targets besides public addresses
 	WebhookRetry        string // comma list of delays, e.g. "0s,5s,5m"
 	WebhookDisableAfter time.Duration
+	WebhookTimeout      time.Duration // one delivery request
+	WebhookDispatchPoll time.Duration // outbox poll interval when idle
+	JobPollInterval     time.Duration // how often a followed job's state is read
+	SSEHeartbeat        time.Duration // ": ping" comment interval of the job stream
 	SimulateOnDev       bool
 	RefreshInterval     time.Duration
 }
@@ -40,19 +45,20 @@ type Config struct {
 func Load() (Config, error) {
 	var errs []string
 	c := Config{
-		DatabaseURL:     str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tokenscope?sslmode=disable"),
-		HTTPAddr:        str("HTTP_ADDR", ":8080"),
-		DexHTTPAddr:     str("DEX_HTTP_ADDR", ":8081"),
-		TemporalAddress: str("TEMPORAL_ADDRESS", ""),
-		TemporalNS:      str("TEMPORAL_NAMESPACE", "default"),
-		DataDir:         str("DATA_DIR", ".data"),
-		LogLevel:        str("LOG_LEVEL", "info"),
-		LogFormat:       str("LOG_FORMAT", "json"),
-		KYTProviderURL:  str("KYT_PROVIDER_URL", ""),
-		KYTAPIKey:       str("KYT_API_KEY", ""),
-		KYTFlagged:      str("KYT_FLAGGED_ADDRESSES", ""),
-		WebhookAllowed:  str("WEBHOOK_ALLOWED_CIDRS", ""),
-		WebhookRetry:    str("WEBHOOK_RETRY_SCHEDULE", ""),
+		DatabaseURL:      str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tokenscope?sslmode=disable"),
+		HTTPAddr:         str("HTTP_ADDR", ":8080"),
+		DexHTTPAddr:      str("DEX_HTTP_ADDR", ":8081"),
+		WorkerHealthAddr: str("WORKER_HEALTH_ADDR", ":8090"),
+		TemporalAddress:  str("TEMPORAL_ADDRESS", ""),
+		TemporalNS:       str("TEMPORAL_NAMESPACE", "default"),
+		DataDir:          str("DATA_DIR", ".data"),
+		LogLevel:         str("LOG_LEVEL", "info"),
+		LogFormat:        str("LOG_FORMAT", "json"),
+		KYTProviderURL:   str("KYT_PROVIDER_URL", ""),
+		KYTAPIKey:        str("KYT_API_KEY", ""),
+		KYTFlagged:       str("KYT_FLAGGED_ADDRESSES", ""),
+		WebhookAllowed:   str("WEBHOOK_ALLOWED_CIDRS", ""),
+		WebhookRetry:     str("WEBHOOK_RETRY_SCHEDULE", ""),
 	}
 	c.DBMaxConns = int32(integer("DB_MAX_CONNS", 20, &errs))
 	c.TemporalUIPort = integer("TEMPORAL_UI_PORT", 8233, &errs)
@@ -61,6 +67,10 @@ func Load() (Config, error) {
 	c.ShutdownTimeout = duration("SHUTDOWN_TIMEOUT", 20*time.Second, &errs)
 	c.KYTDeadline = duration("KYT_REGISTER_DEADLINE", 5*time.Second, &errs)
 	c.WebhookDisableAfter = duration("WEBHOOK_DISABLE_AFTER", 5*24*time.Hour, &errs)
+	c.WebhookTimeout = duration("WEBHOOK_TIMEOUT", 15*time.Second, &errs)
+	c.WebhookDispatchPoll = duration("WEBHOOK_DISPATCH_POLL", 500*time.Millisecond, &errs)
+	c.JobPollInterval = duration("JOB_POLL_INTERVAL", 250*time.Millisecond, &errs)
+	c.SSEHeartbeat = duration("SSE_HEARTBEAT", 15*time.Second, &errs)
 	c.RefreshInterval = duration("MARKET_REFRESH_INTERVAL", 2*time.Second, &errs)
 	c.SimulateOnDev = boolean("DEV_SIMULATE", true, &errs)
 	if len(errs) > 0 {

@@ -217,4 +217,3 @@ func (e *env) doURL(t *testing.T, method, url string, body any, headers ...strin
 	require.NoError(t, err)
 	return resp{Status: res.StatusCode, Header: res.Header, Body: raw}
 }
-

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/sync/errgroup"
@@ -17,6 +20,7 @@ import (
 func init() {
 	register(command{name: "serve", summary: "run the HTTP API (main address and the dex address)", run: runServe})
 	register(command{name: "worker", summary: "run a Temporal worker (scale out by running more)", run: runWorker})
+	register(command{name: "healthcheck", summary: "exit 0 when a URL (default the API's /readyz) answers 200; for container healthchecks", run: runHealthcheck})
 }
 
 func runServe(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
@@ -66,10 +70,42 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	if err := startLoops(ctx, rt); err != nil {
 		log.Warn("start loops", "err", err)
 	}
-	log.Info("worker started", "temporal", cfg.TemporalAddress)
-	<-ctx.Done()
-	log.Info("worker stopping")
-	return nil
+	log.Info("worker started", "temporal", cfg.TemporalAddress, "health", cfg.WorkerHealthAddr)
+	return serveWorkerHealth(ctx, rt)
+}
+
+// serveWorkerHealth answers /healthz and /readyz for a worker (which has no API of its own),
+// so an orchestrator can probe it, until ctx ends.
+func serveWorkerHealth(ctx context.Context, rt *runtime) error {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"up"}`))
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		checks := httpDeps(rt).Checks
+		for _, c := range checks {
+			if err := c.Ping(r.Context()); err != nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = fmt.Fprintf(w, `{"status":"not ready","%s":%q}`, c.Name, err.Error())
+				return
+			}
+		}
+		_, _ = w.Write([]byte(`{"status":"ready"}`))
+	})
+	srv := &http.Server{Addr: rt.cfg.WorkerHealthAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("worker health server: %w", err)
+	case <-ctx.Done():
+	}
+	rt.log.Info("worker stopping")
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdown)
 }
 
 // listenHTTP opens the main and dex listeners.
@@ -115,4 +151,30 @@ func serveHTTP(ctx context.Context, rt *runtime, mainLn, dexLn net.Listener, rea
 		return nil
 	}
 	return err
+}
+
+func runHealthcheck(ctx context.Context, cfg config.Config, _ *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	url := localURL(cfg.HTTPAddr) + "/readyz"
+	if fs.NArg() > 0 {
+		url = fs.Arg(0)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answered %d", url, res.StatusCode)
+	}
+	return nil
 }

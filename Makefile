@@ -1,0 +1,52 @@
+# tokenscope — the two commands that matter: `make run` and `make test`.
+SHELL := /bin/bash
+GO    ?= go
+BIN   := bin/tokenscope
+TOOL  := $(GO) tool -modfile=tools/go.mod
+# Every test tier, against the real Postgres and an in-process Temporal server.
+TEST_FLAGS ?= -count=1 -timeout 30m
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## build bin/tokenscope
+	$(GO) build -o $(BIN) ./cmd/tokenscope
+
+.PHONY: run
+run: build ## run everything on this machine: migrations, Temporal + UI, worker, API (tokenscope dev)
+	./$(BIN) dev
+
+.PHONY: test
+test: ## run every test tier (unit, mocks, Postgres adapters, workflows, end-to-end)
+	$(GO) test $(TEST_FLAGS) ./...
+
+.PHONY: vet
+vet: ## go vet and gofmt
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: sqlc
+sqlc: ## regenerate adapters/postgres/internal/dbsqlc from queries/ and migrations/
+	$(TOOL) sqlc generate
+
+.PHONY: sqlc-check
+sqlc-check: ## fail when the committed sqlc output is stale
+	$(TOOL) sqlc generate
+	git diff --exit-code -- adapters/postgres/internal/dbsqlc || (echo "sqlc output is stale: run make sqlc and commit" && exit 1)
+	@untracked=$$(git ls-files --others --exclude-standard adapters/postgres/internal/dbsqlc); if [ -n "$$untracked" ]; then echo "sqlc generated files not committed: $$untracked"; exit 1; fi
+
+.PHONY: mocks
+mocks: ## regenerate the gomock doubles in ports/portsmock
+	cd ports && $(GO) generate ./...
+
+.PHONY: migrate
+migrate: build ## create the database if missing and apply migrations
+	./$(BIN) migrate
+
+.PHONY: clean
+clean: ## remove build output and local dev state (.data)
+	rm -rf bin .data

@@ -1,0 +1,97 @@
+package main
+
+// No Docker engine runs where the tests run, so the deployment files are tested by parsing
+// them: docker-compose.yml with the Compose specification's own loader, the Dockerfile as text.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/compose-spec/compose-go/v2/cli"
+	"github.com/compose-spec/compose-go/v2/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func loadCompose(t *testing.T) *types.Project {
+	t.Helper()
+	opts, err := cli.NewProjectOptions([]string{filepath.Join("..", "..", "docker-compose.yml")},
+		cli.WithName("tokenscope"), cli.WithWorkingDirectory(filepath.Join("..", "..")))
+	require.NoError(t, err)
+	p, err := opts.LoadProject(context.Background())
+	require.NoError(t, err, "docker-compose.yml must load under the Compose specification")
+	return p
+}
+
+func TestComposeServices(t *testing.T) {
+	p := loadCompose(t)
+	want := []string{"api", "migrate", "postgres", "temporal", "temporal-ui", "worker"}
+	assert.ElementsMatch(t, want, p.ServiceNames())
+
+	pg := p.Services["postgres"]
+	assert.Regexp(t, `^postgres:\d+$`, pg.Image, "postgres pinned to a major version")
+	require.NotNil(t, pg.HealthCheck)
+	assert.Contains(t, strings.Join(pg.HealthCheck.Test, " "), "pg_isready")
+
+	tmp := p.Services["temporal"]
+	assert.Regexp(t, `^temporalio/auto-setup:\d+\.\d+\.\d+$`, tmp.Image)
+	assert.Equal(t, "postgres12", *tmp.Environment["DB"], "Temporal is backed by the same Postgres")
+	assert.Equal(t, "postgres", *tmp.Environment["POSTGRES_SEEDS"])
+	assert.Equal(t, "service_healthy", tmp.DependsOn["postgres"].Condition)
+	require.NotNil(t, tmp.HealthCheck)
+
+	ui := p.Services["temporal-ui"]
+	assert.Equal(t, "temporal:7233", *ui.Environment["TEMPORAL_ADDRESS"])
+	assert.Equal(t, "8233", ui.Ports[0].Published)
+
+	// Every tokenscope service runs a registered subcommand of this very binary, built from the
+	// Dockerfile, with the same database and Temporal settings.
+	for name, cmd := range map[string]string{"migrate": "migrate", "api": "serve", "worker": "worker"} {
+		s := p.Services[name]
+		require.NotNil(t, s.Build, "%s is built from the repository", name)
+		assert.Equal(t, "Dockerfile", filepath.Base(s.Build.Dockerfile))
+		require.Equal(t, types.ShellCommand{cmd}, s.Command, name)
+		_, ok := commands[cmd]
+		assert.True(t, ok, "%s runs `tokenscope %s`, which must be a registered subcommand", name, cmd)
+		assert.Equal(t, "temporal:7233", *s.Environment["TEMPORAL_ADDRESS"], name)
+		assert.Contains(t, *s.Environment["DATABASE_URL"], "@postgres:5432/", name)
+	}
+	assert.Equal(t, "service_healthy", p.Services["migrate"].DependsOn["postgres"].Condition, "migrate waits for Postgres")
+	assert.Equal(t, "no", p.Services["migrate"].Restart)
+
+	for _, name := range []string{"api", "worker"} {
+		s := p.Services[name]
+		assert.Equal(t, "service_completed_successfully", s.DependsOn["migrate"].Condition, "%s waits for migrations", name)
+		assert.Equal(t, "service_healthy", s.DependsOn["temporal"].Condition, "%s waits for Temporal", name)
+		require.NotNil(t, s.HealthCheck, name)
+		test := s.HealthCheck.Test
+		require.GreaterOrEqual(t, len(test), 3, name)
+		assert.Equal(t, "healthcheck", test[2], "%s probes with `tokenscope healthcheck`", name)
+		_, ok := commands["healthcheck"]
+		assert.True(t, ok)
+	}
+	api := p.Services["api"]
+	published := map[string]uint32{}
+	for _, port := range api.Ports {
+		published[port.Published] = port.Target
+	}
+	assert.Contains(t, published, "8080", "main API")
+	assert.Contains(t, published, "8081", "dex API (multi-token detail)")
+	assert.Contains(t, strings.Join(api.HealthCheck.Test, " "), ":8080/readyz")
+	assert.Contains(t, strings.Join(p.Services["worker"].HealthCheck.Test, " "), ":8090/readyz")
+	assert.Equal(t, ":8090", *p.Services["worker"].Environment["WORKER_HEALTH_ADDR"])
+}
+
+func TestDockerfileBuildsAStaticBinary(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "Dockerfile"))
+	require.NoError(t, err)
+	df := string(raw)
+	assert.Equal(t, 2, strings.Count(df, "\nFROM "), "multi-stage: a build stage and a runtime stage")
+	assert.Contains(t, df, "CGO_ENABLED=0", "static binary")
+	assert.Contains(t, df, "./cmd/tokenscope")
+	assert.Contains(t, df, `ENTRYPOINT ["/usr/local/bin/tokenscope"]`)
+	assert.Contains(t, df, "USER nonroot")
+}
