@@ -64,6 +64,9 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, args []str
 	}
 	defer tc.Close()
 
+	if cfg.WebhookAllowed == "" {
+		cfg.WebhookAllowed = devWebhookCIDRs // try webhooks against a receiver on this machine
+	}
 	rt := newRuntime(cfg, log, pool, tc)
 	w := newWorker(rt)
 	if err := w.Start(); err != nil {

@@ -74,16 +74,19 @@ func newRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc clie
 
 // buildApplication constructs every use case over real adapters. Each area adds its line.
 func buildApplication(rt *runtime) *app.Application {
-	return &app.Application{
+	a := &app.Application{
 		Keys:   apikey.New(postgres.NewAccountStore(rt.pool), rt.clock),
 		Ingest: appingest.New(postgres.NewIngestStore(rt.pool), rt.clock, 0),
 		Market: market.New(postgres.NewMarketReader(rt.pool)),
 	}
+	buildWorkflowAreas(rt, a)
+	return a
 }
 
 // registerWorkflows registers every workflow and activity on the worker. Each area adds its line.
 func registerWorkflows(w worker.Registry, rt *runtime) {
 	registerMarketRefresh(w, rt)
+	registerWorkflowAreas(w, rt)
 	_ = w
 	_ = rt
 }
@@ -92,6 +95,9 @@ func registerWorkflows(w worker.Registry, rt *runtime) {
 // are not running yet. Each area adds its line.
 func startLoops(ctx context.Context, rt *runtime) error {
 	if err := startMarketRefresh(ctx, rt); err != nil {
+		return err
+	}
+	if err := startWebhookDispatch(ctx, rt); err != nil {
 		return err
 	}
 	_ = ctx
