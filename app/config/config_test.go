@@ -1,0 +1,42 @@
+package config_test
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tokenscope/tokenscope/app/config"
+)
+
+// TestEveryVariableIsDocumented keeps README.md's configuration table in step with Load.
+func TestEveryVariableIsDocumented(t *testing.T) {
+	src, err := os.ReadFile("config.go")
+	require.NoError(t, err)
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	vars := regexp.MustCompile(`(?:str|integer|duration|boolean)\("([A-Z_]+)"`).FindAllStringSubmatch(string(src), -1)
+	require.GreaterOrEqual(t, len(vars), 20, "the pattern should find every variable Load reads")
+	for _, v := range vars {
+		assert.Contains(t, string(readme), "| `"+v[1]+"` |", "README.md's configuration table lacks %s", v[1])
+	}
+}
+
+func TestLoadDefaultsAndErrors(t *testing.T) {
+	t.Setenv("HTTP_ADDR", "")
+	t.Setenv("REQUEST_TIMEOUT", "")
+	c, err := config.Load()
+	require.NoError(t, err)
+	assert.Equal(t, ":8080", c.HTTPAddr)
+	assert.Equal(t, 15*time.Second, c.RequestTimeout)
+
+	t.Setenv("REQUEST_TIMEOUT", "soon")
+	t.Setenv("DB_MAX_CONNS", "many")
+	_, err = config.Load()
+	require.Error(t, err)
+	assert.True(t, strings.Contains(err.Error(), "REQUEST_TIMEOUT") && strings.Contains(err.Error(), "DB_MAX_CONNS"), err.Error())
+}
