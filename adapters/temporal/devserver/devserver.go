@@ -160,7 +160,8 @@ func Start(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("temporal namespace: %w", err)
 	}
 
-	logger := tlog.NewZapLogger(tlog.BuildZapLogger(tlog.Config{Stdout: true, Level: cfg.LogLevel}))
+	// stderr (no Stdout, no file), like our own logs.
+	logger := tlog.NewZapLogger(tlog.BuildZapLogger(tlog.Config{Level: cfg.LogLevel}))
 	authorizer, err := authorization.GetAuthorizerFromConfig(&c.Global.Authorization)
 	if err != nil {
 		return nil, err
