@@ -4,6 +4,8 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -44,6 +46,7 @@ func newFiber(d Deps, name string) *fiber.App {
 		IdleTimeout:           120 * time.Second,
 		// Streaming request bodies lets the ingest route read NDJSON without buffering it whole.
 		StreamRequestBody: true,
+		JSONEncoder:       encodeJSON,
 	})
 	f.Use(withRequestID, withAccessLog(d.Log, d.Metrics), withRecover(d.Log), withBodyLimit(BodyLimit))
 	f.Get("/healthz", healthz)
@@ -72,6 +75,18 @@ func NewDex(d Deps) *fiber.App {
 	dexRoutes(api, h)
 	f.Use(notFound)
 	return f
+}
+
+// encodeJSON is encoding/json without HTML escaping, so messages such as "Bearer <key>" read
+// as written.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func notFound(c *fiber.Ctx) error {
