@@ -147,21 +147,34 @@ func searchSQL(s ports.TokenSearch) (sql string, vals []any, kind string, err er
 	}
 	var ks keyset
 	if s.Query != "" {
-		q, lq := a.add(s.Query), a.add(strings.ToLower(s.Query))
+		// q is bound only where used: Postgres cannot type a parameter no expression mentions.
+		var qph string
+		q := func() string {
+			if qph == "" {
+				qph = a.add(s.Query)
+			}
+			return qph
+		}
+		lq := a.add(strings.ToLower(s.Query))
 		prefix := a.add(likePrefix(strings.ToLower(s.Query)))
 		variants := a.add(s.Variants) + "::text[]"
-		addr := "t.address = " + q
+		var addr string
 		if len(s.Query) >= minAddressPrefix {
 			addr = "t.address LIKE " + a.add(likePrefix(s.Query))
+		} else {
+			addr = "t.address = " + q()
 		}
 		conds = append(conds, "("+addr+" OR lower(t.symbol) LIKE "+prefix+" OR lower(t.name) LIKE "+prefix+
 			" OR lower(t.symbol) = ANY("+variants+") OR lower(t.name) = ANY("+variants+")"+
 			" OR lower(t.symbol) % "+lq+" OR lower(t.name) % "+lq+")")
-		rel := "(CASE WHEN t.address = " + q + " THEN 10 WHEN lower(t.symbol) = " + lq + " THEN 8 WHEN lower(t.name) = " + lq +
-			" THEN 7 WHEN lower(t.symbol) LIKE " + prefix + " OR lower(t.name) LIKE " + prefix + " OR " + addr + " THEN 4" +
-			" WHEN lower(t.symbol) = ANY(" + variants + ") OR lower(t.name) = ANY(" + variants + ") THEN 2 ELSE 0 END" +
-			" + round(greatest(similarity(lower(t.name), " + lq + "), similarity(lower(t.symbol), " + lq + "))::numeric, 6))"
+		rel := func() string {
+			return "(CASE WHEN t.address = " + q() + " THEN 10 WHEN lower(t.symbol) = " + lq + " THEN 8 WHEN lower(t.name) = " + lq +
+				" THEN 7 WHEN lower(t.symbol) LIKE " + prefix + " OR lower(t.name) LIKE " + prefix + " OR " + addr + " THEN 4" +
+				" WHEN lower(t.symbol) = ANY(" + variants + ") OR lower(t.name) = ANY(" + variants + ") THEN 2 ELSE 0 END" +
+				" + round(greatest(similarity(lower(t.name), " + lq + "), similarity(lower(t.symbol), " + lq + "))::numeric, 6))"
+		}
 		if s.SortBy == ports.SearchByRelevance {
+			rel := rel()
 			// Ascending over the negated score, so equal scores list by chain and address ascending.
 			ks = keyset{kind: "search-rel", parts: []keyPart{{"(-" + rel + ")", "numeric"}, {"t.chain", "text"}, {"t.address", "text"}}}
 		}
