@@ -243,15 +243,31 @@ func (r *MarketReader) SearchTokens(ctx context.Context, s ports.TokenSearch) (p
 	return unwrap(pg, func(sr searchRow) token.Detail { return sr.Detail }), nil
 }
 
+// The detail queries are lookups by primary key (tokens, token_market, token_stats) and by
+// the pools' token indexes; hot_tokens_rank_idx serves the ranking.
+const (
+	tokenDetailsSQL = `SELECT ` + detailColumns + `
+	FROM tokens t JOIN token_market m ON m.chain = t.chain AND m.address = t.address
+	WHERE t.chain = $1 AND t.address = ANY($2::text[]) ORDER BY t.address`
+	tokenStatsSQL = `SELECT address, window_name, buys, sells, trades, buyers, sellers, traders, buy_volume,
+	sell_volume, total_volume, buy_volume_usd, sell_volume_usd, total_volume_usd, open_usd, close_usd, high_usd, low_usd,
+	price_change_ratio_usd, current_liquidity_usd
+	FROM token_stats WHERE chain = $1 AND address = ANY($2::text[])`
+	tokenPoolsSQL = `SELECT address, program_address, protocol_family, protocol_name, image, token_a_address,
+	token_b_address, tvl_usd, tvl_sol
+	FROM pools WHERE chain = $1 AND (token_a_address = ANY($2::text[]) OR token_b_address = ANY($2::text[]))
+	ORDER BY tvl_usd DESC, address`
+	hotTokensSQL = `SELECT address, rank, score FROM hot_tokens WHERE chain = $1 AND duration = $2
+	ORDER BY rank, address LIMIT $3`
+)
+
 // TokenDetails implements ports.TokenReader with three index lookups: the tokens with their
 // market data, their window statistics, and the pools on either side of which they trade.
 func (r *MarketReader) TokenDetails(ctx context.Context, c chain.Chain, addresses []string) ([]token.Detail, error) {
 	if len(addresses) == 0 {
 		return []token.Detail{}, nil
 	}
-	rows, err := r.pool.Query(ctx, `SELECT `+detailColumns+`
-		FROM tokens t JOIN token_market m ON m.chain = t.chain AND m.address = t.address
-		WHERE t.chain = $1 AND t.address = ANY($2::text[]) ORDER BY t.address`, string(c), addresses)
+	rows, err := r.pool.Query(ctx, tokenDetailsSQL, string(c), addresses)
 	if err != nil {
 		return nil, interpretError(err, "token details", string(c))
 	}
@@ -279,10 +295,7 @@ func (r *MarketReader) TokenDetails(ctx context.Context, c chain.Chain, addresse
 		found[i] = d.Address
 	}
 
-	srows, err := r.pool.Query(ctx, `SELECT address, window_name, buys, sells, trades, buyers, sellers, traders, buy_volume,
-		sell_volume, total_volume, buy_volume_usd, sell_volume_usd, total_volume_usd, open_usd, close_usd, high_usd, low_usd,
-		price_change_ratio_usd, current_liquidity_usd
-		FROM token_stats WHERE chain = $1 AND address = ANY($2::text[])`, string(c), found)
+	srows, err := r.pool.Query(ctx, tokenStatsSQL, string(c), found)
 	if err != nil {
 		return nil, interpretError(err, "token stats", string(c))
 	}
@@ -301,10 +314,7 @@ func (r *MarketReader) TokenDetails(ctx context.Context, c chain.Chain, addresse
 		return nil, interpretError(err, "token stats", string(c))
 	}
 
-	prows, err := r.pool.Query(ctx, `SELECT address, program_address, protocol_family, protocol_name, image, token_a_address,
-		token_b_address, tvl_usd, tvl_sol
-		FROM pools WHERE chain = $1 AND (token_a_address = ANY($2::text[]) OR token_b_address = ANY($2::text[]))
-		ORDER BY tvl_usd DESC, address`, string(c), found)
+	prows, err := r.pool.Query(ctx, tokenPoolsSQL, string(c), found)
 	if err != nil {
 		return nil, interpretError(err, "token pools", string(c))
 	}
@@ -329,8 +339,7 @@ func (r *MarketReader) TokenDetails(ctx context.Context, c chain.Chain, addresse
 
 // HotTokens implements ports.TokenReader through hot_tokens_rank_idx.
 func (r *MarketReader) HotTokens(ctx context.Context, c chain.Chain, d ranking.Duration, max int) ([]ports.HotEntry, error) {
-	rows, err := r.pool.Query(ctx, `SELECT address, rank, score FROM hot_tokens WHERE chain = $1 AND duration = $2
-		ORDER BY rank, address LIMIT $3`, string(c), string(d), max)
+	rows, err := r.pool.Query(ctx, hotTokensSQL, string(c), string(d), max)
 	if err != nil {
 		return nil, interpretError(err, "hot tokens", string(c))
 	}
