@@ -23,6 +23,12 @@ func (h *handlers) pnlByToken(c *fiber.Ctx) error {
 	if len(tokens) == 0 {
 		return fault.Missing("tokenAddresses")
 	}
+	if err := checkText("tokenAddresses", tokens...); err != nil {
+		return err
+	}
+	if err := checkText("walletAddress", c.Params("walletAddress")); err != nil {
+		return err
+	}
 	p, err := pageRequest(c, market.MaxAddresses)
 	if err != nil {
 		return err

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/page"
@@ -84,17 +86,14 @@ func valid(sqlType, v string) bool {
 		_, err := strconv.ParseInt(v, 10, 64)
 		return err == nil
 	case "numeric":
-		if v == "" || len(v) > 200 {
+		if len(v) > 200 || strings.ContainsAny(v, "eE") {
 			return false
 		}
-		for i, r := range v {
-			if !(r >= '0' && r <= '9' || r == '.' || (r == '-' && i == 0)) {
-				return false
-			}
-		}
-		return true
+		_, err := decimal.NewFromString(v)
+		return err == nil
 	}
-	return true
+	// text: what Postgres can store (a forged cursor can carry anything; its checksum is no secret).
+	return utf8.ValidString(v) && !strings.ContainsRune(v, 0)
 }
 
 // clause renders the keyset condition (empty without a cursor) and the ORDER BY for dir. Prev

@@ -22,6 +22,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
@@ -511,6 +512,9 @@ func testSearch(t *testing.T, e *env, s seeded) {
 		badRequest(t, e.do(t, "GET", "/v2/token/search?limit=101", nil), "limit")
 		badRequest(t, e.do(t, "GET", "/v2/token/search?direction=sideways", nil), "direction")
 		badRequest(t, e.do(t, "GET", "/v2/token/search?cursor=bm90LWEtY3Vyc29y", nil), "cursor")
+		badRequest(t, e.do(t, "GET", "/v2/token/search?q=%00", nil), "q")
+		badRequest(t, e.do(t, "GET", "/v2/token/search?q=zqxmkt&cursor="+page.Encode("search-rel", "-1", "sol", "a\x00"), nil), "cursor")
+		badRequest(t, e.do(t, "GET", "/v2/token/search?sortBy=priceInUsd&cursor="+page.Encode("search-priceInUsd", "1e99999", "sol", "a"), nil), "cursor")
 		// A trade cursor is not a search cursor.
 		tr := okJSON(t, e.do(t, "GET", "/v2/trade/sol?limit=1", nil))
 		badRequest(t, e.do(t, "GET", "/v2/token/search?cursor="+field(tr, "endCursor").(string), nil), "cursor")
@@ -729,6 +733,10 @@ func testTrades(t *testing.T, e *env, s seeded) {
 		badRequest(t, e.do(t, "GET", "/v2/trade/sol?afterBlockHeight=99999999999999999999", nil), "afterBlockHeight")
 		many := strings.Repeat("s,", 101)
 		badRequest(t, e.do(t, "GET", "/v2/trade/sol?transactionsSignature="+many, nil), "transactionsSignature")
+		badRequest(t, e.do(t, "GET", "/v2/trade/sol?tokenAddress=a%00b", nil), "tokenAddress")
+		badRequest(t, e.do(t, "GET", "/v2/trade/sol?walletAddress=%ff%fe", nil), "walletAddress")
+		// A cursor with a valid checksum but values no trade cursor holds.
+		badRequest(t, e.do(t, "GET", "/v2/trade/sol?cursor="+page.Encode("trade", "x", "1"), nil), "cursor")
 	})
 }
 
