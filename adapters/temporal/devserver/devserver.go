@@ -15,8 +15,8 @@ import (
 	"strconv"
 	"time"
 
-	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uiserver "github.com/temporalio/ui-server/v2/server"
+	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uiopts "github.com/temporalio/ui-server/v2/server/server_options"
 	"go.temporal.io/server/common/authorization"
 	"go.temporal.io/server/common/cluster"
@@ -268,4 +268,3 @@ func waitTCP(addr string, within time.Duration) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
