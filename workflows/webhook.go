@@ -23,6 +23,9 @@ type DeliveryInput struct {
 	EndpointID string
 	Event      webhook.Event
 	Schedule   webhook.RetrySchedule
+	// AttemptTimeout bounds one attempt activity (the sender's timeout plus throttling and
+	// bookkeeping); it is also how soon an attempt lost with its worker is retried.
+	AttemptTimeout time.Duration
 }
 
 // AttemptInput names one attempt.
@@ -142,10 +145,12 @@ func (a *DeliveryActivities) Exhausted(ctx context.Context, endpointID string) e
 	return err
 }
 
-func deliveryActivityOptions() workflow.ActivityOptions {
+func deliveryActivityOptions(attempt time.Duration) workflow.ActivityOptions {
+	if attempt <= 0 {
+		attempt = time.Minute
+	}
 	return workflow.ActivityOptions{
-		// The send itself is bounded by the sender's 15 s timeout; the rest covers throttling.
-		StartToCloseTimeout: time.Minute,
+		StartToCloseTimeout: attempt,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    time.Second,
 			BackoffCoefficient: 2,
@@ -158,7 +163,7 @@ func deliveryActivityOptions() workflow.ActivityOptions {
 // each delay of the schedule (adjusted for 429, timeouts and Retry-After, with jitter), until
 // a 2xx, a 410, an abort request, a disabled or deleted endpoint, or the end of the schedule.
 func WebhookDeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (int, error) {
-	ctx = workflow.WithActivityOptions(ctx, deliveryActivityOptions())
+	ctx = workflow.WithActivityOptions(ctx, deliveryActivityOptions(in.AttemptTimeout))
 	var a *DeliveryActivities
 	for n := 1; ; n++ {
 		var out AttemptOutput

@@ -90,7 +90,7 @@ func withAccessLog(log *slog.Logger, m *Metrics) fiber.Handler {
 		}
 		log.Log(c.UserContext(), level, "http",
 			"requestId", requestID(c), "method", c.Method(), "route", route, "path", c.Path(),
-			"status", status, "durationMs", float64(elapsed.Microseconds())/1000, "bytes", len(c.Response().Body()))
+			"status", status, "durationMs", float64(elapsed.Microseconds())/1000, "bytes", responseBytes(c))
 		return nil
 	}
 }
@@ -191,4 +191,13 @@ func withBodyLimit(max int) fiber.Handler {
 		}
 		return c.Next()
 	}
+}
+
+// responseBytes is the body size for the access log. A streamed body (the job stream) is not
+// measured: Response.Body() would drain the stream, blocking until it ends.
+func responseBytes(c *fiber.Ctx) int {
+	if c.Response().IsBodyStream() {
+		return -1
+	}
+	return len(c.Response().Body())
 }

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -13,8 +14,9 @@ import (
 
 // DeliveryStarter implements ports.DeliveryStarter with the configured retry schedule.
 type DeliveryStarter struct {
-	Client   client.Client
-	Schedule webhook.RetrySchedule
+	Client         client.Client
+	Schedule       webhook.RetrySchedule
+	AttemptTimeout time.Duration
 }
 
 var _ ports.DeliveryStarter = DeliveryStarter{}
@@ -22,7 +24,7 @@ var _ ports.DeliveryStarter = DeliveryStarter{}
 // StartDelivery starts one delivery workflow; its ID makes a repeated start a no-op.
 func (s DeliveryStarter) StartDelivery(ctx context.Context, endpointID string, ev webhook.Event) error {
 	return startIdempotent(ctx, s.Client, workflows.DeliveryWorkflowID(endpointID, ev.ID),
-		workflows.WebhookDeliveryWorkflowName, workflows.DeliveryInput{EndpointID: endpointID, Event: ev, Schedule: s.Schedule})
+		workflows.WebhookDeliveryWorkflowName, workflows.DeliveryInput{EndpointID: endpointID, Event: ev, Schedule: s.Schedule, AttemptTimeout: s.AttemptTimeout})
 }
 
 // StartDispatcher starts the outbox dispatcher loop unless it runs already.

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -274,10 +276,18 @@ func TestWebhookDelivery(t *testing.T) {
 	})
 }
 
-// replay fetches a closed workflow's history and replays it against the current code.
+// replay fetches a workflow's history and replays it against the current code: a change that
+// breaks determinism fails here.
 func replay(t *testing.T, c client.Client, workflowID string) {
 	t.Helper()
-	iter := c.GetWorkflowHistory(context.Background(), workflowID, "", false, 0)
+	iter := c.GetWorkflowHistory(context.Background(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		require.NoError(t, err)
+		h.Events = append(h.Events, ev)
+	}
+	require.NotEmpty(t, h.Events)
 	r := worker.NewWorkflowReplayer()
 	reg := func(fn any, name string) { r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name}) }
 	reg(workflows.KYTRegistrationWorkflow, workflows.KYTRegistrationWorkflowName)
@@ -285,8 +295,5 @@ func replay(t *testing.T, c client.Client, workflowID string) {
 	reg(workflows.WebhookDispatchWorkflow, workflows.WebhookDispatchWorkflowName)
 	reg(workflows.CalculatePnLJobWorkflow, workflows.CalculatePnLJobWorkflowName)
 	reg(workflows.NoopWorkflow, workflows.NoopWorkflowName)
-	hist, err := c.GetWorkflowHistory(context.Background(), workflowID, "", false, 0), error(nil)
-	_ = hist
-	_ = iter
-	require.NoError(t, err)
+	require.NoError(t, r.ReplayWorkflowHistory(nil, h), "replay %s", workflowID)
 }

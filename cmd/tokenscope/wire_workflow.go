@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -92,7 +93,8 @@ func registerWorkflowAreas(w worker.Registry, rt *runtime) {
 		Sender: webhooksender.NewSender(webhookGuard(rt), rt.cfg.WebhookTimeout), Clock: rt.clock,
 		Disable: webhook.AutoDisable{After: rt.cfg.WebhookDisableAfter}})
 	w.RegisterActivity(&workflows.DispatchActivities{Source: wh, Endpoints: wh, Filter: webhookFilter(rt),
-		Starter: temporal.DeliveryStarter{Client: rt.temporal, Schedule: retrySchedule(rt)}, Clock: rt.clock})
+		Starter: temporal.DeliveryStarter{Client: rt.temporal, Schedule: retrySchedule(rt),
+			AttemptTimeout: rt.cfg.WebhookTimeout + 3*time.Second}, Clock: rt.clock})
 	w.RegisterActivity(&workflows.JobActivities{Jobs: postgres.NewJobStore(rt.pool, workflows.JobWorkflowID),
 		Positions: postgres.NewWalletRederiver(rt.pool), Clock: rt.clock})
 }
