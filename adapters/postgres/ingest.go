@@ -105,7 +105,9 @@ type applier struct {
 	newTrades []trade.Trade
 }
 
-func (a *applier) touch(c chain.Chain, addr string) { a.touched[ports.TokenRef{Chain: c, Address: addr}] = true }
+func (a *applier) touch(c chain.Chain, addr string) {
+	a.touched[ports.TokenRef{Chain: c, Address: addr}] = true
+}
 
 func (a *applier) touchedRefs() []ports.TokenRef {
 	out := make([]ports.TokenRef, 0, len(a.touched))
