@@ -300,7 +300,9 @@ func WebhookDispatchWorkflow(ctx workflow.Context, in DispatchInput) error {
 		in.RoundsPerRun = DefaultDispatchRounds
 	}
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 2 * time.Minute,
+		// Short on purpose: a batch lost with its worker holds up every event until this
+		// timeout lets another worker retry it (the starts it made are idempotent).
+		StartToCloseTimeout: 15 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    time.Second,
 			BackoffCoefficient: 2,

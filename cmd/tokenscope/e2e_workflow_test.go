@@ -239,7 +239,7 @@ func TestWebhookDelivery(t *testing.T) {
 		require.NoError(t, err)
 
 		evID := publish(t, e, webhook.TokenCreated, `{"address":"So1","name":"A","symbol":"AAA","decimals":9}`)
-		eventually(t, 15*time.Second, "four attempts", func() bool { return rcv.count() >= 4 })
+		eventually(t, 45*time.Second, "four attempts", func() bool { return rcv.count() >= 4 })
 		time.Sleep(500 * time.Millisecond) // nothing more may come
 		require.Equal(t, 4, rcv.count())
 		assert.Equal(t, 0, other.count(), "an endpoint on another channel gets nothing")
