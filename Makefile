@@ -5,6 +5,8 @@ BIN   := bin/tokenscope
 TOOL  := $(GO) tool -modfile=tools/go.mod
 # Every test tier, against the real Postgres and an in-process Temporal server.
 TEST_FLAGS ?= -count=1 -timeout 30m
+# Data size of `make bench`: smoke (CI), small (default), large.
+BENCH_SCALE ?= small
 
 .DEFAULT_GOAL := help
 
@@ -46,6 +48,10 @@ mocks: ## regenerate the gomock doubles in ports/portsmock
 .PHONY: migrate
 migrate: build ## create the database if missing and apply migrations
 	./$(BIN) migrate
+
+.PHONY: bench
+bench: build ## benchmark every operation against same-run baselines (BENCH_SCALE=smoke|small|large); writes BENCHMARKS.md
+	$(GO) run ./bench/cmd/tokenbench -scale $(BENCH_SCALE) -bin $(BIN)
 
 .PHONY: clean
 clean: ## remove build output and local dev state (.data)

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/tokenscope/tokenscope/adapters/postgres"
+	"github.com/tokenscope/tokenscope/adapters/webhooksender"
+	"github.com/tokenscope/tokenscope/app/simulate"
+	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
+	"github.com/tokenscope/tokenscope/bench/load"
+	"github.com/tokenscope/tokenscope/bench/report"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/ingest"
+)
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+var workflowGoal = &report.Goal{Text: "p99 ≤ 2× bare workflow start p99", Baseline: 0, Metric: report.P99, Max: 2}
+
+// kytRows measures the withdrawal registration (every call a new registration, so every call
+// starts a workflow) against a no-op workflow start and round-trip and bare Fiber.
+func (b *bench) kytRows(ctx context.Context) []report.Row {
+	b.logf("measuring KYT withdrawal POST")
+	run := time.Now().UnixNano()
+	sub, body := b.httpSeries(ctx, seriesEndpoint, func(w, i int) load.Request {
+		payload := fmt.Sprintf(`{"address":"9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM","asset":"SOL","assetAmount":"%d.%d",`+
+			`"attemptTimestamp":"2026-01-15T10:30:00.000Z","network":"Solana","assetPrice":"150","memo":"tokenbench %d"}`, w+1, i, run)
+		return load.Request{Method: "POST", URL: b.st.httpURL + "/v2/kyt/withdrawal", Header: b.auth(), Body: []byte(payload)}
+	})
+	row := report.Row{Op: "10 KYT withdrawal POST", Data: "-", Subject: sub, Goal: workflowGoal}
+	row.Baselines = []report.Measure{b.noopSeries(ctx, false), b.noopSeries(ctx, true), b.fiberSeries(ctx, "kyt", "POST", body)}
+	return []report.Row{row}
+}
+
+// jobRows measures starting a calculate-pnl job, reading jobs and the first message of a job's
+// stream.
+func (b *bench) jobRows(ctx context.Context, t targets) []report.Row {
+	b.logf("measuring job start (calculate-pnl)")
+	var ids []string
+	mk := func(w, i int) load.Request {
+		wt := pick(t.wallets, w, i)
+		return load.Request{Method: "POST", URL: b.st.httpURL + "/v2/wallet/" + wt.chain + "/" + wt.wallet + "/calculate-pnl",
+			Header: b.auth(), Body: []byte(`{}`)}
+	}
+	sub, body := b.httpSeries(ctx, seriesEndpoint, mk)
+	start := report.Row{Op: "12 job start (POST calculate-pnl)", Data: "-", Subject: sub, Goal: workflowGoal}
+	start.Baselines = []report.Measure{b.noopSeries(ctx, false), b.noopSeries(ctx, true), b.fiberSeries(ctx, "job-start", "POST", body)}
+	rows := []report.Row{start}
+	if !sub.Measured() {
+		return rows
+	}
+	for k := 0; k < 16; k++ {
+		res, err := load.Do(ctx, b.client, mk(k, 1000+k))
+		if err != nil {
+			break
+		}
+		var o struct {
+			JobID string `json:"jobId"`
+		}
+		if json.Unmarshal(res.Body, &o) == nil && o.JobID != "" {
+			ids = append(ids, o.JobID)
+		}
+	}
+	if len(ids) == 0 {
+		return rows
+	}
+	time.Sleep(2 * time.Second) // let most of them finish: the stream row reads finished jobs
+	b.logf("measuring job read")
+	sub, body = b.httpSeries(ctx, seriesEndpoint, func(w, i int) load.Request {
+		return load.Request{Method: "GET", URL: b.st.httpURL + "/v2/job/" + pick(ids, w, i), Header: b.auth()}
+	})
+	get := report.Row{Op: "12 job read (GET /v2/job/{id})", Data: "-", Subject: sub}
+	get.Baselines = []report.Measure{b.noopSeries(ctx, true), b.fiberSeries(ctx, "job-get", "GET", body)}
+	rows = append(rows, get)
+
+	b.logf("measuring job stream (first message)")
+	r := load.Run(ctx, b.opts, func(ctx context.Context, w, i int) error {
+		return firstEvent(ctx, b, b.st.httpURL+"/v2/job/"+pick(ids, w, i)+"/streaming")
+	})
+	stream := report.Row{Op: "12 job stream, first message", Data: "-", Subject: measureOf(seriesEndpoint, r),
+		Note: "time to the first SSE data line of a finished job"}
+	stream.Baselines = []report.Measure{b.noopSeries(ctx, true)}
+	return append(rows, stream)
+}
+
+// firstEvent opens a job stream and returns once its first data line arrived.
+func firstEvent(ctx context.Context, b *bench, u string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	req, err := newGet(ctx, u, b.auth())
+	if err != nil {
+		return err
+	}
+	res, err := b.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		return fmt.Errorf("GET job stream: HTTP %d", res.StatusCode)
+	}
+	buf := make([]byte, 4096)
+	var seen []byte
+	for {
+		n, err := res.Body.Read(buf)
+		seen = append(seen, buf[:n]...)
+		if bytes.Contains(seen, []byte("data:")) && bytes.Contains(seen[bytes.Index(seen, []byte("data:")):], []byte("\n")) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("job stream ended before a message: %w", err)
+		}
+	}
+}
+
+// webhookRows creates two endpoints on the loopback receiver, measures GET and PATCH of one of
+// them against the same calls through the use case, then measures deliveries.
+func (b *bench) webhookRows(ctx context.Context) []report.Row {
+	create := func(path, ch string) (string, error) {
+		res, err := load.Do(ctx, b.client, load.Request{Method: "POST", URL: b.st.httpURL + "/v2/webhook/endpoint", Header: b.auth(),
+			Body: []byte(fmt.Sprintf(`{"url":%q,"channels":[%q],"description":"tokenbench"}`, b.rcv.base+path, ch))})
+		if err != nil {
+			return "", err
+		}
+		var o struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(res.Body, &o); err != nil || o.ID == "" {
+			return "", fmt.Errorf("create endpoint answered %.200s", res.Body)
+		}
+		return o.ID, nil
+	}
+	missing := func(op, why string) report.Row {
+		return report.Row{Op: op, Data: "-", Subject: report.Measure{Name: seriesEndpoint, Missing: why}}
+	}
+	id, err := create("/patched", "sol.token.migrated")
+	if err != nil {
+		b.logf("  create webhook endpoint: %v", err)
+		return []report.Row{missing("14 webhook endpoint GET", err.Error()), missing("13 webhook endpoint PATCH", err.Error()),
+			missing("webhook deliveries", err.Error())}
+	}
+	guard := webhooksender.Guard{}
+	if allowed, err := webhooksender.ParseCIDRs("127.0.0.0/8,::1/128"); err == nil {
+		guard.Allowed = allowed
+	}
+	filter, err := webhooksender.NewFilter()
+	if err != nil {
+		b.logf("  webhook filter: %v", err)
+	}
+	store := postgres.NewWebhookStore(b.st.pool)
+	svc := &appwebhook.Service{Endpoints: store, Attempts: store, Guard: guard, Filter: filter, Clock: wallClock{}}
+
+	b.logf("measuring webhook endpoint GET")
+	sub, body := b.httpSeries(ctx, seriesEndpoint, func(w, i int) load.Request {
+		return load.Request{Method: "GET", URL: b.st.httpURL + "/v2/webhook/endpoint/" + id, Header: b.auth()}
+	})
+	get := report.Row{Op: "14 webhook endpoint GET", Data: "-", Subject: sub, Goal: sqlGoal}
+	get.Baselines = []report.Measure{
+		b.sqlSeries(ctx, func(ctx context.Context, _, _ int) error { _, err := svc.Get(ctx, benchAccount, id); return err }),
+		b.fiberSeries(ctx, "webhook-get", "GET", body)}
+	get.Baselines[0].Name = "raw SQL: app/webhook over the Postgres adapter, in-process pgx"
+
+	b.logf("measuring webhook endpoint PATCH")
+	patch := func(w, i int) []byte {
+		return []byte(fmt.Sprintf(`{"endpointId":%q,"description":"tokenbench %d-%d","metadata":{"k":"%d"}}`, id, w, i, i))
+	}
+	sub, body = b.httpSeries(ctx, seriesEndpoint, func(w, i int) load.Request {
+		return load.Request{Method: "PATCH", URL: b.st.httpURL + "/v2/webhook/endpoint", Header: b.auth(), Body: patch(w, i)}
+	})
+	pat := report.Row{Op: "13 webhook endpoint PATCH (one row)", Data: "-", Subject: sub, Goal: sqlGoal,
+		Note: "every call updates the same endpoint, so calls serialize on its row lock in both series"}
+	pat.Baselines = []report.Measure{
+		b.sqlSeries(ctx, func(ctx context.Context, w, i int) error {
+			_, err := svc.Patch(ctx, benchAccount, patch(w, i+1_000_000))
+			return err
+		}),
+		b.fiberSeries(ctx, "webhook-patch", "PATCH", body)}
+	pat.Baselines[0].Name = "raw SQL: app/webhook over the Postgres adapter, in-process pgx"
+	return []report.Row{get, pat, b.deliveryRow(ctx, create)}
+}
+
+// deliveryRow ingests sol token launches (each writes an outbox event), counts the signed
+// deliveries reaching the loopback receiver, and compares their rate with plain POSTs of the
+// same size from a Go loop to the same receiver.
+func (b *bench) deliveryRow(ctx context.Context, create func(path, ch string) (string, error)) report.Row {
+	row := report.Row{Op: "webhook deliveries (sol.token.created)", Data: "-",
+		Goal: &report.Goal{Text: "deliveries/s ≥ 0.5× plain POSTs/s", Baseline: 0, Metric: report.Rate, Min: 0.5}}
+	if _, err := create("/deliver", "sol.token.created"); err != nil {
+		row.Subject = report.Measure{Name: "deliveries", Missing: err.Error()}
+		return row
+	}
+	n := b.deliveries
+	var buf bytes.Buffer
+	enc := ingest.NewEncoder(&buf)
+	keep := &launchSink{enc: enc}
+	end := time.Now().UTC()
+	sim := simulate.New(simulate.Config{Seed: uint64(end.UnixNano()), Tokens: 3 * n, Wallets: 100, Trades: 3 * n,
+		Start: end.Add(-time.Minute), End: end})
+	if err := sim.Backfill(ctx, keep); err != nil {
+		row.Subject = report.Measure{Name: "deliveries", Missing: "simulate launches: " + err.Error()}
+		return row
+	}
+	done := b.rcv.expect(keep.addrs)
+	b.logf("measuring webhook deliveries of %d events", len(keep.addrs))
+	start := time.Now()
+	res, err := load.Do(ctx, b.client, load.Request{Method: "POST", URL: b.st.httpURL + "/v2/ingest", Header: b.auth(), Body: buf.Bytes()})
+	if err != nil {
+		row.Subject = report.Measure{Name: "deliveries", Errors: 1, FirstError: err.Error()}
+		return row
+	}
+	_ = res
+	limit := 30*time.Second + time.Duration(len(keep.addrs))*200*time.Millisecond
+	select {
+	case <-done:
+	case <-time.After(limit):
+	case <-ctx.Done():
+	}
+	got, last := b.rcv.received()
+	m := report.Measure{Name: "deliveries (ingest POST to last delivery)", Unit: "deliveries/s", Calls: got,
+		Errors: len(keep.addrs) - got}
+	if got > 0 {
+		m.Rate = float64(got) / last.Sub(start).Seconds()
+	}
+	if m.Errors > 0 {
+		m.FirstError = fmt.Sprintf("%d of %d deliveries arrived within %s", got, len(keep.addrs), limit)
+	}
+	row.Subject = m
+	payload := bytes.Repeat([]byte("x"), 600)
+	r := load.Run(ctx, b.opts, func(ctx context.Context, _, _ int) error {
+		_, err := load.Do(ctx, b.client, load.Request{Method: "POST", URL: b.rcv.base + "/plain", Body: payload})
+		return err
+	})
+	pm := measureOf("plain POSTs, Go loop → same receiver", r)
+	pm.Unit = "POSTs/s"
+	row.Baselines = []report.Measure{pm}
+	return row
+}
+
+// launchSink keeps the sol token launches of a simulated market and drops everything else.
+type launchSink struct {
+	enc   *ingest.Encoder
+	addrs []string
+}
+
+func (k *launchSink) Emit(_ context.Context, e ingest.Event) error {
+	tc, ok := e.(ingest.TokenCreated)
+	if !ok || tc.Token.Chain != chain.Sol {
+		return nil
+	}
+	k.addrs = append(k.addrs, tc.Token.Address)
+	return k.enc.Encode(e)
+}
+
+func (k *launchSink) Flush(context.Context) error { return nil }

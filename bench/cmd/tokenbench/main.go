@@ -1,0 +1,324 @@
+// Command tokenbench is `make bench`: it builds nothing itself (make builds bin/tokenscope), creates
+// its own database on the local Postgres, fills it with the simulator through the ingest path,
+// starts `tokenscope dev` on free loopback ports, and drives every operation at a fixed
+// concurrency for a fixed time from this separate process, each next to its baselines measured
+// in the same run on the same data (raw SQL through pgx, a bare Fiber handler, a no-op workflow on
+// the same Temporal server, plain POSTs, a plain COPY). It prints the table, writes
+// BENCHMARKS.md, and stops everything it started and drops its database, also on failure or
+// Ctrl-C. It sends traffic to loopback addresses only.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+
+	"github.com/tokenscope/tokenscope/adapters/postgres"
+	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/bench/load"
+	"github.com/tokenscope/tokenscope/bench/report"
+)
+
+// scale sizes a run. The data is filled in two steps, 1/10 then the remaining 9/10, so the cost
+// growth rows compare 1× with 10× of the same market shape.
+type scale struct {
+	name                    string
+	tokens, wallets, trades int
+	duration                time.Duration
+	deliveries              int // sol launches ingested for the webhook delivery row
+}
+
+var scales = map[string]scale{
+	"smoke": {name: "smoke", tokens: 300, wallets: 1_000, trades: 3_000, duration: time.Second, deliveries: 20},
+	"small": {name: "small", tokens: 10_000, wallets: 20_000, trades: 200_000, duration: 10 * time.Second, deliveries: 200},
+	"large": {name: "large", tokens: 100_000, wallets: 200_000, trades: 10_000_000, duration: 30 * time.Second, deliveries: 1_000},
+}
+
+func main() {
+	scaleName := flag.String("scale", envOr("BENCH_SCALE", "small"), "smoke, small or large")
+	bin := flag.String("bin", "bin/tokenscope", "the tokenscope binary (make bench builds it)")
+	conc := flag.Int("concurrency", 16, "concurrent callers of every series")
+	dur := flag.Duration("duration", 0, "how long each series runs (default: 1s smoke, 10s small, 30s large)")
+	pg := flag.String("pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "admin URL of a loopback Postgres")
+	out := flag.String("out", "", "write the report here (default BENCHMARKS.md, except at smoke scale)")
+	failOnErrors := flag.Bool("fail-on-errors", false, "exit 1 when an endpoint that exists answered an error (always on at smoke scale)")
+	flag.Parse()
+
+	sc, ok := scales[*scaleName]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "tokenbench: unknown scale %q (smoke, small, large)\n", *scaleName)
+		os.Exit(2)
+	}
+	if *dur > 0 {
+		sc.duration = *dur
+	}
+	if *out == "" && sc.name != "smoke" {
+		*out = "BENCHMARKS.md"
+	}
+	if sc.name == "smoke" {
+		*failOnErrors = true
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code := run(ctx, sc, *bin, *pg, *conc, *out, *failOnErrors)
+	os.Exit(code)
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "tokenbench %s  "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+// run does the whole benchmark and returns the exit code; every resource it acquires is
+// released by its defers, whichever way it returns.
+func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, failOnErrors bool) int {
+	started := time.Now()
+	binAbs, err := filepath.Abs(bin)
+	if err == nil {
+		_, err = os.Stat(binAbs)
+	}
+	if err != nil {
+		logf("no tokenscope binary at %s (run `make build`): %v", bin, err)
+		return 1
+	}
+	dir, err := os.MkdirTemp("", "tokenbench-")
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	logFile, err := os.Create(filepath.Join(dir, "service.log"))
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
+	defer logFile.Close()
+	st := &stack{bin: binAbs, adminURL: pg, dir: dir, logFile: logFile, dbName: fmt.Sprintf("tokenscope_bench_%d", os.Getpid())}
+	if st.dbURL, err = withDatabase(pg, st.dbName); err != nil {
+		logf("%v", err)
+		return 1
+	}
+	if err := st.createDatabase(ctx); err != nil {
+		logf("%v", err)
+		return 1
+	}
+	logf("database %s created; scale %s, concurrency %d, %s per series; logs in %s", st.dbName, sc.name, conc, sc.duration, logFile.Name())
+	defer func() {
+		if err := st.dropDatabase(); err != nil {
+			logf("drop database %s: %v", st.dbName, err)
+		} else {
+			logf("database %s dropped", st.dbName)
+		}
+	}()
+	defer func() {
+		if err := st.stopService(); err != nil {
+			logf("stop service: %v", err)
+		}
+	}()
+	failed := func(what string, err error) int {
+		logf("%s: %v", what, err)
+		tail(logFile.Name())
+		return 1
+	}
+
+	// 1× data, ingested before the service starts.
+	end := time.Now().UTC().Truncate(time.Second)
+	fill1 := fill{Seed: 1, Tokens: sc.tokens / 10, Wallets: sc.wallets / 10, Trades: sc.trades / 10}
+	fill2 := fill{Seed: 2, Tokens: sc.tokens - fill1.Tokens, Wallets: sc.wallets - fill1.Wallets, Trades: sc.trades - fill1.Trades}
+	logf("fill 1×: simulate + import %d tokens, %d trades", fill1.Tokens, fill1.Trades)
+	file1, n1, took1, err := st.ingestFill(ctx, fill1, end)
+	if err != nil {
+		return failed("fill 1×", err)
+	}
+	if st.pool, err = postgres.Open(ctx, st.dbURL, int32(conc+4)); err != nil {
+		return failed("open pool", err)
+	}
+	defer st.pool.Close()
+	ingest1, err := ingestRow(ctx, st, "ingest into an empty database (tokenscope import, service stopped)", "1×", file1, n1, took1)
+	if err != nil {
+		return failed("copy baseline", err)
+	}
+	_ = os.Remove(file1)
+	if err := st.createKey(ctx); err != nil {
+		return failed("api key", err)
+	}
+	serviceUp := time.Now()
+	if err := st.startService(ctx); err != nil {
+		return failed("start service", err)
+	}
+	logf("service up on %s (dex %s, temporal %s)", st.httpURL, st.dexURL, st.temporalAddr)
+
+	tc, err := client.Dial(client.Options{HostPort: st.temporalAddr, Namespace: "default",
+		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err != nil {
+		logf("temporal client: %v (workflow baselines will be missing)", err)
+		tc = nil
+	} else {
+		defer tc.Close()
+	}
+	fib, err := startFiber()
+	if err != nil {
+		return failed("bare fiber", err)
+	}
+	defer fib.stop()
+	rcv, err := startReceiver()
+	if err != nil {
+		return failed("receiver", err)
+	}
+	defer rcv.stop()
+	b := &bench{st: st, opts: load.Options{Concurrency: conc, Duration: sc.duration}, client: load.Client(conc),
+		market: market.New(postgres.NewMarketReader(st.pool)), fiber: fib, rcv: rcv, tc: tc, logf: logf,
+		deliveries: sc.deliveries}
+
+	if err := st.waitRanking(ctx, serviceUp, 120*time.Second); err != nil {
+		logf("ranking: %v", err)
+	}
+	t1, err := sampleTargets(ctx, st.pool)
+	if err != nil {
+		return failed("sample targets", err)
+	}
+	growthOps := pickOps(b.readOps(t1), "1 ", "3 ", "8 ", "9 ")
+	at1 := b.endpointOnly(ctx, growthOps)
+	if ctx.Err() != nil {
+		return failed("interrupted", ctx.Err())
+	}
+
+	// 10× data: the other 9/10, ingested while the service runs.
+	logf("fill 10×: simulate + import %d more tokens, %d more trades (service running)", fill2.Tokens, fill2.Trades)
+	file2, n2, took2, err := st.ingestFill(ctx, fill2, end)
+	if err != nil {
+		return failed("fill 10×", err)
+	}
+	ingest2, err := ingestRow(ctx, st, "ingest 9× more into 1× (tokenscope import, service running)", "1×→10×", file2, n2, took2)
+	if err != nil {
+		return failed("copy baseline", err)
+	}
+	_ = os.Remove(file2)
+	if err := st.waitRanking(ctx, time.Now(), 120*time.Second); err != nil {
+		logf("ranking: %v", err)
+	}
+	at10 := b.endpointOnly(ctx, growthOps)
+	var growth []report.Growth
+	for _, o := range growthOps {
+		g := report.Growth{Op: o.op, At1: at1[o.op], At10: at10[o.op]}
+		if strings.HasPrefix(o.op, "3 ") {
+			g.Max = 1.2
+		}
+		growth = append(growth, g)
+	}
+
+	t10, err := sampleTargets(ctx, st.pool)
+	if err != nil {
+		return failed("sample targets", err)
+	}
+	rows := b.readRows(ctx, b.readOps(t10), "10×")
+	rows = append(rows, b.kytRows(ctx)...)
+	rows = append(rows, b.jobRows(ctx, t10)...)
+	rows = append(rows, b.webhookRows(ctx)...)
+	rows = append(rows, ingest1, ingest2)
+	if ctx.Err() != nil {
+		return failed("interrupted", ctx.Err())
+	}
+	annotate(rows)
+
+	fmt.Println()
+	_ = report.Text(os.Stdout, rows, growth)
+	if out != "" {
+		env := describeMachine(ctx, st)
+		env.command = commandLine(sc)
+		env.scale = sc
+		env.took = time.Since(started)
+		env.concurrency = conc
+		if err := writeMarkdown(out, env, rows, growth); err != nil {
+			logf("write %s: %v", out, err)
+			return 1
+		}
+		logf("wrote %s", out)
+	}
+	for _, w := range report.BaselineErrors(rows) {
+		logf("warning: %s", w)
+	}
+	if fails := report.Failures(rows, growth); len(fails) > 0 {
+		for _, f := range fails {
+			logf("ERROR %s", f)
+		}
+		if failOnErrors {
+			return 1
+		}
+	}
+	logf("done in %s", time.Since(started).Round(time.Second))
+	return 0
+}
+
+func pickOps(ops []readOp, prefixes ...string) []readOp {
+	var out []readOp
+	for _, o := range ops {
+		for _, p := range prefixes {
+			if strings.HasPrefix(o.op, p) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// ingestRow compares the import's trade rate with a plain COPY of the same trades.
+func ingestRow(ctx context.Context, st *stack, op, data, file string, trades int, took time.Duration) (report.Row, error) {
+	copied, copyTook, err := st.copyTrades(ctx, file)
+	if err != nil {
+		return report.Row{}, err
+	}
+	row := report.Row{Op: op, Data: data,
+		Subject:   report.Measure{Name: "tokenscope import (ingest port, every derivation)", Calls: trades, Unit: "trades/s", Rate: float64(trades) / took.Seconds(), P50: took},
+		Baselines: []report.Measure{{Name: "COPY of the same trades into an unindexed table", Calls: copied, Unit: "trades/s", Rate: float64(copied) / copyTook.Seconds(), P50: copyTook}},
+		Goal:      &report.Goal{Text: "trades/s ≥ 0.3× raw COPY", Baseline: 0, Metric: report.Rate, Min: 0.3},
+		Note:      "p50 column holds the total time of the one import / the one COPY"}
+	logf("%s: %d trades in %s (COPY: %s)", op, trades, took.Round(time.Millisecond), copyTook.Round(time.Millisecond))
+	return row, nil
+}
+
+func commandLine(sc scale) string {
+	return "make bench BENCH_SCALE=" + sc.name
+}
+
+// tail prints the end of the service log after a failure.
+func tail(name string) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return
+	}
+	if len(b) > 3000 {
+		b = b[len(b)-3000:]
+	}
+	fmt.Fprintf(os.Stderr, "--- end of %s ---\n%s\n", name, b)
+}
+
+func newGet(ctx context.Context, u string, h http.Header) (*http.Request, error) {
+	if err := load.Loopback(u); err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header = h.Clone()
+	return req, nil
+}

@@ -1,0 +1,298 @@
+// Package report turns tokenbench's measurements into the table it prints and the BENCHMARKS.md
+// it writes: each operation next to its baselines from the same run, the ratios between them,
+// and whether the issue's goal for that row is met. Standard library only.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Measure is one measured series: an endpoint or one of its baselines.
+type Measure struct {
+	Name   string
+	Calls  int
+	Errors int
+	// Rate is calls (or, for Unit other than req/s, items) per second.
+	Rate     float64
+	Unit     string
+	P50, P99 time.Duration
+	// Missing says why nothing was measured (endpoint absent, not applicable…); empty when measured.
+	Missing    string
+	FirstError string
+}
+
+// Measured tells whether the series ran.
+func (m Measure) Measured() bool { return m.Missing == "" }
+
+// Metric names what a goal compares.
+type Metric string
+
+const (
+	P99  Metric = "p99"
+	P50  Metric = "p50"
+	Rate Metric = "rate"
+)
+
+// Goal is one of the issue's targets: Subject's metric divided by the baseline's metric must be
+// at most Max (latencies) or at least Min (rates).
+type Goal struct {
+	Text     string
+	Baseline int // index into Row.Baselines
+	Metric   Metric
+	Max, Min float64
+}
+
+// Row is an operation, the baselines run next to it and its goal (nil when the issue sets none).
+type Row struct {
+	Op        string
+	Data      string
+	Subject   Measure
+	Baselines []Measure
+	Goal      *Goal
+	// Note explains a miss (or anything else worth knowing about the row).
+	Note string
+}
+
+// Ratio divides a's metric by b's; false when either is missing or zero.
+func Ratio(a, b Measure, m Metric) (float64, bool) {
+	if !a.Measured() || !b.Measured() {
+		return 0, false
+	}
+	var x, y float64
+	switch m {
+	case P99:
+		x, y = float64(a.P99), float64(b.P99)
+	case P50:
+		x, y = float64(a.P50), float64(b.P50)
+	default:
+		x, y = a.Rate, b.Rate
+	}
+	if x == 0 || y == 0 {
+		return 0, false
+	}
+	return x / y, true
+}
+
+// Verdict is "met", "MISSED", "n/a" (no goal) or "unmeasured".
+func (r Row) Verdict() string {
+	if r.Goal == nil {
+		return "n/a"
+	}
+	if r.Subject.Errors > 0 {
+		return "ERRORS"
+	}
+	if r.Goal.Baseline >= len(r.Baselines) {
+		return "unmeasured"
+	}
+	x, ok := Ratio(r.Subject, r.Baselines[r.Goal.Baseline], r.Goal.Metric)
+	if !ok {
+		return "unmeasured"
+	}
+	if (r.Goal.Max > 0 && x <= r.Goal.Max) || (r.Goal.Min > 0 && x >= r.Goal.Min) {
+		return "met"
+	}
+	return "MISSED"
+}
+
+// Growth compares an operation's p50 at 1× and 10× the data.
+type Growth struct {
+	Op        string
+	At1, At10 Measure
+	// Max is the goal on p50(10×)/p50(1×); 0 when the issue sets none.
+	Max float64
+}
+
+// Verdict is "met", "MISSED", "n/a" or "unmeasured".
+func (g Growth) Verdict() string {
+	x, ok := Ratio(g.At10, g.At1, P50)
+	switch {
+	case !ok || g.At1.Errors > 0 || g.At10.Errors > 0:
+		return "unmeasured"
+	case g.Max == 0:
+		return "n/a"
+	case x <= g.Max:
+		return "met"
+	}
+	return "MISSED"
+}
+
+func ms(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+func rate(m Measure) string {
+	if m.Rate == 0 {
+		return "-"
+	}
+	u := m.Unit
+	if u == "" {
+		u = "req/s"
+	}
+	if m.Rate >= 100 {
+		return fmt.Sprintf("%.0f %s", m.Rate, u)
+	}
+	return fmt.Sprintf("%.1f %s", m.Rate, u)
+}
+
+// ratios renders subject/baseline for p50, p99 and rate.
+func ratios(s, b Measure) string {
+	var parts []string
+	for _, m := range []Metric{P50, P99, Rate} {
+		if x, ok := Ratio(s, b, m); ok {
+			name := string(m)
+			if m == Rate {
+				name = "rate"
+			}
+			parts = append(parts, fmt.Sprintf("%s ×%.2f", name, x))
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+type line struct {
+	cells []string
+}
+
+func (r Row) lines() []line {
+	s := r.Subject
+	status := fmt.Sprint(s.Errors)
+	if !s.Measured() {
+		status = "missing"
+	}
+	goal := "-"
+	if r.Goal != nil {
+		goal = r.Goal.Text
+	}
+	calls := fmt.Sprint(s.Calls)
+	if !s.Measured() {
+		calls = "-"
+	}
+	out := []line{{[]string{r.Op, r.Data, s.Name, calls, rate(s), ms(s.P50), ms(s.P99), status, "", goal, r.Verdict()}}}
+	for i, b := range r.Baselines {
+		berr := fmt.Sprint(b.Errors)
+		bcalls := fmt.Sprint(b.Calls)
+		if !b.Measured() {
+			berr, bcalls = "missing", "-"
+		}
+		mark := ""
+		if r.Goal != nil && r.Goal.Baseline == i {
+			mark = " (goal)"
+		}
+		out = append(out, line{[]string{"", "", "↳ " + b.Name + mark, bcalls, rate(b), ms(b.P50), ms(b.P99), berr, ratios(s, b), "", ""}})
+	}
+	return out
+}
+
+var header = []string{"operation", "data", "series", "calls", "rate", "p50", "p99", "errors", "endpoint ÷ baseline", "goal", "verdict"}
+
+// BaselineErrors lists baselines that had failed calls: worth a warning, not a failure of the
+// service.
+func BaselineErrors(rows []Row) []string {
+	var out []string
+	for _, r := range rows {
+		for _, b := range r.Baselines {
+			if b.Measured() && b.Errors > 0 {
+				out = append(out, fmt.Sprintf("%s, baseline %s: %d errors (%s)", r.Op, b.Name, b.Errors, b.FirstError))
+			}
+		}
+	}
+	return out
+}
+
+// Text writes the table for a terminal.
+func Text(w io.Writer, rows []Row, growth []Growth) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		for _, l := range r.lines() {
+			fmt.Fprintln(tw, strings.Join(l.cells, "\t"))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(growth) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "cost growth\tp50 at 1×\tp50 at 10×\tratio\tgoal\tverdict")
+		for _, g := range growth {
+			fmt.Fprintln(tw, strings.Join(growthCells(g), "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, r := range rows {
+		if r.Subject.FirstError != "" {
+			fmt.Fprintf(w, "first error of %s: %s\n", r.Op, r.Subject.FirstError)
+		}
+	}
+	return nil
+}
+
+func growthCells(g Growth) []string {
+	x, ok := Ratio(g.At10, g.At1, P50)
+	ratio := "-"
+	if ok {
+		ratio = fmt.Sprintf("×%.2f", x)
+	}
+	goal := "-"
+	if g.Max > 0 {
+		goal = fmt.Sprintf("≤ ×%.1f", g.Max)
+	}
+	return []string{g.Op, ms(g.At1.P50), ms(g.At10.P50), ratio, goal, g.Verdict()}
+}
+
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// MarkdownTable writes the rows and the growth table as Markdown.
+func MarkdownTable(w io.Writer, rows []Row, growth []Growth) {
+	fmt.Fprintln(w, "| "+strings.Join(header, " | ")+" |")
+	fmt.Fprintln(w, "|"+strings.Repeat("---|", len(header)))
+	for _, r := range rows {
+		for _, l := range r.lines() {
+			cs := make([]string, len(l.cells))
+			for i, c := range l.cells {
+				cs[i] = cell(c)
+			}
+			fmt.Fprintln(w, "| "+strings.Join(cs, " | ")+" |")
+		}
+	}
+	if len(growth) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| cost growth | p50 at 1× | p50 at 10× | ratio | goal | verdict |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+		for _, g := range growth {
+			fmt.Fprintln(w, "| "+strings.Join(growthCells(g), " | ")+" |")
+		}
+	}
+}
+
+// Failures lists the rows whose endpoint was measured and returned errors (missing rows are
+// not failures: that work has not landed).
+func Failures(rows []Row, growth []Growth) []string {
+	var out []string
+	for _, r := range rows {
+		if r.Subject.Measured() && r.Subject.Errors > 0 {
+			out = append(out, fmt.Sprintf("%s: %d errors (%s)", r.Op, r.Subject.Errors, r.Subject.FirstError))
+		}
+	}
+	for _, g := range growth {
+		for _, m := range []Measure{g.At1, g.At10} {
+			if m.Measured() && m.Errors > 0 {
+				out = append(out, fmt.Sprintf("growth %s: %d errors (%s)", g.Op, m.Errors, m.FirstError))
+			}
+		}
+	}
+	return out
+}
