@@ -436,6 +436,9 @@ func (s *IngestStore) RefreshWindows(ctx context.Context, tokens []ports.TokenRe
 	for i := 0; i < len(tokens); i += chunk {
 		part := tokens[i:min(i+chunk, len(tokens))]
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := lockDerivedState(ctx, tx); err != nil {
+				return err
+			}
 			if _, err := tx.Exec(ctx, tempTables); err != nil {
 				return err
 			}
@@ -489,4 +492,19 @@ func (s *IngestStore) ReplaceHotTokens(ctx context.Context, c chain.Chain, d ran
 		return err
 	})
 	return interpretError(err, "hot tokens", string(c)+"/"+string(d))
+}
+
+// derivedStateLock is the transaction-scoped advisory lock every writer of derived market state
+// (ingest batches, window refreshes) holds. Those writers lock token_market, token_stats and
+// positions rows of many tokens in different orders (a batch upserts market rows before its
+// windows; a refresh writes windows and then the 24h figures on token_market), which deadlocked
+// under `make run`'s live trading. Serialising them costs little: a batch is already one
+// transaction over every token it touches. Readers never take it.
+const derivedStateLock = 7_346_502
+
+func lockDerivedState(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", derivedStateLock); err != nil {
+		return fmt.Errorf("lock derived state: %w", err)
+	}
+	return nil
 }

@@ -60,6 +60,9 @@ var tradeColumns = []string{
 func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
 	var res ingest.Result
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := lockDerivedState(ctx, tx); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, tempTables); err != nil {
 			return fmt.Errorf("temp tables: %w", err)
 		}

@@ -1,5 +1,3 @@
-//go:build cel
-
 package webhooksender
 
 import (

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tokenscope/tokenscope/adapters/temporal/devserver"
 	"github.com/tokenscope/tokenscope/app/config"
@@ -126,11 +127,29 @@ func ensureDevKey(ctx context.Context, rt *runtime, keyFile string) error {
 	return os.WriteFile(keyFile, []byte(full+"\n"), 0o600)
 }
 
-// devBackground runs the dev-only extras (seeding and live-trading the simulated market).
+// devLiveRate is how many simulated market steps per second `dev` keeps trading at.
+const devLiveRate = 3
+
+// devBackground runs the dev-only extras: seeding and live-trading the simulated market, so
+// every endpoint shows moving data (DEV_SIMULATE=false turns it off).
 func devBackground(ctx context.Context, rt *runtime) error {
-	_ = ctx
-	_ = rt
-	return nil
+	if !rt.cfg.SimulateOnDev {
+		return nil
+	}
+	// A failed batch (the database restarting, say) must not end live trading for the rest of
+	// the session: log it and carry on after a pause. seedMarket backfills only an empty market.
+	for {
+		err := seedMarket(ctx, rt, devLiveRate)
+		if ctx.Err() != nil {
+			return nil
+		}
+		rt.log.Warn("simulated market stopped; restarting in 2s", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(2 * time.Second):
+		}
+	}
 }
 
 func localURL(addr string) string {
