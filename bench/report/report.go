@@ -77,6 +77,14 @@ func Ratio(a, b Measure, m Metric) (float64, bool) {
 	return x / y, true
 }
 
+// GoalRatio is the ratio the goal is read on (false when there is none).
+func (r Row) GoalRatio() (float64, bool) {
+	if r.Goal == nil || r.Goal.Baseline >= len(r.Baselines) {
+		return 0, false
+	}
+	return Ratio(r.Subject, r.Baselines[r.Goal.Baseline], r.Goal.Metric)
+}
+
 // Verdict is "met", "MISSED", "n/a" (no goal) or "unmeasured".
 func (r Row) Verdict() string {
 	if r.Goal == nil {
@@ -102,6 +110,8 @@ func (r Row) Verdict() string {
 type Growth struct {
 	Op        string
 	At1, At10 Measure
+	// SQL1 and SQL10 are the raw-SQL baseline at 1× and 10×: whether the query itself grew.
+	SQL1, SQL10 Measure
 	// Max is the goal on p50(10×)/p50(1×); 0 when the issue sets none.
 	Max float64
 }
@@ -224,7 +234,7 @@ func Text(w io.Writer, rows []Row, growth []Growth) error {
 	if len(growth) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "cost growth\tp50 at 1×\tp50 at 10×\tratio\tgoal\tverdict")
+		fmt.Fprintln(tw, strings.Join(growthHeader, "\t"))
 		for _, g := range growth {
 			fmt.Fprintln(tw, strings.Join(growthCells(g), "\t"))
 		}
@@ -240,6 +250,8 @@ func Text(w io.Writer, rows []Row, growth []Growth) error {
 	return nil
 }
 
+var growthHeader = []string{"cost growth", "endpoint p50 at 1×", "at 10×", "ratio", "raw SQL p50 at 1×", "at 10×", "ratio", "goal (endpoint)", "verdict"}
+
 func growthCells(g Growth) []string {
 	x, ok := Ratio(g.At10, g.At1, P50)
 	ratio := "-"
@@ -250,7 +262,11 @@ func growthCells(g Growth) []string {
 	if g.Max > 0 {
 		goal = fmt.Sprintf("≤ ×%.1f", g.Max)
 	}
-	return []string{g.Op, ms(g.At1.P50), ms(g.At10.P50), ratio, goal, g.Verdict()}
+	sqlRatio := "-"
+	if x, ok := Ratio(g.SQL10, g.SQL1, P50); ok {
+		sqlRatio = fmt.Sprintf("×%.2f", x)
+	}
+	return []string{g.Op, ms(g.At1.P50), ms(g.At10.P50), ratio, ms(g.SQL1.P50), ms(g.SQL10.P50), sqlRatio, goal, g.Verdict()}
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
@@ -270,8 +286,8 @@ func MarkdownTable(w io.Writer, rows []Row, growth []Growth) {
 	}
 	if len(growth) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| cost growth | p50 at 1× | p50 at 10× | ratio | goal | verdict |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| "+strings.Join(growthHeader, " | ")+" |")
+		fmt.Fprintln(w, "|"+strings.Repeat("---|", len(growthHeader)))
 		for _, g := range growth {
 			fmt.Fprintln(w, "| "+strings.Join(growthCells(g), " | ")+" |")
 		}

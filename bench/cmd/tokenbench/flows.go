@@ -164,7 +164,7 @@ func (b *bench) webhookRows(ctx context.Context) []report.Row {
 	get.Baselines = []report.Measure{
 		b.sqlSeries(ctx, func(ctx context.Context, _, _ int) error { _, err := svc.Get(ctx, benchAccount, id); return err }),
 		b.fiberSeries(ctx, "webhook-get", "GET", body)}
-	get.Baselines[0].Name = "raw SQL: app/webhook over the Postgres adapter, in-process pgx"
+	get.Baselines[0].Name = "raw SQL (app/webhook via pgx)"
 
 	b.logf("measuring webhook endpoint PATCH")
 	patch := func(w, i int) []byte {
@@ -181,7 +181,7 @@ func (b *bench) webhookRows(ctx context.Context) []report.Row {
 			return err
 		}),
 		b.fiberSeries(ctx, "webhook-patch", "PATCH", body)}
-	pat.Baselines[0].Name = "raw SQL: app/webhook over the Postgres adapter, in-process pgx"
+	pat.Baselines[0].Name = "raw SQL (app/webhook via pgx)"
 	return []report.Row{get, pat, b.deliveryRow(ctx, create)}
 }
 
@@ -222,7 +222,7 @@ func (b *bench) deliveryRow(ctx context.Context, create func(path, ch string) (s
 	case <-ctx.Done():
 	}
 	got, last := b.rcv.received()
-	m := report.Measure{Name: "deliveries (ingest POST to last delivery)", Unit: "deliveries/s", Calls: got,
+	m := report.Measure{Name: "deliveries (ingest → last one)", Unit: "deliveries/s", Calls: got,
 		Errors: len(keep.addrs) - got}
 	if got > 0 {
 		m.Rate = float64(got) / last.Sub(start).Seconds()
@@ -236,7 +236,7 @@ func (b *bench) deliveryRow(ctx context.Context, create func(path, ch string) (s
 		_, err := load.Do(ctx, b.client, load.Request{Method: "POST", URL: b.rcv.base + "/plain", Body: payload})
 		return err
 	})
-	pm := measureOf("plain POSTs, Go loop → same receiver", r)
+	pm := measureOf("plain POSTs to the receiver", r)
 	pm.Unit = "POSTs/s"
 	row.Baselines = []report.Measure{pm}
 	return row

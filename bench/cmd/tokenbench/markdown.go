@@ -137,12 +137,14 @@ func writeMarkdown(path string, m machine, rows []report.Row, growth []report.Gr
 	fmt.Fprintf(&w, "\n## Goals (issue 6)\n\n")
 	for _, r := range rows {
 		if r.Goal != nil {
-			fmt.Fprintf(&w, "- %s — %s: **%s**\n", r.Op, r.Goal.Text, r.Verdict())
+			x, _ := r.GoalRatio()
+			fmt.Fprintf(&w, "- %s — %s: **%s** (×%.2f)\n", r.Op, r.Goal.Text, r.Verdict(), x)
 		}
 	}
 	for _, g := range growth {
 		if g.Max > 0 {
-			fmt.Fprintf(&w, "- %s, p50 growth 1× → 10× ≤ ×%.1f: **%s**\n", g.Op, g.Max, g.Verdict())
+			x, _ := report.Ratio(g.At10, g.At1, report.P50)
+			fmt.Fprintf(&w, "- %s, p50 growth 1× → 10× ≤ ×%.1f: **%s** (×%.2f)\n", g.Op, g.Max, g.Verdict(), x)
 		}
 	}
 	fmt.Fprintf(&w, "\n## Notes\n\n")
