@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -169,19 +171,22 @@ func refArrays(refs []ports.TokenRef) ([]string, []string) {
 	return cs, as
 }
 
-// holderRow is one balance the market derivation looks at: a top-100 holder or a group member.
-type holderRow struct {
-	ref     ports.TokenRef
-	wallet  string
-	balance decimal.Decimal
-	groups  []string
+// marketColumns are the token_market fields a batch rewrites, staged in ingest_market and applied
+// with one UPDATE. volume_24h_usd and trades_24h are NULL for tokens whose windows the batch did
+// not recompute, which keeps their stored values.
+var marketColumns = []string{
+	"chain", "address", "price_usd", "price_sol", "total_supply", "circulating_supply", "market_cap_usd", "market_cap_sol",
+	"fdv_usd", "fdv_sol", "holders", "top10_holdings", "top10_ratio", "top50_holdings", "top50_ratio", "top100_holdings",
+	"top100_ratio", "dev_holdings", "dev_ratio", "groups", "completion_ratio", "max_pool_tvl_usd", "max_pool_tvl_sol",
+	"total_tvl_usd", "total_tvl_sol", "last_trade_at_ms", "volume_24h_usd", "trades_24h",
 }
 
-// refreshMarket recomputes token_market for the given tokens: price from the newest trade,
-// holders and holdings from wallet_positions, TVL from pools, then the formulas of domain/stats.
-// Only the top 100 holders and the wallets in some holder group are read, which is all that
-// stats.Holdings needs apart from the holder count (counted in SQL).
-func refreshMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now time.Time) error {
+// deriveMarket recomputes token_market for refs and the windows of windowRefs (a subset of refs),
+// writing each table once: price from the newest trade, holders and holdings from
+// wallet_positions, TVL from pools, the formulas of domain/stats, and the windows over the trades
+// of the last 24 hours with the liquidity just derived. Tokens without a tokens row have neither
+// market nor stats rows and are skipped.
+func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowRefs map[ports.TokenRef]bool, now time.Time) error {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -189,7 +194,6 @@ func refreshMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now ti
 	solUSD := solPriceUSD(ctx, tx)
 	type base struct {
 		creator                         string
-		createdHeight                   *int64
 		total, circ, target             decimal.Decimal
 		priceUSD, priceNative, curveRes decimal.Decimal
 		migrated                        bool
@@ -198,11 +202,10 @@ func refreshMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now ti
 		sumTVLUSD, sumTVLSol            decimal.Decimal
 		lastTrade                       int64
 	}
-	rows, err := tx.Query(ctx, `SELECT t.chain, t.address, COALESCE(t.creator_address, ''), t.created_block_height,
+	rows, err := tx.Query(ctx, `SELECT t.chain, t.address, COALESCE(t.creator_address, ''),
 		t.total_supply, t.circulating_supply, t.curve_target_native, t.migrated_at_ms IS NOT NULL,
 		COALESCE(lt.token_price_usd, 0), COALESCE(lt.token_price_native, 0), COALESCE(lt.block_timestamp_ms, 0),
 		COALESCE(cp.reserve_b, 0),
-		(SELECT count(*) FROM wallet_positions w WHERE w.chain = t.chain AND w.token_address = t.address AND w.balance > 0),
 		COALESCE(pl.max_usd, 0), COALESCE(pl.max_sol, 0), COALESCE(pl.sum_usd, 0), COALESCE(pl.sum_sol, 0)
 		FROM unnest($1::text[], $2::text[]) AS r(chain, address)
 		JOIN tokens t ON t.chain = r.chain AND t.address = r.address
@@ -217,68 +220,99 @@ func refreshMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now ti
 		return fmt.Errorf("market inputs: %w", err)
 	}
 	bases := map[ports.TokenRef]*base{}
+	var order []ports.TokenRef
 	for rows.Next() {
 		var c, addr string
 		b := &base{}
-		if err := rows.Scan(&c, &addr, &b.creator, &b.createdHeight, &b.total, &b.circ, &b.target, &b.migrated, &b.priceUSD,
-			&b.priceNative, &b.lastTrade, &b.curveRes, &b.holders, &b.maxTVLUSD, &b.maxTVLSol, &b.sumTVLUSD, &b.sumTVLSol); err != nil {
+		if err := rows.Scan(&c, &addr, &b.creator, &b.total, &b.circ, &b.target, &b.migrated, &b.priceUSD,
+			&b.priceNative, &b.lastTrade, &b.curveRes, &b.maxTVLUSD, &b.maxTVLSol, &b.sumTVLUSD, &b.sumTVLSol); err != nil {
 			rows.Close()
 			return fmt.Errorf("market inputs: %w", err)
 		}
-		bases[ports.TokenRef{Chain: chain.Chain(c), Address: addr}] = b
+		ref := ports.TokenRef{Chain: chain.Chain(c), Address: addr}
+		bases[ref] = b
+		order = append(order, ref)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("market inputs: %w", err)
 	}
 
-	// Top 100 holders plus every holder that is in a group: labelled, the creator, or a sniper
-	// (first buy within stats.SniperBlocks blocks of creation; stats.IsSniper decides below).
-	hrows, err := tx.Query(ctx, `SELECT r.chain, r.address, h.wallet, h.balance, h.labels, h.first_block_height, t.created_block_height
-		FROM unnest($1::text[], $2::text[]) AS r(chain, address)
-		JOIN tokens t ON t.chain = r.chain AND t.address = r.address
-		CROSS JOIN LATERAL (
-			SELECT w.wallet, w.balance, w.first_block_height,
-				ARRAY(SELECT label FROM wallet_labels l WHERE l.chain = w.chain AND l.wallet = w.wallet) AS labels
-			FROM (
-				(SELECT * FROM wallet_positions w WHERE w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
-					ORDER BY balance DESC, wallet LIMIT 100)
-				UNION
-				(SELECT w.* FROM wallet_positions w WHERE w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
-					AND (w.wallet = t.creator_address
-						OR w.first_block_height BETWEEN t.created_block_height AND t.created_block_height + $3
-						OR EXISTS (SELECT 1 FROM wallet_labels l WHERE l.chain = w.chain AND l.wallet = w.wallet)))
-			) w
-		) h`, cs, as, stats.SniperBlocks)
+	// One pass over each token's positive balances gives the holder count, the top 100 holders
+	// and every holder that is in a group: labelled, the creator, or a sniper (first buy within
+	// stats.SniperBlocks blocks of creation; stats.IsSniper decides below).
+	hrows, err := tx.Query(ctx, `WITH lab AS (
+			SELECT chain, wallet, array_agg(label) AS labels FROM wallet_labels GROUP BY chain, wallet)
+		SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}'), h.first_block_height,
+			h.created_block_height
+		FROM (
+			SELECT w.chain, w.token_address, w.wallet, w.balance, w.first_block_height, lab.labels, t.creator_address,
+				t.created_block_height,
+				count(*) OVER (PARTITION BY w.chain, w.token_address) AS n,
+				row_number() OVER (PARTITION BY w.chain, w.token_address ORDER BY w.balance DESC, w.wallet) AS rk
+			FROM unnest($1::text[], $2::text[]) AS r(chain, address)
+			JOIN tokens t ON t.chain = r.chain AND t.address = r.address
+			JOIN wallet_positions w ON w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
+			LEFT JOIN lab ON lab.chain = w.chain AND lab.wallet = w.wallet
+		) h
+		WHERE h.rk <= 100 OR h.wallet = h.creator_address OR h.labels IS NOT NULL
+			OR h.first_block_height BETWEEN h.created_block_height AND h.created_block_height + $3`, cs, as, stats.SniperBlocks)
 	if err != nil {
 		return fmt.Errorf("market holders: %w", err)
 	}
 	balances := map[ports.TokenRef]map[string]decimal.Decimal{}
 	labels := map[ports.TokenRef]map[string][]token.HolderGroup{}
 	for hrows.Next() {
-		var h holderRow
-		var c string
+		var ref ports.TokenRef
+		var c, wallet string
+		var n int64
+		var balance decimal.Decimal
+		var groups []string
 		var first, created *int64
-		if err := hrows.Scan(&c, &h.ref.Address, &h.wallet, &h.balance, &h.groups, &first, &created); err != nil {
+		if err := hrows.Scan(&c, &ref.Address, &n, &wallet, &balance, &groups, &first, &created); err != nil {
 			hrows.Close()
 			return fmt.Errorf("market holders: %w", err)
 		}
-		h.ref.Chain = chain.Chain(c)
-		if balances[h.ref] == nil {
-			balances[h.ref], labels[h.ref] = map[string]decimal.Decimal{}, map[string][]token.HolderGroup{}
+		ref.Chain = chain.Chain(c)
+		if b := bases[ref]; b != nil {
+			b.holders = n
 		}
-		balances[h.ref][h.wallet] = h.balance
-		for _, g := range h.groups {
-			labels[h.ref][h.wallet] = append(labels[h.ref][h.wallet], token.HolderGroup(g))
+		if balances[ref] == nil {
+			balances[ref], labels[ref] = map[string]decimal.Decimal{}, map[string][]token.HolderGroup{}
+		}
+		balances[ref][wallet] = balance
+		for _, g := range groups {
+			labels[ref][wallet] = append(labels[ref][wallet], token.HolderGroup(g))
 		}
 		if first != nil && created != nil && stats.IsSniper(*created, *first) {
-			labels[h.ref][h.wallet] = append(labels[h.ref][h.wallet], token.Sniper)
+			labels[ref][wallet] = append(labels[ref][wallet], token.Sniper)
 		}
 	}
 	if err := hrows.Err(); err != nil {
 		return fmt.Errorf("market holders: %w", err)
 	}
 
-	for ref, b := range bases {
+	var wrefs []ports.TokenRef
+	liquidity := map[ports.TokenRef]decimal.Decimal{}
+	for _, ref := range order {
+		if windowRefs[ref] {
+			wrefs = append(wrefs, ref)
+			liquidity[ref] = bases[ref].sumTVLUSD
+		}
+	}
+	windows, err := computeWindows(ctx, tx, wrefs, liquidity, now)
+	if err != nil {
+		return err
+	}
+	day := map[ports.TokenRef]token.PeriodStats{}
+	for _, w := range windows {
+		if w.window == token.Window24h {
+			day[w.ref] = w.stats
+		}
+	}
+
+	out := make([][]any, 0, len(order))
+	for _, ref := range order {
+		b := bases[ref]
 		md := stats.Holdings(balances[ref], b.total, labels[ref], b.creator)
 		md.Holders = decimal.NewFromInt(b.holders)
 		priceSol := b.priceNative
@@ -296,22 +330,43 @@ func refreshMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now ti
 			groups[string(g)] = map[string]string{"holders": gh.TotalHolders.String(), "holdings": gh.TotalHoldings.String(),
 				"ratio": gh.HoldingsRatio.String()}
 		}
+		groupsJSON, err := json.Marshal(groups)
+		if err != nil {
+			return fmt.Errorf("market groups: %w", err)
+		}
+		var vol24 decimal.NullDecimal
+		var trades24 *int64
+		if s, ok := day[ref]; ok {
+			vol24, trades24 = decimal.NullDecimal{Decimal: s.TotalVolumeInUSD, Valid: true}, &s.Trades
+		}
 		dev := md.Group(token.Dev)
-		if _, err := tx.Exec(ctx, `UPDATE token_market SET price_usd = $3, price_sol = $4, total_supply = $5,
-			circulating_supply = $6, market_cap_usd = $7, market_cap_sol = $8, fdv_usd = $9, fdv_sol = $10, holders = $11,
-			top10_holdings = $12, top10_ratio = $13, top50_holdings = $14, top50_ratio = $15, top100_holdings = $16,
-			top100_ratio = $17, dev_holdings = $18, dev_ratio = $19, groups = $20, completion_ratio = $21,
-			max_pool_tvl_usd = $22, max_pool_tvl_sol = $23, total_tvl_usd = $24, total_tvl_sol = $25,
-			last_trade_at_ms = GREATEST(last_trade_at_ms, $26), updated_at_ms = $27
-			WHERE chain = $1 AND address = $2`,
-			string(ref.Chain), ref.Address, b.priceUSD, priceSol, b.total, b.circ, v.MarketCapInUSD, v.MarketCapInSol,
-			v.FDVInUSD, v.FDVInSol, b.holders, md.Top10.TotalHoldings, md.Top10.HoldingsRatio, md.Top50.TotalHoldings,
-			md.Top50.HoldingsRatio, md.Top100.TotalHoldings, md.Top100.HoldingsRatio, dev.TotalHoldings, dev.HoldingsRatio,
-			groups, completion, b.maxTVLUSD, b.maxTVLSol, b.sumTVLUSD, b.sumTVLSol, b.lastTrade, now.UnixMilli()); err != nil {
-			return fmt.Errorf("update market %s: %w", ref.Address, err)
+		out = append(out, []any{string(ref.Chain), ref.Address, b.priceUSD, priceSol, b.total, b.circ, v.MarketCapInUSD,
+			v.MarketCapInSol, v.FDVInUSD, v.FDVInSol, b.holders, md.Top10.TotalHoldings, md.Top10.HoldingsRatio,
+			md.Top50.TotalHoldings, md.Top50.HoldingsRatio, md.Top100.TotalHoldings, md.Top100.HoldingsRatio,
+			dev.TotalHoldings, dev.HoldingsRatio, string(groupsJSON), completion, b.maxTVLUSD, b.maxTVLSol, b.sumTVLUSD,
+			b.sumTVLSol, b.lastTrade, vol24, trades24})
+	}
+	if len(out) > 0 {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_market"}, marketColumns, pgx.CopyFromRows(out)); err != nil {
+			return fmt.Errorf("copy market: %w", err)
+		}
+		set := ""
+		for _, c := range marketColumns[2:] {
+			switch c {
+			case "last_trade_at_ms":
+				set += ", last_trade_at_ms = GREATEST(m.last_trade_at_ms, s.last_trade_at_ms)"
+			case "volume_24h_usd", "trades_24h":
+				set += ", " + c + " = COALESCE(s." + c + ", m." + c + ")"
+			default:
+				set += ", " + c + " = s." + c
+			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE token_market m SET updated_at_ms = $1`+set+`
+			FROM ingest_market s WHERE m.chain = s.chain AND m.address = s.address`, now.UnixMilli()); err != nil {
+			return fmt.Errorf("update market: %w", err)
 		}
 	}
-	return nil
+	return writeWindows(ctx, tx, windows, now)
 }
 
 func divOrZero(a, b decimal.Decimal) decimal.Decimal {
@@ -327,75 +382,74 @@ var statsColumns = []string{
 	"high_usd", "low_usd", "price_change_ratio_usd", "current_liquidity_usd", "updated_at_ms",
 }
 
-// recomputeWindows rewrites every window of the given tokens as of now with stats.Window over the
-// trades of the last 24 hours, read through the (chain, token, time) index. Tokens without a
-// tokens row have no stats row (the foreign key), so they are skipped.
-func recomputeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now time.Time) error {
+// windowStats is one token_stats row before it is written.
+type windowStats struct {
+	ref    ports.TokenRef
+	window token.Window
+	stats  token.PeriodStats
+}
+
+// computeWindows derives every window of refs as of now with stats.Window over the trades of the
+// last 24 hours, read through the (chain, token, time) index. Each window is handed only the
+// trades that can lie in it (a suffix of the token's trades in time order); stats.Window applies
+// the exact bounds itself, so the result is the same as handing it all of them.
+func computeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, liquidity map[ports.TokenRef]decimal.Decimal,
+	now time.Time) ([]windowStats, error) {
 	if len(refs) == 0 {
-		return nil
+		return nil, nil
 	}
 	cs, as := refArrays(refs)
 	end := now.UnixMilli()
 	start := end - token.Window24h.Duration().Milliseconds()
-	rows, err := tx.Query(ctx, `SELECT r.chain, r.address, m.total_tvl_usd, x.tx_signature, x.instruction_index, x.block_height,
+	rows, err := tx.Query(ctx, `SELECT r.chain, r.address, x.tx_signature, x.instruction_index, x.block_height,
 			x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
 		FROM unnest($1::text[], $2::text[]) AS r(chain, address)
-		JOIN token_market m ON m.chain = r.chain AND m.address = r.address
-		LEFT JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
+		JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
 			AND t.block_timestamp_ms > $3 AND t.block_timestamp_ms <= $4) x ON true`, cs, as, start, end)
 	if err != nil {
-		return fmt.Errorf("window trades: %w", err)
+		return nil, fmt.Errorf("window trades: %w", err)
 	}
-	type acc struct {
-		liquidity decimal.Decimal
-		trades    []trade.Trade
-	}
-	accs := map[ports.TokenRef]*acc{}
-	var order []ports.TokenRef
+	byRef := map[ports.TokenRef][]trade.Trade{}
 	for rows.Next() {
-		var c, addr string
-		var liq decimal.Decimal
-		var sig, side, status *string
-		var idx *int32
-		var height, ts *int64
-		var wallet *string
-		var amount, usd, price decimal.NullDecimal
-		if err := rows.Scan(&c, &addr, &liq, &sig, &idx, &height, &ts, &wallet, &side, &status, &amount, &usd, &price); err != nil {
+		var c string
+		var t trade.Trade
+		var side, status string
+		if err := rows.Scan(&c, &t.TokenAddress, &t.TransactionSignature, &t.InstructionIndex, &t.BlockHeight,
+			&t.BlockTimestamp, &t.Wallet, &side, &status, &t.TokenAmount, &t.TokenAmountInUSD, &t.TokenPriceInUSD); err != nil {
 			rows.Close()
-			return fmt.Errorf("window trades: %w", err)
+			return nil, fmt.Errorf("window trades: %w", err)
 		}
-		ref := ports.TokenRef{Chain: chain.Chain(c), Address: addr}
-		a := accs[ref]
-		if a == nil {
-			a = &acc{liquidity: liq}
-			accs[ref] = a
-			order = append(order, ref)
-		}
-		if sig == nil {
-			continue
-		}
-		a.trades = append(a.trades, trade.Trade{Chain: ref.Chain, TokenAddress: addr, TransactionSignature: *sig,
-			InstructionIndex: *idx, BlockHeight: *height, BlockTimestamp: *ts, Wallet: *wallet, Side: trade.Side(*side),
-			Status: trade.Status(*status), TokenAmount: amount.Decimal, TokenAmountInUSD: usd.Decimal, TokenPriceInUSD: price.Decimal})
+		t.Chain, t.Side, t.Status = chain.Chain(c), trade.Side(side), trade.Status(status)
+		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
+		byRef[ref] = append(byRef[ref], t)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("window trades: %w", err)
+		return nil, fmt.Errorf("window trades: %w", err)
 	}
-	out := make([][]any, 0, len(order)*len(token.AllWindows))
-	for _, ref := range order {
-		a := accs[ref]
+	out := make([]windowStats, 0, len(refs)*len(token.AllWindows))
+	for _, ref := range refs {
+		ts := trade.Sorted(byRef[ref])
 		for _, w := range token.AllWindows {
-			s := stats.Window(a.trades, now, w, a.liquidity)
-			out = append(out, []any{string(ref.Chain), ref.Address, string(w), s.Buys, s.Sells, s.Trades, s.Buyers, s.Sellers,
-				s.Traders, s.BuyVolume, s.SellVolume, s.TotalVolume, s.BuyVolumeInUSD, s.SellVolumeInUSD, s.TotalVolumeInUSD,
-				s.OpenInUSD, s.CloseInUSD, s.HighInUSD, s.LowInUSD, s.PriceChangeRatioInUSD, s.CurrentLiquidityInUSD, end})
+			from := end - w.Duration().Milliseconds()
+			i := sort.Search(len(ts), func(i int) bool { return ts[i].BlockTimestamp > from })
+			out = append(out, windowStats{ref: ref, window: w, stats: stats.Window(ts[i:], now, w, liquidity[ref])})
 		}
 	}
-	if len(out) == 0 {
+	return out, nil
+}
+
+// writeWindows upserts the computed windows into token_stats.
+func writeWindows(ctx context.Context, tx pgx.Tx, windows []windowStats, now time.Time) error {
+	if len(windows) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS ingest_stats (LIKE token_stats) ON COMMIT DELETE ROWS`); err != nil {
-		return err
+	end := now.UnixMilli()
+	out := make([][]any, len(windows))
+	for i, w := range windows {
+		s := w.stats
+		out[i] = []any{string(w.ref.Chain), w.ref.Address, string(w.window), s.Buys, s.Sells, s.Trades, s.Buyers, s.Sellers,
+			s.Traders, s.BuyVolume, s.SellVolume, s.TotalVolume, s.BuyVolumeInUSD, s.SellVolumeInUSD, s.TotalVolumeInUSD,
+			s.OpenInUSD, s.CloseInUSD, s.HighInUSD, s.LowInUSD, s.PriceChangeRatioInUSD, s.CurrentLiquidityInUSD, end}
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_stats"}, statsColumns, pgx.CopyFromRows(out)); err != nil {
 		return fmt.Errorf("copy stats: %w", err)
@@ -412,7 +466,46 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now
 		ON CONFLICT (chain, address, window_name) DO UPDATE SET `+set); err != nil {
 		return fmt.Errorf("upsert stats: %w", err)
 	}
-	// The 24h figures also live on token_market, where search sorts by them.
+	return nil
+}
+
+// recomputeWindows rewrites every window of the given tokens as of now, with the liquidity stored
+// on token_market, and copies the 24h figures to token_market, where search sorts by them. It is
+// the refresh loop's path; an ingest batch derives windows inside deriveMarket.
+func recomputeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now time.Time) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	cs, as := refArrays(refs)
+	rows, err := tx.Query(ctx, `SELECT m.chain, m.address, m.total_tvl_usd FROM unnest($1::text[], $2::text[]) AS r(chain, address)
+		JOIN token_market m ON m.chain = r.chain AND m.address = r.address`, cs, as)
+	if err != nil {
+		return fmt.Errorf("window liquidity: %w", err)
+	}
+	liquidity := map[ports.TokenRef]decimal.Decimal{}
+	var known []ports.TokenRef
+	for rows.Next() {
+		var ref ports.TokenRef
+		var c string
+		var liq decimal.Decimal
+		if err := rows.Scan(&c, &ref.Address, &liq); err != nil {
+			rows.Close()
+			return fmt.Errorf("window liquidity: %w", err)
+		}
+		ref.Chain = chain.Chain(c)
+		liquidity[ref] = liq
+		known = append(known, ref)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("window liquidity: %w", err)
+	}
+	windows, err := computeWindows(ctx, tx, known, liquidity, now)
+	if err != nil {
+		return err
+	}
+	if err := writeWindows(ctx, tx, windows, now); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, `UPDATE token_market m SET volume_24h_usd = s.total_volume_usd, trades_24h = s.trades
 		FROM ingest_stats s WHERE s.window_name = '24h' AND m.chain = s.chain AND m.address = s.address`); err != nil {
 		return fmt.Errorf("update 24h market figures: %w", err)

@@ -46,7 +46,13 @@ CREATE TEMP TABLE IF NOT EXISTS ingest_trades (LIKE trades INCLUDING DEFAULTS) O
 ALTER TABLE ingest_trades DROP COLUMN IF EXISTS seq;
 CREATE TEMP TABLE IF NOT EXISTS ingest_positions (LIKE wallet_positions) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ingest_stats (LIKE token_stats) ON COMMIT DELETE ROWS;
-CREATE TEMP TABLE IF NOT EXISTS ingest_snapshots (LIKE pool_snapshots) ON COMMIT DELETE ROWS;`
+CREATE TEMP TABLE IF NOT EXISTS ingest_snapshots (LIKE pool_snapshots) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS ingest_market (chain TEXT, address TEXT, price_usd NUMERIC, price_sol NUMERIC,
+	total_supply NUMERIC, circulating_supply NUMERIC, market_cap_usd NUMERIC, market_cap_sol NUMERIC, fdv_usd NUMERIC,
+	fdv_sol NUMERIC, holders BIGINT, top10_holdings NUMERIC, top10_ratio NUMERIC, top50_holdings NUMERIC,
+	top50_ratio NUMERIC, top100_holdings NUMERIC, top100_ratio NUMERIC, dev_holdings NUMERIC, dev_ratio NUMERIC,
+	groups JSONB, completion_ratio NUMERIC, max_pool_tvl_usd NUMERIC, max_pool_tvl_sol NUMERIC, total_tvl_usd NUMERIC,
+	total_tvl_sol NUMERIC, last_trade_at_ms BIGINT, volume_24h_usd NUMERIC, trades_24h BIGINT) ON COMMIT DELETE ROWS;`
 
 var tradeColumns = []string{
 	"chain", "tx_signature", "instruction_index", "block_height", "block_slot", "block_timestamp_ms", "wallet",
@@ -66,7 +72,7 @@ func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) 
 		if _, err := tx.Exec(ctx, tempTables); err != nil {
 			return fmt.Errorf("temp tables: %w", err)
 		}
-		a := &applier{tx: tx, now: now, touched: map[ports.TokenRef]bool{}}
+		a := &applier{tx: tx, now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{}}
 		steps := []func(context.Context, ingest.Batch) error{
 			a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.claims, a.expiries,
 		}
@@ -78,11 +84,7 @@ func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) 
 		if err := a.positions(ctx); err != nil {
 			return err
 		}
-		refs := a.touchedRefs()
-		if err := refreshMarket(ctx, tx, refs, now); err != nil {
-			return err
-		}
-		if err := recomputeWindows(ctx, tx, refs, now); err != nil {
+		if err := deriveMarket(ctx, tx, a.touchedRefs(), a.windowed, now); err != nil {
 			return err
 		}
 		res = a.res
@@ -104,12 +106,28 @@ type applier struct {
 	now     time.Time
 	res     ingest.Result
 	touched map[ports.TokenRef]bool
+	// windowed are the touched tokens whose windows the batch recomputes: every token touched by
+	// something other than a trade, and every token with a new trade inside the 24h window
+	// (now − 24h, now]. A token whose new trades are all older cannot see any window change; the
+	// refresh loop keeps decaying windows current.
+	windowed map[ports.TokenRef]bool
 	// newTrades are the trades this batch actually inserted (replays excluded).
 	newTrades []trade.Trade
 }
 
 func (a *applier) touch(c chain.Chain, addr string) {
-	a.touched[ports.TokenRef{Chain: c, Address: addr}] = true
+	ref := ports.TokenRef{Chain: c, Address: addr}
+	a.touched[ref] = true
+	a.windowed[ref] = true
+}
+
+// touchByTrade marks a token touched by a new trade at block time ms.
+func (a *applier) touchByTrade(c chain.Chain, addr string, ms int64) {
+	ref := ports.TokenRef{Chain: c, Address: addr}
+	a.touched[ref] = true
+	if ms > a.now.UnixMilli()-token.Window24h.Duration().Milliseconds() {
+		a.windowed[ref] = true
+	}
 }
 
 func (a *applier) touchedRefs() []ports.TokenRef {
@@ -363,7 +381,7 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 	for _, t := range b.Trades {
 		if isNew[t.Key()] {
 			a.newTrades = append(a.newTrades, t)
-			a.touch(t.Chain, t.TokenAddress)
+			a.touchByTrade(t.Chain, t.TokenAddress, t.BlockTimestamp)
 		}
 	}
 	a.res.Inserted += len(keys)

@@ -55,42 +55,78 @@ type Progress func(total domain.Result)
 // commits on its own: a malformed line stops the stream with an error naming the line and field,
 // and the batches before it stay committed (re-sending the whole stream is safe, since every
 // event is idempotent). The returned result counts the committed batches.
+//
+// Decoding runs one batch ahead of applying, in its own goroutine: JSON decoding is CPU work in
+// this process while applying waits on Postgres, so overlapping them keeps both busy. Batches are
+// still applied one at a time and in file order.
 func (s *Service) Stream(ctx context.Context, r io.Reader, progress Progress) (domain.Result, error) {
-	dec := domain.NewDecoder(r)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan decoded, 1)
+	go s.decode(ctx, r, batches)
 	var total domain.Result
-	batch := make([]domain.Event, 0, s.batchSize)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
+	for d := range batches {
+		if d.err != nil {
+			return total, d.err
 		}
-		res, err := s.store.Apply(ctx, domain.NewBatch(batch), s.clock.Now())
+		res, err := s.store.Apply(ctx, d.batch, s.clock.Now())
 		if err != nil {
-			return err
+			cancel()
+			for range batches {
+				// Let the decoder see the cancellation and close the channel.
+			}
+			return total, err
 		}
 		total = total.Add(res)
-		batch = batch[:0]
 		if progress != nil {
 			progress(total)
 		}
-		return nil
 	}
+	return total, ctx.Err()
+}
+
+// decoded is one full batch of a stream, or the error that ended it.
+type decoded struct {
+	batch domain.Batch
+	err   error
+}
+
+// decode cuts the stream into batches and sends them in order; a decoding error is sent after
+// every complete batch before it, and the partial batch it interrupted is dropped. It closes out
+// when done or when ctx ends.
+func (s *Service) decode(ctx context.Context, r io.Reader, out chan<- decoded) {
+	defer close(out)
+	send := func(d decoded) bool {
+		select {
+		case out <- d:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	dec := domain.NewDecoder(r)
+	batch := make([]domain.Event, 0, s.batchSize)
 	for {
 		e, err := dec.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return total, err
+			send(decoded{err: err})
+			return
 		}
 		batch = append(batch, e)
 		if len(batch) >= s.batchSize {
-			if err := flush(); err != nil {
-				return total, err
+			if !send(decoded{batch: domain.NewBatch(batch)}) {
+				return
 			}
+			batch = make([]domain.Event, 0, s.batchSize)
 		}
 		if err := ctx.Err(); err != nil {
-			return total, err
+			return
 		}
 	}
-	return total, flush()
+	if len(batch) > 0 {
+		send(decoded{batch: domain.NewBatch(batch)})
+	}
 }
