@@ -111,7 +111,14 @@ func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, fa
 		return 1
 	}
 	defer logFile.Close()
-	st := &stack{bin: binAbs, adminURL: pg, dir: dir, logFile: logFile, dbName: fmt.Sprintf("tokenscope_bench_%d", os.Getpid())}
+	// A private copy of the binary: a `make build` elsewhere in the tree during the run cannot
+	// swap it between the fills and the service.
+	binCopy := filepath.Join(dir, "tokenscope")
+	if err := copyFile(binAbs, binCopy); err != nil {
+		logf("copy %s: %v", binAbs, err)
+		return 1
+	}
+	st := &stack{bin: binCopy, adminURL: pg, dir: dir, logFile: logFile, dbName: fmt.Sprintf("tokenscope_bench_%d", os.Getpid())}
 	if st.dbURL, err = withDatabase(pg, st.dbName); err != nil {
 		logf("%v", err)
 		return 1
@@ -293,6 +300,23 @@ func ingestRow(ctx context.Context, st *stack, op, data, file string, trades int
 		Note:      "p50 column holds the total time of the one import / the one COPY"}
 	logf("%s: %d trades in %s (COPY: %s)", op, trades, took.Round(time.Millisecond), copyTook.Round(time.Millisecond))
 	return row, nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 func commandLine(sc scale) string {

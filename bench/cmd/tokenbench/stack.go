@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -126,11 +128,38 @@ func (s *stack) tool(ctx context.Context, args ...string) (string, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 30 * time.Second
-	out, err := cmd.Output()
-	if err != nil {
-		return string(out), fmt.Errorf("tokenscope %s: %w (see %s)", strings.Join(args, " "), err, s.logFile.Name())
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	done, err := startLocked(cmd)
+	if err == nil {
+		err = <-done
 	}
-	return string(out), nil
+	if err != nil {
+		return out.String(), fmt.Errorf("tokenscope %s: %w (see %s)", strings.Join(args, " "), err, s.logFile.Name())
+	}
+	return out.String(), nil
+}
+
+// startLocked starts cmd from a goroutine locked to its OS thread and keeps that thread until
+// cmd exits. Pdeathsig fires when the *thread* that forked the child ends, not the process, and
+// the Go runtime may end an idle thread: without the lock the service got SIGTERM mid-run.
+func startLocked(cmd *exec.Cmd) (<-chan error, error) {
+	started := make(chan error, 1)
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		done <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return done, nil
 }
 
 // freePort asks the kernel for a free loopback port.
@@ -171,12 +200,13 @@ func (s *stack) startService(ctx context.Context) error {
 	// Its own process group: a Ctrl-C at the terminal reaches tokenbench, which then stops the
 	// service in order; Pdeathsig stops it should tokenbench die without cleaning up.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := cmd.Start(); err != nil {
+	done, err := startLocked(cmd)
+	if err != nil {
 		return fmt.Errorf("start tokenscope dev: %w", err)
 	}
 	s.svc = cmd
 	s.svcDone = make(chan error, 1)
-	go func() { s.svcDone <- cmd.Wait() }()
+	go func() { s.svcDone <- <-done }()
 
 	deadline := time.Now().Add(180 * time.Second)
 	c := load.Client(1)
