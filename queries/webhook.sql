@@ -69,3 +69,7 @@ LIMIT $1;
 -- name: MarkOutboxDispatched :exec
 UPDATE outbox SET dispatched_at_ms = sqlc.arg(at_ms)::bigint
 WHERE seq = ANY (sqlc.arg(seqs)::bigint[]) AND dispatched_at_ms IS NULL;
+
+-- name: ListWebhookAttemptsByNumber :many
+SELECT * FROM webhook_attempts
+WHERE endpoint_id = $1 AND event_id = ANY (sqlc.arg(event_ids)::text[]) AND attempt = $2;

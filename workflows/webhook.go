@@ -26,6 +26,10 @@ type DeliveryInput struct {
 	// AttemptTimeout bounds one attempt activity (the sender's timeout plus throttling and
 	// bookkeeping); it is also how soon an attempt lost with its worker is retried.
 	AttemptTimeout time.Duration
+	// Failed is the number of attempts already made (by the endpoint lane) and FirstDelay the
+	// wait before the next one; zero for a delivery that starts with its first attempt.
+	Failed     int
+	FirstDelay time.Duration
 }
 
 // AttemptInput names one attempt.
@@ -165,7 +169,12 @@ func deliveryActivityOptions(attempt time.Duration) workflow.ActivityOptions {
 func WebhookDeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (int, error) {
 	ctx = workflow.WithActivityOptions(ctx, deliveryActivityOptions(in.AttemptTimeout))
 	var a *DeliveryActivities
-	for n := 1; ; n++ {
+	if in.FirstDelay > 0 {
+		if err := workflow.Sleep(ctx, in.FirstDelay); err != nil {
+			return in.Failed, err
+		}
+	}
+	for n := in.Failed + 1; ; n++ {
 		var out AttemptOutput
 		if err := workflow.ExecuteActivity(ctx, a.Attempt, AttemptInput{EndpointID: in.EndpointID, Event: in.Event, Number: n}).
 			Get(ctx, &out); err != nil {
@@ -217,24 +226,22 @@ type DispatchActivities struct {
 	Source    ports.EventSource
 	Endpoints ports.EndpointStore
 	Filter    ports.FilterCompiler
-	Starter   ports.DeliveryStarter
+	Feeder    ports.DeliveryFeeder
 	Clock     ports.Clock
 }
 
-// DispatchBatch starts the deliveries of up to limit outbox events and only then marks them
-// dispatched: a crash in between re-reads the events, and the deterministic delivery ids make
-// the second start a no-op, so every event is delivered and none twice by the dispatcher.
+// DispatchBatch hands up to limit outbox events to their endpoints' delivery workflows, one
+// hand-over per endpoint, and only then marks them dispatched: a crash in between re-reads the
+// events, and a second hand-over neither queues nor sends a message twice (the endpoint
+// workflow queues a message id once, and an attempt already recorded is not resent).
 func (a *DispatchActivities) DispatchBatch(ctx context.Context, limit int) (int, error) {
 	events, err := a.Source.Pending(ctx, limit)
 	if err != nil || len(events) == 0 {
 		return 0, err
 	}
 	subs := map[webhook.Channel][]*webhook.Endpoint{}
-	type job struct {
-		endpointID string
-		ev         webhook.Event
-	}
-	var jobs []job
+	perEndpoint := map[string][]webhook.Event{}
+	var order []string // endpoints in first-seen order, so hand-overs are deterministic
 	seqs := make([]int64, 0, len(events))
 	for _, row := range events {
 		seqs = append(seqs, row.Seq)
@@ -253,21 +260,24 @@ func (a *DispatchActivities) DispatchBatch(ctx context.Context, limit int) (int,
 			if f := ep.Filter(); f != nil && !a.Filter.Match(*f, ev) {
 				continue
 			}
-			jobs = append(jobs, job{ep.ID(), ev})
+			if _, seen := perEndpoint[ep.ID()]; !seen {
+				order = append(order, ep.ID())
+			}
+			perEndpoint[ep.ID()] = append(perEndpoint[ep.ID()], ev)
 		}
 	}
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		first error
-		work  = make(chan job)
+		work  = make(chan string)
 	)
-	for range min(dispatchParallelism, len(jobs)) {
+	for range min(dispatchParallelism, len(order)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range work {
-				if err := a.Starter.StartDelivery(ctx, j.endpointID, j.ev); err != nil {
+			for id := range work {
+				if err := a.Feeder.Enqueue(ctx, id, perEndpoint[id]); err != nil {
 					mu.Lock()
 					first = errors.Join(first, err)
 					mu.Unlock()
@@ -275,8 +285,8 @@ func (a *DispatchActivities) DispatchBatch(ctx context.Context, limit int) (int,
 			}
 		}()
 	}
-	for _, j := range jobs {
-		work <- j
+	for _, id := range order {
+		work <- id
 	}
 	close(work)
 	wg.Wait()

@@ -102,7 +102,7 @@ func TestDispatchBatch(t *testing.T) {
 	source := portsmock.NewMockEventSource(ctrl)
 	endpoints := portsmock.NewMockEndpointStore(ctrl)
 	filter := portsmock.NewMockFilterCompiler(ctrl)
-	starter := portsmock.NewMockDeliveryStarter(ctrl)
+	feeder := portsmock.NewMockDeliveryFeeder(ctrl)
 	match, _ := webhook.NewEndpoint("ep_a", "acct", "https://a.example", webhook.CreatedAt(kytNow))
 	expr := `data.symbol == "B"`
 	filtered, _ := webhook.NewEndpoint("ep_b", "acct", "https://b.example", webhook.CreatedAt(kytNow),
@@ -113,15 +113,16 @@ func TestDispatchBatch(t *testing.T) {
 	}, nil)
 	endpoints.EXPECT().Subscribers(gomock.Any(), webhook.TokenCreated).Return([]*webhook.Endpoint{match, filtered}, nil)
 	filter.EXPECT().Match(expr, gomock.Any()).Return(false)
-	starter.EXPECT().StartDelivery(gomock.Any(), "ep_a", gomock.Any()).
-		DoAndReturn(func(_ context.Context, _ string, ev webhook.Event) error {
-			assert.Equal(t, workflows.MessageID("sol.token.created:A"), ev.ID)
-			assert.Equal(t, int64(5), ev.Timestamp)
+	feeder.EXPECT().Enqueue(gomock.Any(), "ep_a", gomock.Any()).
+		DoAndReturn(func(_ context.Context, _ string, evs []webhook.Event) error {
+			require.Len(t, evs, 1, "one hand-over per endpoint")
+			assert.Equal(t, workflows.MessageID("sol.token.created:A"), evs[0].ID)
+			assert.Equal(t, int64(5), evs[0].Timestamp)
 			return nil
 		})
 	source.EXPECT().MarkDispatched(gomock.Any(), []int64{7, 8}, kytNow).Return(nil)
 
-	a := &workflows.DispatchActivities{Source: source, Endpoints: endpoints, Filter: filter, Starter: starter, Clock: fixedClock{kytNow}}
+	a := &workflows.DispatchActivities{Source: source, Endpoints: endpoints, Filter: filter, Feeder: feeder, Clock: fixedClock{kytNow}}
 	n, err := a.DispatchBatch(context.Background(), 10)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
@@ -130,7 +131,7 @@ func TestDispatchBatch(t *testing.T) {
 		source.EXPECT().Pending(gomock.Any(), 10).Return([]ports.OutboxEvent{
 			{Seq: 9, EventID: "sol.token.created:C", Channel: "sol.token.created", Payload: []byte(`{}`)}}, nil)
 		endpoints.EXPECT().Subscribers(gomock.Any(), webhook.TokenCreated).Return([]*webhook.Endpoint{match}, nil)
-		starter.EXPECT().StartDelivery(gomock.Any(), "ep_a", gomock.Any()).Return(errors.New("temporal down"))
+		feeder.EXPECT().Enqueue(gomock.Any(), "ep_a", gomock.Any()).Return(errors.New("temporal down"))
 		_, err := a.DispatchBatch(context.Background(), 10)
 		assert.Error(t, err)
 	})

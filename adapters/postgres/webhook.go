@@ -217,19 +217,41 @@ func (s *WebhookStore) ListAttempts(ctx context.Context, endpointID string, curs
 	}
 	out := make([]webhook.Attempt, len(rows))
 	for i, r := range rows {
-		a := webhook.Attempt{EndpointID: r.EndpointID, EventID: r.EventID, Number: int(r.Attempt),
-			Latency: time.Duration(r.LatencyMs) * time.Millisecond, At: r.AttemptedAt.UTC()}
-		if r.StatusCode != nil {
-			a.StatusCode = int(*r.StatusCode)
-		}
-		if r.Error != nil {
-			a.Error = *r.Error
-			a.Result.Reason = *r.Error
-		}
-		a.Result.Success = r.Succeeded
-		out[i] = a
+		out[i] = attemptOf(r)
 	}
 	return out, next, nil
+}
+
+// RecordedAttempts returns attempt number `number` of each of eventIDs that has one.
+func (s *WebhookStore) RecordedAttempts(ctx context.Context, endpointID string, eventIDs []string, number int) (map[string]webhook.Attempt, error) {
+	rows, err := s.q.ListWebhookAttemptsByNumber(ctx, s.pool, dbsqlc.ListWebhookAttemptsByNumberParams{
+		EndpointID: endpointID, EventIds: eventIDs, Attempt: int32(number)})
+	if err != nil {
+		return nil, interpretError(err, "webhook attempts", endpointID)
+	}
+	out := make(map[string]webhook.Attempt, len(rows))
+	for _, r := range rows {
+		out[r.EventID] = attemptOf(r)
+	}
+	return out, nil
+}
+
+// attemptOf rebuilds an attempt from its row. The stored outcome keeps what the retry rule
+// needs: success, 410 and the overload class (429 or timeout).
+func attemptOf(r dbsqlc.WebhookAttempt) webhook.Attempt {
+	a := webhook.Attempt{EndpointID: r.EndpointID, EventID: r.EventID, Number: int(r.Attempt),
+		Latency: time.Duration(r.LatencyMs) * time.Millisecond, At: r.AttemptedAt.UTC()}
+	if r.StatusCode != nil {
+		a.StatusCode = int(*r.StatusCode)
+	}
+	if r.Error != nil {
+		a.Error = *r.Error
+		a.Result.Reason = *r.Error
+	}
+	a.Result.Success = r.Succeeded
+	a.Result.Gone = a.StatusCode == 410
+	a.Result.Throttled = a.StatusCode == 429 || a.Error == "timeout"
+	return a
 }
 
 // Pending reads undispatched outbox rows, oldest first.

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -19,12 +20,45 @@ type DeliveryStarter struct {
 	AttemptTimeout time.Duration
 }
 
-var _ ports.DeliveryStarter = DeliveryStarter{}
+var (
+	_ ports.DeliveryStarter = DeliveryStarter{}
+	_ ports.RetryStarter    = DeliveryStarter{}
+	_ ports.DeliveryFeeder  = DeliveryStarter{}
+)
 
 // StartDelivery starts one delivery workflow; its ID makes a repeated start a no-op.
 func (s DeliveryStarter) StartDelivery(ctx context.Context, endpointID string, ev webhook.Event) error {
 	return startIdempotent(ctx, s.Client, workflows.DeliveryWorkflowID(endpointID, ev.ID),
 		workflows.WebhookDeliveryWorkflowName, workflows.DeliveryInput{EndpointID: endpointID, Event: ev, Schedule: s.Schedule, AttemptTimeout: s.AttemptTimeout})
+}
+
+// StartRetry starts the per-message delivery workflow of a message whose first attempts
+// failed; its ID is the one a whole delivery would have, so a repeat starts nothing.
+func (s DeliveryStarter) StartRetry(ctx context.Context, endpointID string, ev webhook.Event, attempt int, delay time.Duration) error {
+	return startIdempotent(ctx, s.Client, workflows.DeliveryWorkflowID(endpointID, ev.ID),
+		workflows.WebhookDeliveryWorkflowName, workflows.DeliveryInput{EndpointID: endpointID, Event: ev, Schedule: s.Schedule,
+			AttemptTimeout: s.AttemptTimeout, Failed: attempt, FirstDelay: delay})
+}
+
+// Enqueue signals the endpoint's delivery workflow with the events, starting it if it is not
+// running (a completed run is followed by a new one). Large hand-overs go as several signals.
+func (s DeliveryStarter) Enqueue(ctx context.Context, endpointID string, evs []webhook.Event) error {
+	for _, part := range workflows.SignalChunks(evs) {
+		if len(part) == 0 {
+			continue
+		}
+		_, err := s.Client.SignalWithStartWorkflow(ctx, workflows.EndpointWorkflowID(endpointID), workflows.DeliverSignal,
+			workflows.DeliverBatch{Events: part}, client.StartWorkflowOptions{
+				TaskQueue:                workflows.TaskQueue,
+				WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+				WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+			}, workflows.WebhookEndpointWorkflowName,
+			workflows.EndpointInput{EndpointID: endpointID, Schedule: s.Schedule, AttemptTimeout: s.AttemptTimeout})
+		if err != nil {
+			return fmt.Errorf("hand events to endpoint %s: %w", endpointID, err)
+		}
+	}
+	return nil
 }
 
 // StartDispatcher starts the outbox dispatcher loop unless it runs already.

@@ -97,7 +97,9 @@ func TestWorkerStoppedMidway(t *testing.T) {
 		}
 		rcv.mu.Unlock()
 		assert.Equal(t, 0, countRows(t, e, `SELECT count(*) FROM outbox WHERE event_id = $1 AND dispatched_at_ms IS NULL`, evID))
-		replay(t, e.rt.temporal, workflows.DeliveryWorkflowID(id, workflows.MessageID(evID)))
+		assert.Equal(t, 1, countRows(t, e, `SELECT count(*) FROM webhook_attempts WHERE endpoint_id = $1`, id),
+			"the attempt lost with its worker was never recorded; its redelivery is attempt 1")
+		replay(t, e.rt.temporal, workflows.EndpointWorkflowID(id))
 		replay(t, e.rt.temporal, workflows.WebhookDispatchWorkflowID)
 	})
 }

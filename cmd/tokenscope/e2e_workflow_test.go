@@ -273,6 +273,9 @@ func TestWebhookDelivery(t *testing.T) {
 			}
 		}
 		assert.Equal(t, 1, successes)
+		// Attempt 1 went through the endpoint lane, attempts 2-4 through the retry workflow.
+		replay(t, e.rt.temporal, workflows.EndpointWorkflowID(id))
+		replay(t, e.rt.temporal, workflows.DeliveryWorkflowID(id, msgID))
 	})
 }
 
@@ -293,6 +296,7 @@ func replay(t *testing.T, c client.Client, workflowID string) {
 	reg(workflows.KYTRegistrationWorkflow, workflows.KYTRegistrationWorkflowName)
 	reg(workflows.WebhookDeliveryWorkflow, workflows.WebhookDeliveryWorkflowName)
 	reg(workflows.WebhookDispatchWorkflow, workflows.WebhookDispatchWorkflowName)
+	reg(workflows.WebhookEndpointWorkflow, workflows.WebhookEndpointWorkflowName)
 	reg(workflows.CalculatePnLJobWorkflow, workflows.CalculatePnLJobWorkflowName)
 	reg(workflows.NoopWorkflow, workflows.NoopWorkflowName)
 	require.NoError(t, r.ReplayWorkflowHistory(nil, h), "replay %s", workflowID)

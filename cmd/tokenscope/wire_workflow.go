@@ -89,12 +89,16 @@ func registerWorkflowAreas(w worker.Registry, rt *runtime) {
 	named(workflows.CalculatePnLJobWorkflow, workflows.CalculatePnLJobWorkflowName)
 	named(workflows.NoopWorkflow, workflows.NoopWorkflowName)
 	w.RegisterActivity(&workflows.KYTActivities{Store: kytStore, Provider: kytProvider(rt), Clock: rt.clock})
-	w.RegisterActivity(&workflows.DeliveryActivities{Endpoints: wh, Attempts: wh,
+	named(workflows.WebhookEndpointWorkflow, workflows.WebhookEndpointWorkflowName)
+	delivery := &workflows.DeliveryActivities{Endpoints: wh, Attempts: wh,
 		Sender: webhooksender.NewSender(webhookGuard(rt), rt.cfg.WebhookTimeout), Clock: rt.clock,
-		Disable: webhook.AutoDisable{After: rt.cfg.WebhookDisableAfter}})
+		Disable: webhook.AutoDisable{After: rt.cfg.WebhookDisableAfter}}
+	starter := temporal.DeliveryStarter{Client: rt.temporal, Schedule: retrySchedule(rt),
+		AttemptTimeout: rt.cfg.WebhookTimeout + 3*time.Second}
+	w.RegisterActivity(delivery)
+	w.RegisterActivity(&workflows.EndpointActivities{Delivery: delivery, Lookup: wh, Retries: starter, Spill: starter})
 	w.RegisterActivity(&workflows.DispatchActivities{Source: wh, Endpoints: wh, Filter: webhookFilter(rt),
-		Starter: temporal.DeliveryStarter{Client: rt.temporal, Schedule: retrySchedule(rt),
-			AttemptTimeout: rt.cfg.WebhookTimeout + 3*time.Second}, Clock: rt.clock})
+		Feeder: starter, Clock: rt.clock})
 	w.RegisterActivity(&workflows.JobActivities{Jobs: postgres.NewJobStore(rt.pool, workflows.JobWorkflowID),
 		Positions: postgres.NewWalletRederiver(rt.pool), Clock: rt.clock})
 }

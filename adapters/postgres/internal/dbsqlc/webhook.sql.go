@@ -230,6 +230,47 @@ func (q *Queries) ListWebhookAttempts(ctx context.Context, db DBTX, arg ListWebh
 	return items, nil
 }
 
+const listWebhookAttemptsByNumber = `-- name: ListWebhookAttemptsByNumber :many
+SELECT seq, endpoint_id, event_id, attempt, status_code, latency_ms, error, succeeded, attempted_at FROM webhook_attempts
+WHERE endpoint_id = $1 AND event_id = ANY ($3::text[]) AND attempt = $2
+`
+
+type ListWebhookAttemptsByNumberParams struct {
+	EndpointID string
+	Attempt    int32
+	EventIds   []string
+}
+
+func (q *Queries) ListWebhookAttemptsByNumber(ctx context.Context, db DBTX, arg ListWebhookAttemptsByNumberParams) ([]WebhookAttempt, error) {
+	rows, err := db.Query(ctx, listWebhookAttemptsByNumber, arg.EndpointID, arg.Attempt, arg.EventIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WebhookAttempt{}
+	for rows.Next() {
+		var i WebhookAttempt
+		if err := rows.Scan(
+			&i.Seq,
+			&i.EndpointID,
+			&i.EventID,
+			&i.Attempt,
+			&i.StatusCode,
+			&i.LatencyMs,
+			&i.Error,
+			&i.Succeeded,
+			&i.AttemptedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listWebhookEndpointsAsc = `-- name: ListWebhookEndpointsAsc :many
 SELECT e.seq, e.id, e.account_id, e.url, e.description, e.channels, e.filter_types, e.filter, e.metadata, e.rate_limit, e.disabled, e.secret, e.previous_secret, e.previous_secret_expires_at, e.first_failure_at, e.created_at, e.updated_at FROM webhook_endpoints e
 WHERE e.account_id = $1
