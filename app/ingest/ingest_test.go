@@ -1,0 +1,81 @@
+package ingest_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ingest"
+)
+
+type clock struct{}
+
+func (clock) Now() time.Time { return time.UnixMilli(1_700_000_000_000) }
+
+// recordingStore remembers the labelled wallets of every batch it is handed, in order, and fails
+// the call numbered failAt (1-based; 0 never).
+type recordingStore struct {
+	batches [][]string
+	failAt  int
+}
+
+func (s *recordingStore) Apply(_ context.Context, b ingest.Batch, _ time.Time) (ingest.Result, error) {
+	if len(s.batches)+1 == s.failAt {
+		return ingest.Result{}, errors.New("store down")
+	}
+	var wallets []string
+	for _, l := range b.Labels {
+		wallets = append(wallets, l.Wallet)
+	}
+	s.batches = append(s.batches, wallets)
+	return ingest.Result{Events: b.Len(), Inserted: b.Len()}, nil
+}
+
+func labels(wallets ...string) string {
+	var out strings.Builder
+	for _, w := range wallets {
+		out.WriteString(`{"type":"wallet.label","chain":"sol","wallet":"` + w + `","label":"kol"}` + "\n")
+	}
+	return out.String()
+}
+
+func TestStreamAppliesBatchesInOrder(t *testing.T) {
+	store := &recordingStore{}
+	var seen []int
+	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), strings.NewReader(labels("a", "b", "c", "d", "e")),
+		func(total ingest.Result) { seen = append(seen, total.Inserted) })
+	require.NoError(t, err)
+	// Five events in batches of two: [a b] [c d] [e], progress after each with running totals 2, 4, 5.
+	assert.Equal(t, [][]string{{"a", "b"}, {"c", "d"}, {"e"}}, store.batches)
+	assert.Equal(t, []int{2, 4, 5}, seen)
+	assert.Equal(t, 5, res.Inserted)
+}
+
+func TestStreamStopsAtAMalformedLineAfterTheBatchesBeforeIt(t *testing.T) {
+	store := &recordingStore{}
+	body := labels("a", "b", "c") + `{"type":"wallet.label","chain":"sol","wallet":"d","label":"kol","extra":1}` + "\n" + labels("e")
+	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), strings.NewReader(body), nil)
+	require.Error(t, err)
+	fe, ok := fault.As(err)
+	require.True(t, ok)
+	assert.Equal(t, 4, fe.Details["line"])
+	// Line 4 is in the second batch ([c, bad]): only the first batch was applied; c was not.
+	assert.Equal(t, [][]string{{"a", "b"}}, store.batches)
+	assert.Equal(t, 2, res.Inserted)
+}
+
+func TestStreamStopsAtAFailedBatch(t *testing.T) {
+	store := &recordingStore{failAt: 2}
+	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), strings.NewReader(labels("a", "b", "c", "d", "e", "f", "g")), nil)
+	require.EqualError(t, err, "store down")
+	// The second batch failed: the first stays counted, nothing after the failure is applied.
+	assert.Equal(t, [][]string{{"a", "b"}}, store.batches)
+	assert.Equal(t, 2, res.Inserted)
+}
