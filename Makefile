@@ -26,6 +26,10 @@ run: build ## run everything on this machine: migrations, Temporal + UI, worker,
 test: ## run every test tier (unit, mocks, Postgres adapters, workflows, end-to-end)
 	$(GO) test $(TEST_FLAGS) ./...
 
+.PHONY: measure
+measure: ## workflow round-trip, delivery and SSE-delay measurements (docs/workflows.md)
+	$(GO) test -tags measure -count=1 -run TestMeasure -v ./cmd/tokenscope/
+
 .PHONY: vet
 vet: ## go vet and gofmt
 	$(GO) vet ./...

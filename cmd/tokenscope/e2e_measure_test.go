@@ -1,3 +1,9 @@
+//go:build measure
+
+// Measurements, not assertions: run with `make measure` (go test -tags measure). They load the
+// shared Temporal server with hundreds of workflows, so they stay out of `make test`, where
+// the backlog they leave would starve the end-to-end tests that follow.
+
 package main
 
 import (
