@@ -23,22 +23,31 @@ func init() {
 	register(command{name: "healthcheck", summary: "exit 0 when a URL (default the API's /readyz) answers 200; for container healthchecks", run: runHealthcheck})
 }
 
-func runServe(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+// connect parses a command's (flag-less) arguments and opens the database and the Temporal
+// client that serve and worker share; close releases both.
+func connect(ctx context.Context, name string, cfg config.Config, log *slog.Logger, args []string) (rt *runtime, close func(), err error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	if err := fs.Parse(args); err != nil {
-		return err
+		return nil, nil, err
 	}
 	pool, err := openDatabase(ctx, cfg, log, false)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer pool.Close()
 	tc, err := dialTemporal(cfg, log, "")
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return newRuntime(cfg, log, pool, tc), func() { tc.Close(); pool.Close() }, nil
+}
+
+func runServe(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
+	rt, closeAll, err := connect(ctx, "serve", cfg, log, args)
 	if err != nil {
 		return err
 	}
-	defer tc.Close()
-	rt := newRuntime(cfg, log, pool, tc)
+	defer closeAll()
 	mainLn, dexLn, err := listenHTTP(cfg)
 	if err != nil {
 		return err
@@ -47,21 +56,11 @@ func runServe(ctx context.Context, cfg config.Config, log *slog.Logger, args []s
 }
 
 func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	pool, err := openDatabase(ctx, cfg, log, false)
+	rt, closeAll, err := connect(ctx, "worker", cfg, log, args)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	tc, err := dialTemporal(cfg, log, "")
-	if err != nil {
-		return err
-	}
-	defer tc.Close()
-	rt := newRuntime(cfg, log, pool, tc)
+	defer closeAll()
 	w := newWorker(rt)
 	if err := w.Start(); err != nil {
 		return err
