@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -100,6 +101,23 @@ func TestErrorsAndOperability(t *testing.T) {
 		require.Equal(t, 200, r.Status)
 		assert.Contains(t, string(r.Body), `tokenscope_http_requests_total{method="GET",route="/v2/whoami",status="200"}`)
 		assert.Contains(t, string(r.Body), `tokenscope_http_request_duration_seconds_bucket{method="GET",route="/v2/whoami"`)
+	})
+	t.Run("metrics count workflow starts and outcomes", func(t *testing.T) {
+		r := e.do(t, "POST", "/v2/wallet/sol/MetricsWallet1111111111111111111111111111/calculate-pnl", map[string]any{})
+		require.Equal(t, 200, r.Status, "body: %s", r.Body)
+		want := []string{
+			`tokenscope_workflow_starts_total{result="ok",type="CalculatePnLJob"} 1`,
+			`tokenscope_workflow_outcomes_total{outcome="completed",type="CalculatePnLJob"} 1`,
+		}
+		require.Eventually(t, func() bool {
+			body := string(e.do(t, "GET", "/metrics", nil, "Authorization", "").Body)
+			for _, w := range want {
+				if !strings.Contains(body, w) {
+					return false
+				}
+			}
+			return true
+		}, 20*time.Second, 100*time.Millisecond, "metrics lack %v", want)
 	})
 	t.Run("dex address serves health and authenticates", func(t *testing.T) {
 		require.Equal(t, 200, e.doDex(t, "GET", "/healthz", nil, "Authorization", "").Status)

@@ -73,6 +73,7 @@ func testConfig(t *testing.T) config.Config {
 	cfg.DexHTTPAddr = "127.0.0.1:0"
 	cfg.WebhookAllowed = "127.0.0.0/8"
 	cfg.ShutdownTimeout = 5 * time.Second
+	cfg.TemporalNS = sharedTemporal().GetDefaultNamespace()
 	return cfg
 }
 

@@ -83,8 +83,7 @@ func serveWorkerHealth(ctx context.Context, rt *runtime) error {
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		checks := httpDeps(rt).Checks
-		for _, c := range checks {
+		for _, c := range readinessChecks(rt) {
 			if err := c.Ping(r.Context()); err != nil {
 				w.WriteHeader(http.StatusServiceUnavailable)
 				_, _ = fmt.Fprintf(w, `{"status":"not ready","%s":%q}`, c.Name, err.Error())

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/tokenscope/tokenscope/adapters/httpapi"
@@ -35,8 +36,10 @@ type runtime struct {
 	pool     *pgxpool.Pool
 	temporal client.Client // nil for commands that do not talk to Temporal
 	registry *prometheus.Registry
-	clock    systemClock
-	app      *app.Application
+	// workflowMetrics counts workflow starts and outcomes on registry.
+	workflowMetrics *temporal.Metrics
+	clock           systemClock
+	app             *app.Application
 }
 
 // openDatabase creates the database if missing, connects and (optionally) migrates.
@@ -67,7 +70,16 @@ func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, migr
 func newRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc client.Client) *runtime {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt := &runtime{cfg: cfg, log: log, pool: pool, temporal: tc, registry: reg}
+	rt := &runtime{cfg: cfg, log: log, pool: pool, registry: reg, workflowMetrics: temporal.NewMetrics(reg)}
+	if tc != nil {
+		instrumented, err := rt.workflowMetrics.Instrument(tc, cfg.TemporalNS)
+		if err != nil {
+			// Only an invalid option fails here; run uninstrumented rather than not at all.
+			log.Warn("workflow start metrics unavailable", "err", err)
+			instrumented = tc
+		}
+		rt.temporal = instrumented
+	}
 	rt.app = buildApplication(rt)
 	return rt
 }
@@ -87,8 +99,6 @@ func buildApplication(rt *runtime) *app.Application {
 func registerWorkflows(w worker.Registry, rt *runtime) {
 	registerMarketRefresh(w, rt)
 	registerWorkflowAreas(w, rt)
-	_ = w
-	_ = rt
 }
 
 // startLoops starts the durable singleton workflows (market refresh, webhook dispatch) if they
@@ -97,29 +107,31 @@ func startLoops(ctx context.Context, rt *runtime) error {
 	if err := startMarketRefresh(ctx, rt); err != nil {
 		return err
 	}
-	if err := startWebhookDispatch(ctx, rt); err != nil {
-		return err
-	}
-	_ = ctx
-	_ = rt
-	return nil
+	return startWebhookDispatch(ctx, rt)
 }
 
-// httpDeps builds what the HTTP adapter needs.
-func httpDeps(rt *runtime) httpapi.Deps {
+// readinessChecks are the dependencies /readyz probes.
+func readinessChecks(rt *runtime) []httpapi.Check {
 	checks := []httpapi.Check{{Name: "postgres", Ping: postgres.Pinger{Pool: rt.pool}.Ping}}
 	if rt.temporal != nil {
 		checks = append(checks, httpapi.Check{Name: "temporal", Ping: temporal.Pinger{Client: rt.temporal}.Ping})
 	}
+	return checks
+}
+
+// httpDeps builds what the HTTP adapter needs; call it once per runtime (it registers metrics).
+func httpDeps(rt *runtime) httpapi.Deps {
 	return httpapi.Deps{
-		App: rt.app, Auth: rt.app.Keys, Checks: checks, Log: rt.log,
+		App: rt.app, Auth: rt.app.Keys, Checks: readinessChecks(rt), Log: rt.log,
 		Registry: rt.registry, Metrics: httpapi.NewMetrics(rt.registry), RequestTimeout: rt.cfg.RequestTimeout,
 	}
 }
 
 // newWorker builds a worker on the one task queue with every workflow registered.
 func newWorker(rt *runtime) worker.Worker {
-	w := worker.New(rt.temporal, workflows.TaskQueue, worker.Options{})
+	w := worker.New(rt.temporal, workflows.TaskQueue, worker.Options{
+		Interceptors: []interceptor.WorkerInterceptor{rt.workflowMetrics.WorkerInterceptor()},
+	})
 	registerWorkflows(w, rt)
 	return w
 }
