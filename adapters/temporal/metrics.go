@@ -3,10 +3,12 @@ package temporal
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
+	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -34,9 +36,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 
 // Instrument returns c, a client of namespace, with the start counter attached (it shares c's
 // connection).
-func (m *Metrics) Instrument(c client.Client, namespace string) (client.Client, error) {
+func (m *Metrics) Instrument(c client.Client, namespace string, log *slog.Logger) (client.Client, error) {
 	return client.NewClientFromExisting(c, client.Options{
 		Namespace:    namespace,
+		Logger:       tlog.NewStructuredLogger(log.With("component", "temporal-client")),
 		Interceptors: []interceptor.ClientInterceptor{&clientMetrics{m: m}},
 	})
 }

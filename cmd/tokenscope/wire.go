@@ -72,7 +72,7 @@ func newRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc clie
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	rt := &runtime{cfg: cfg, log: log, pool: pool, registry: reg, workflowMetrics: temporal.NewMetrics(reg)}
 	if tc != nil {
-		instrumented, err := rt.workflowMetrics.Instrument(tc, cfg.TemporalNS)
+		instrumented, err := rt.workflowMetrics.Instrument(tc, cfg.TemporalNS, log)
 		if err != nil {
 			// Only an invalid option fails here; run uninstrumented rather than not at all.
 			log.Warn("workflow start metrics unavailable", "err", err)
