@@ -299,6 +299,34 @@ type bench struct {
 	noopSeq int
 	// deliveries is about how many sol launches the webhook delivery row ingests.
 	deliveries int
+	// restarts records every time the service had ended by itself and was started again.
+	restarts []string
+}
+
+// alive restarts the service (on new ports, same database) when it ended by itself since the
+// last row, and records that: a row must not measure a dead service as 'connection refused'.
+func (b *bench) alive(ctx context.Context) {
+	gone, err := b.st.exited()
+	if !gone || ctx.Err() != nil {
+		return
+	}
+	what := fmt.Sprintf("%s: tokenscope dev had exited (%v); restarted", time.Now().Format("15:04:05"), err)
+	b.logf("  %s", what)
+	if err := b.st.startService(ctx); err != nil {
+		what += " — restart failed: " + err.Error()
+		b.restarts = append(b.restarts, what)
+		return
+	}
+	b.restarts = append(b.restarts, what)
+	if b.tc != nil {
+		b.tc.Close()
+	}
+	tc, err := dialTemporal(b.st.temporalAddr)
+	if err != nil {
+		b.tc = nil
+		return
+	}
+	b.tc = tc
 }
 
 func (b *bench) auth() http.Header {
@@ -366,6 +394,7 @@ func (b *bench) readRows(ctx context.Context, ops []readOp, data string) []repor
 			rows = append(rows, report.Row{Op: o.op, Data: data, Subject: report.Measure{Name: seriesEndpoint, Missing: o.missing}, Goal: o.goal})
 			continue
 		}
+		b.alive(ctx)
 		b.logf("measuring %s", o.op)
 		sub, body := b.httpSeries(ctx, seriesEndpoint, func(w, i int) load.Request { return o.http(b, w, i) })
 		row := report.Row{Op: o.op, Data: data, Subject: sub, Goal: o.goal}
@@ -386,6 +415,7 @@ func (b *bench) growthSeries(ctx context.Context, ops []readOp, data string) (en
 			sql[o.op] = report.Measure{Name: seriesSQL, Missing: o.missing}
 			continue
 		}
+		b.alive(ctx)
 		b.logf("measuring %s at %s", o.op, data)
 		endpoint[o.op], _ = b.httpSeries(ctx, seriesEndpoint, func(w, i int) load.Request { return o.http(b, w, i) })
 		sql[o.op] = b.sqlSeries(ctx, func(ctx context.Context, w, i int) error { return o.sql(ctx, b.market, w, i) })

@@ -26,6 +26,7 @@ var workflowGoal = &report.Goal{Text: "p99 ≤ 2× bare workflow start p99", Bas
 // kytRows measures the withdrawal registration (every call a new registration, so every call
 // starts a workflow) against a no-op workflow start and round-trip and bare Fiber.
 func (b *bench) kytRows(ctx context.Context) []report.Row {
+	b.alive(ctx)
 	b.logf("measuring KYT withdrawal POST")
 	run := time.Now().UnixNano()
 	sub, body := b.httpSeries(ctx, seriesEndpoint, func(w, i int) load.Request {
@@ -41,6 +42,7 @@ func (b *bench) kytRows(ctx context.Context) []report.Row {
 // jobRows measures starting a calculate-pnl job, reading jobs and the first message of a job's
 // stream.
 func (b *bench) jobRows(ctx context.Context, t targets) []report.Row {
+	b.alive(ctx)
 	b.logf("measuring job start (calculate-pnl)")
 	var ids []string
 	mk := func(w, i int) load.Request {
@@ -71,6 +73,7 @@ func (b *bench) jobRows(ctx context.Context, t targets) []report.Row {
 		return rows
 	}
 	time.Sleep(2 * time.Second) // let most of them finish: the stream row reads finished jobs
+	b.alive(ctx)
 	b.logf("measuring job read")
 	sub, body = b.httpSeries(ctx, seriesEndpoint, func(w, i int) load.Request {
 		return load.Request{Method: "GET", URL: b.st.httpURL + "/v2/job/" + pick(ids, w, i), Header: b.auth()}
@@ -139,6 +142,7 @@ func (b *bench) webhookRows(ctx context.Context) []report.Row {
 	missing := func(op, why string) report.Row {
 		return report.Row{Op: op, Data: "-", Subject: report.Measure{Name: seriesEndpoint, Missing: why}}
 	}
+	b.alive(ctx)
 	id, err := create("/patched", "sol.token.migrated")
 	if err != nil {
 		b.logf("  create webhook endpoint: %v", err)

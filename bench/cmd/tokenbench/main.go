@@ -173,13 +173,10 @@ func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, fa
 	}
 	logf("service up on %s (dex %s, temporal %s)", st.httpURL, st.dexURL, st.temporalAddr)
 
-	tc, err := client.Dial(client.Options{HostPort: st.temporalAddr, Namespace: "default",
-		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	tc, err := dialTemporal(st.temporalAddr)
 	if err != nil {
 		logf("temporal client: %v (workflow baselines will be missing)", err)
 		tc = nil
-	} else {
-		defer tc.Close()
 	}
 	fib, err := startFiber()
 	if err != nil {
@@ -194,6 +191,11 @@ func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, fa
 	b := &bench{st: st, opts: load.Options{Concurrency: conc, Duration: sc.duration}, client: load.Client(conc),
 		market: market.New(postgres.NewMarketReader(st.pool)), fiber: fib, rcv: rcv, tc: tc, logf: logf,
 		deliveries: sc.deliveries}
+	defer func() {
+		if b.tc != nil {
+			b.tc.Close()
+		}
+	}()
 
 	if err := st.waitRanking(ctx, serviceUp, 120*time.Second); err != nil {
 		logf("ranking: %v", err)
@@ -248,12 +250,16 @@ func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, fa
 
 	fmt.Println()
 	_ = report.Text(os.Stdout, rows, growth)
+	for _, r := range b.restarts {
+		logf("service restart: %s", r)
+	}
 	if out != "" {
 		env := describeMachine(ctx, st)
 		env.command = commandLine(sc)
 		env.scale = sc
 		env.took = time.Since(started)
 		env.concurrency = conc
+		env.restarts = b.restarts
 		if err := writeMarkdown(out, env, rows, growth); err != nil {
 			logf("write %s: %v", out, err)
 			return 1
@@ -300,6 +306,11 @@ func ingestRow(ctx context.Context, st *stack, op, data, file string, trades int
 		Note:      "p50 column holds the total time of the one import / the one COPY"}
 	logf("%s: %d trades in %s (COPY: %s)", op, trades, took.Round(time.Millisecond), copyTook.Round(time.Millisecond))
 	return row, nil
+}
+
+func dialTemporal(addr string) (client.Client, error) {
+	return client.Dial(client.Options{HostPort: addr, Namespace: "default",
+		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
 }
 
 func copyFile(from, to string) error {

@@ -26,6 +26,7 @@ type machine struct {
 	scale       scale
 	took        time.Duration
 	concurrency int
+	restarts    []string
 }
 
 func describeMachine(ctx context.Context, st *stack) machine {
@@ -148,6 +149,9 @@ func writeMarkdown(path string, m machine, rows []report.Row, growth []report.Gr
 		}
 	}
 	fmt.Fprintf(&w, "\n## Notes\n\n")
+	for _, r := range m.restarts {
+		fmt.Fprintf(&w, "- **service restart**: %s (rows after it ran against the restarted service)\n", r)
+	}
 	for _, r := range rows {
 		if r.Note != "" {
 			fmt.Fprintf(&w, "- **%s**: %s\n", r.Op, r.Note)

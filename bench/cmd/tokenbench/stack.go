@@ -198,8 +198,8 @@ func (s *stack) startService(ctx context.Context) error {
 	cmd.Stdout = s.logFile
 	cmd.Stderr = s.logFile
 	// Its own process group: a Ctrl-C at the terminal reaches tokenbench, which then stops the
-	// service in order; Pdeathsig stops it should tokenbench die without cleaning up.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// service in order. No Pdeathsig here: a long-lived child must not depend on one thread.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	done, err := startLocked(cmd)
 	if err != nil {
 		return fmt.Errorf("start tokenscope dev: %w", err)
@@ -228,6 +228,20 @@ func (s *stack) startService(ctx context.Context) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("tokenscope dev not ready after 180 s: %v (see %s)", err, s.logFile.Name())
 		}
+	}
+}
+
+// exited reports, without blocking, whether the service process has ended and how.
+func (s *stack) exited() (bool, error) {
+	if s.svc == nil {
+		return true, nil
+	}
+	select {
+	case err := <-s.svcDone:
+		s.svc = nil
+		return true, err
+	default:
+		return false, nil
 	}
 }
 
