@@ -7,11 +7,21 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/ports"
 )
+
+// CacheTTL is how long an authenticated key is trusted without asking the store again. It bounds
+// how late a revocation made by another process (the CLI, another replica) takes effect;
+// revocations through this Service apply at once.
+const CacheTTL = 10 * time.Second
+
+// cacheLimit bounds the cache; past it the cache is emptied (keys in use are few).
+const cacheLimit = 10_000
 
 // Service manages API keys.
 type Service struct {
@@ -19,11 +29,19 @@ type Service struct {
 	clock ports.Clock
 	// random is crypto/rand.Read unless a test replaces it.
 	random func([]byte) (int, error)
+
+	mu    sync.Mutex
+	cache map[string]cachedKey // by prefix
+}
+
+type cachedKey struct {
+	key     account.Key
+	expires time.Time
 }
 
 // New builds the service.
 func New(store ports.AccountStore, clock ports.Clock) *Service {
-	return &Service{store: store, clock: clock, random: rand.Read}
+	return &Service{store: store, clock: clock, random: rand.Read, cache: map[string]cachedKey{}}
 }
 
 // Create makes an account (if missing) and a key for it; the full key is returned once.
@@ -59,7 +77,40 @@ func (s *Service) List(ctx context.Context, accountID string) ([]account.Key, er
 
 // Revoke disables a key by id or prefix.
 func (s *Service) Revoke(ctx context.Context, idOrPrefix string) error {
-	return s.store.RevokeKey(ctx, idOrPrefix)
+	if err := s.store.RevokeKey(ctx, idOrPrefix); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for prefix, c := range s.cache {
+		if prefix == idOrPrefix || c.key.ID == idOrPrefix {
+			delete(s.cache, prefix)
+		}
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// lookup returns the key with that prefix, from the cache while it is fresh. Every request
+// carries a key, so without the cache each one would cost a database round trip.
+func (s *Service) lookup(ctx context.Context, prefix string) (account.Key, bool, error) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	c, ok := s.cache[prefix]
+	s.mu.Unlock()
+	if ok && now.Before(c.expires) {
+		return c.key, true, nil
+	}
+	key, err := s.store.KeyByPrefix(ctx, prefix)
+	if err != nil {
+		return account.Key{}, false, err
+	}
+	s.mu.Lock()
+	if len(s.cache) >= cacheLimit {
+		clear(s.cache)
+	}
+	s.cache[prefix] = cachedKey{key: key, expires: now.Add(CacheTTL)}
+	s.mu.Unlock()
+	return key, false, nil
 }
 
 // Authenticate resolves a presented key. Every failure is the same Unauthorized error, so a
@@ -70,18 +121,22 @@ func (s *Service) Authenticate(ctx context.Context, presented string) (account.P
 	if prefix == "" {
 		return account.Principal{}, denied
 	}
-	key, err := s.store.KeyByPrefix(ctx, prefix)
+	key, cached, err := s.lookup(ctx, prefix)
 	if fault.Is(err, fault.KindNotFound) {
 		return account.Principal{}, denied
 	}
 	if err != nil {
 		return account.Principal{}, fmt.Errorf("authenticate: %w", err)
 	}
+	// The hash comparison runs on every request, cached or not: the cache holds the stored
+	// record, never a verdict about a presented string.
 	p, err := key.Authenticate(presented)
 	if err != nil {
 		return account.Principal{}, denied
 	}
-	// Best effort: a failed touch must not fail the request.
-	_ = s.store.TouchKey(ctx, key.ID)
+	if !cached {
+		// Best effort, once per cache period: a failed touch must not fail the request.
+		_ = s.store.TouchKey(ctx, key.ID)
+	}
 	return p, nil
 }

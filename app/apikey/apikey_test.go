@@ -1,0 +1,78 @@
+package apikey_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
+
+	"github.com/tokenscope/tokenscope/app/apikey"
+	"github.com/tokenscope/tokenscope/domain/account"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/ports/portsmock"
+)
+
+type fixedClock struct{ now *time.Time }
+
+func (c fixedClock) Now() time.Time { return *c.now }
+
+func TestAuthenticateCachesTheStoredKeyNotTheVerdict(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	store := portsmock.NewMockAccountStore(ctrl)
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	svc := apikey.New(store, fixedClock{&now})
+
+	full, key, err := account.NewKey([]byte{1, 2, 3, 4}, []byte("0123456789abcdef"), "acc", "", []account.Scope{account.ScopeRead}, now)
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	// First use reads the store and touches the key; the second, 9 s later, reads neither.
+	store.EXPECT().KeyByPrefix(ctx, key.Prefix).Return(key, nil).Times(1)
+	store.EXPECT().TouchKey(ctx, key.ID).Return(nil).Times(1)
+	p, err := svc.Authenticate(ctx, full)
+	require.NoError(t, err)
+	assert.Equal(t, "acc", p.AccountID)
+	now = now.Add(9 * time.Second)
+	_, err = svc.Authenticate(ctx, full)
+	require.NoError(t, err)
+
+	// A wrong secret with the right prefix is refused even while the record is cached.
+	_, err = svc.Authenticate(ctx, full[:len(full)-2]+"xx")
+	assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
+
+	// After the TTL (10 s) the store is asked again.
+	now = now.Add(2 * time.Second)
+	store.EXPECT().KeyByPrefix(ctx, key.Prefix).Return(key, nil).Times(1)
+	store.EXPECT().TouchKey(ctx, key.ID).Return(nil).Times(1)
+	_, err = svc.Authenticate(ctx, full)
+	require.NoError(t, err)
+
+	// Revoking through the service applies at once, cache or not.
+	store.EXPECT().RevokeKey(ctx, key.Prefix).Return(nil)
+	require.NoError(t, svc.Revoke(ctx, key.Prefix))
+	revoked := key
+	revoked.RevokedAt = &now
+	store.EXPECT().KeyByPrefix(ctx, key.Prefix).Return(revoked, nil).Times(1)
+	_, err = svc.Authenticate(ctx, full)
+	assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
+}
+
+func TestAuthenticateUnknownAndMalformedKeys(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	store := portsmock.NewMockAccountStore(ctrl)
+	now := time.Now()
+	svc := apikey.New(store, fixedClock{&now})
+	ctx := context.Background()
+
+	// Malformed keys never reach the store.
+	for _, k := range []string{"", "nope", "tsk_abc"} {
+		_, err := svc.Authenticate(ctx, k)
+		assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err), k)
+	}
+	store.EXPECT().KeyByPrefix(ctx, "tsk_00000000").Return(account.Key{}, fault.NotFound("api key", "tsk_00000000"))
+	_, err := svc.Authenticate(ctx, "tsk_00000000_AAAAAAAAAAAAAAAAAAAAAA")
+	assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
+}
