@@ -166,52 +166,18 @@ type tokenJSON struct {
 	TokenCreatedAt          *int64            `json:"tokenCreatedAt,omitempty"`
 	TokenCreatedBlockHeight *int64            `json:"tokenCreatedBlockHeight,omitempty"`
 	TokenCreatedTxSignature string            `json:"tokenCreatedTxSignature,omitempty"`
-	TokenCreators           []creatorJSON     `json:"tokenCreators"`
-	Extra                   extraJSON         `json:"extra"`
+	TokenCreators           []token.Creator   `json:"tokenCreators"`
+	Extra                   token.Extra       `json:"extra"`
 	SocialMedias            map[string]string `json:"socialMedias"`
 	LaunchpadTag            string            `json:"launchpadTag,omitempty"`
 }
 
-type creatorJSON struct {
-	Address    string `json:"address"`
-	IsVerified bool   `json:"isVerified"`
-	Share      int64  `json:"share"`
-}
-
-// extraJSON is the tokens.extra column: the extension/extra object with the API's names.
-type extraJSON struct {
-	CollectionAddress        string `json:"collectionAddress,omitempty"`
-	EditionNonce             *int64 `json:"editionNonce,omitempty"`
-	FreezeAuthority          string `json:"freezeAuthority,omitempty"`
-	Fungible                 *bool  `json:"fungible,omitempty"`
-	IsMutable                *bool  `json:"isMutable,omitempty"`
-	IsNative                 *bool  `json:"isNative,omitempty"`
-	IsVerifiedCollection     *bool  `json:"isVerifiedCollection,omitempty"`
-	IsWrapped                *bool  `json:"isWrapped,omitempty"`
-	Key                      string `json:"key,omitempty"`
-	LaunchFromProgramAddress string `json:"launchFromProgramAddress,omitempty"`
-	LaunchFromProtocolFamily string `json:"launchFromProtocolFamily,omitempty"`
-	MigratedAt               *int64 `json:"migratedAt,omitempty"`
-	MigratedToPoolAddress    string `json:"migratedToPoolAddress,omitempty"`
-	MigratedToProgramAddress string `json:"migratedToProgramAddress,omitempty"`
-	MigratedToProtocolFamily string `json:"migratedToProtocolFamily,omitempty"`
-	MintAuthority            string `json:"mintAuthority,omitempty"`
-	PrimarySaleHappened      *bool  `json:"primarySaleHappened,omitempty"`
-	ProgramAddress           string `json:"programAddress,omitempty"`
-	SellerFeeBasisPoints     *int64 `json:"sellerFeeBasisPoints,omitempty"`
-	TokenStandard            string `json:"tokenStandard,omitempty"`
-	UpdateAuthority          string `json:"updateAuthority,omitempty"`
-}
-
 func tokenRecord(t token.Token) tokenJSON {
-	creators := make([]creatorJSON, len(t.Creators))
-	for i, c := range t.Creators {
-		creators[i] = creatorJSON(c)
-	}
+	creators := append(make([]token.Creator, 0, len(t.Creators)), t.Creators...)
 	return tokenJSON{Address: t.Address, Chain: string(t.Chain), Name: t.Name, Symbol: t.Symbol, Decimals: t.Decimals,
 		Description: t.Description, ImageURL: t.ImageURL, URI: t.URI, TokenCreatedAt: t.CreatedAt,
 		TokenCreatedBlockHeight: t.CreatedBlockHeight, TokenCreatedTxSignature: t.CreatedTxSignature,
-		TokenCreators: creators, Extra: extraJSON(t.Extra), SocialMedias: t.Socials.Map(), LaunchpadTag: string(t.LaunchpadTag)}
+		TokenCreators: creators, Extra: t.Extra, SocialMedias: t.Socials.Map(), LaunchpadTag: string(t.LaunchpadTag)}
 }
 
 func (a *applier) outbox(ctx context.Context, eventID, channel string, payload any) error {

@@ -26,7 +26,7 @@ const detailColumns = `t.chain, t.address, t.decimals, t.name, t.symbol, t.vendo
 	m.holders, m.top10_holdings, m.top10_ratio, m.top50_holdings, m.top50_ratio, m.top100_holdings, m.top100_ratio, m.groups,
 	m.completion_ratio, m.max_pool_tvl_usd, m.max_pool_tvl_sol, m.total_tvl_usd, m.total_tvl_sol, m.volume_24h_usd, m.trades_24h`
 
-// creatorJSON, extraJSON (ingest.go) and groupJSON are the stored shapes of the JSONB columns.
+// token.Creator and token.Extra (their JSON tags) and groupJSON are the stored shapes of the JSONB columns.
 type groupJSON struct {
 	Holders  decimal.Decimal `json:"holders"`
 	Holdings decimal.Decimal `json:"holdings"`
@@ -71,19 +71,13 @@ func scanDetail(row pgx.Row, more ...any) (token.Detail, error) {
 	d.LaunchpadTag = token.Tag(tag)
 	md.Holders = decimal.NewFromInt(holders)
 
-	var cs []creatorJSON
-	if err := json.Unmarshal(creators, &cs); err != nil {
+	d.Creators = []token.Creator{}
+	if err := json.Unmarshal(creators, &d.Creators); err != nil {
 		return d, fmt.Errorf("token %s creators: %w", d.Address, err)
 	}
-	d.Creators = make([]token.Creator, len(cs))
-	for i, cr := range cs {
-		d.Creators[i] = token.Creator(cr)
-	}
-	var ex extraJSON
-	if err := json.Unmarshal(extra, &ex); err != nil {
+	if err := json.Unmarshal(extra, &d.Extra); err != nil {
 		return d, fmt.Errorf("token %s extra: %w", d.Address, err)
 	}
-	d.Extra = token.Extra(ex)
 	var links map[string]string
 	if err := json.Unmarshal(socials, &links); err != nil {
 		return d, fmt.Errorf("token %s socials: %w", d.Address, err)

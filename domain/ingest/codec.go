@@ -232,36 +232,6 @@ func (p *parser) group(field, s string) token.HolderGroup {
 
 type wire interface{ event(p *parser) Event }
 
-type creatorWire struct {
-	Address    string `json:"address"`
-	IsVerified bool   `json:"isVerified"`
-	Share      int64  `json:"share"`
-}
-
-type extraWire struct {
-	CollectionAddress        string `json:"collectionAddress,omitempty"`
-	EditionNonce             *int64 `json:"editionNonce,omitempty"`
-	FreezeAuthority          string `json:"freezeAuthority,omitempty"`
-	Fungible                 *bool  `json:"fungible,omitempty"`
-	IsMutable                *bool  `json:"isMutable,omitempty"`
-	IsNative                 *bool  `json:"isNative,omitempty"`
-	IsVerifiedCollection     *bool  `json:"isVerifiedCollection,omitempty"`
-	IsWrapped                *bool  `json:"isWrapped,omitempty"`
-	Key                      string `json:"key,omitempty"`
-	LaunchFromProgramAddress string `json:"launchFromProgramAddress,omitempty"`
-	LaunchFromProtocolFamily string `json:"launchFromProtocolFamily,omitempty"`
-	MigratedAt               *int64 `json:"migratedAt,omitempty"`
-	MigratedToPoolAddress    string `json:"migratedToPoolAddress,omitempty"`
-	MigratedToProgramAddress string `json:"migratedToProgramAddress,omitempty"`
-	MigratedToProtocolFamily string `json:"migratedToProtocolFamily,omitempty"`
-	MintAuthority            string `json:"mintAuthority,omitempty"`
-	PrimarySaleHappened      *bool  `json:"primarySaleHappened,omitempty"`
-	ProgramAddress           string `json:"programAddress,omitempty"`
-	SellerFeeBasisPoints     *int64 `json:"sellerFeeBasisPoints,omitempty"`
-	TokenStandard            string `json:"tokenStandard,omitempty"`
-	UpdateAuthority          string `json:"updateAuthority,omitempty"`
-}
-
 type tokenWire struct {
 	Type                    string            `json:"type"`
 	Chain                   string            `json:"chain"`
@@ -281,8 +251,8 @@ type tokenWire struct {
 	TokenCreatedBlockHeight *int64            `json:"tokenCreatedBlockHeight,omitempty"`
 	TokenCreatedSlot        *int64            `json:"tokenCreatedSlot,omitempty"`
 	TokenCreatedTxSignature string            `json:"tokenCreatedTxSignature,omitempty"`
-	TokenCreators           []creatorWire     `json:"tokenCreators,omitempty"`
-	Extra                   extraWire         `json:"extra"`
+	TokenCreators           []token.Creator   `json:"tokenCreators,omitempty"`
+	Extra                   token.Extra       `json:"extra"`
 	SocialMedias            map[string]string `json:"socialMedias,omitempty"`
 	LaunchpadTag            string            `json:"launchpadTag,omitempty"`
 	TotalSupply             Num               `json:"totalSupply"`
@@ -297,10 +267,7 @@ func (w *tokenWire) event(p *parser) Event {
 	if err != nil {
 		p.fail("socialMedias", err)
 	}
-	creators := make([]token.Creator, len(w.TokenCreators))
-	for i, c := range w.TokenCreators {
-		creators[i] = token.Creator(c)
-	}
+	creators := append(make([]token.Creator, 0, len(w.TokenCreators)), w.TokenCreators...)
 	e := TokenCreated{
 		Token: token.Token{
 			Address: w.Address, Chain: chain.Chain(w.Chain), Decimals: w.Decimals, Name: w.Name, Symbol: w.Symbol,
@@ -308,7 +275,7 @@ func (w *tokenWire) event(p *parser) Event {
 			DevTotalTokens: w.DevTotalTokens, ImageURL: w.ImageURL, Market: w.Market, MetadataAddress: w.MetadataAddress,
 			URI: w.URI, CreatedAt: w.TokenCreatedAt, CreatedBlockHeight: w.TokenCreatedBlockHeight,
 			CreatedSlot: w.TokenCreatedSlot, CreatedTxSignature: w.TokenCreatedTxSignature, Creators: creators,
-			Extra: token.Extra(w.Extra), Socials: socials, LaunchpadTag: token.Tag(w.LaunchpadTag),
+			Extra: w.Extra, Socials: socials, LaunchpadTag: token.Tag(w.LaunchpadTag),
 		},
 		TotalSupply:         p.dec("totalSupply", w.TotalSupply),
 		CirculatingSupply:   p.dec("circulatingSupply", w.CirculatingSupply),
@@ -535,16 +502,13 @@ func Marshal(e Event) ([]byte, error) {
 	switch v := e.(type) {
 	case TokenCreated:
 		t := v.Token
-		creators := make([]creatorWire, len(t.Creators))
-		for i, c := range t.Creators {
-			creators[i] = creatorWire(c)
-		}
+		creators := append(make([]token.Creator, 0, len(t.Creators)), t.Creators...)
 		w = tokenWire{Type: string(TypeTokenCreated), Chain: string(t.Chain), Address: t.Address, Decimals: t.Decimals,
 			Name: t.Name, Symbol: t.Symbol, VendorCoinID: t.VendorCoinID, Description: t.Description, ImageURL: t.ImageURL,
 			Market: t.Market, MetadataAddress: t.MetadataAddress, URI: t.URI, DevTotalTokens: t.DevTotalTokens,
 			DevLastTokenCreatedAt: t.DevLastTokenCreatedAt, TokenCreatedAt: t.CreatedAt,
 			TokenCreatedBlockHeight: t.CreatedBlockHeight, TokenCreatedSlot: t.CreatedSlot,
-			TokenCreatedTxSignature: t.CreatedTxSignature, TokenCreators: creators, Extra: extraWire(t.Extra),
+			TokenCreatedTxSignature: t.CreatedTxSignature, TokenCreators: creators, Extra: t.Extra,
 			SocialMedias: t.Socials.Map(), LaunchpadTag: string(t.LaunchpadTag),
 			TotalSupply: num(v.TotalSupply), CirculatingSupply: num(v.CirculatingSupply), Creator: v.Creator,
 			CurvePool: v.CurvePool, CurveTargetInNative: num(v.CurveTargetInNative)}

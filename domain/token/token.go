@@ -45,35 +45,36 @@ type Token struct {
 
 // Creator is one entry of tokenCreators; Share is a percentage (0–100).
 type Creator struct {
-	Address    string
-	IsVerified bool
-	Share      int64
+	Address    string `json:"address"`
+	IsVerified bool   `json:"isVerified"`
+	Share      int64  `json:"share"`
 }
 
 // Extra holds the extension/extra fields. MigratedAt is Unix milliseconds here; the
-// multi-detail shape shows it in seconds, which is the renderer's job.
+// multi-detail shape shows it in seconds, which is the renderer's job. The JSON names are the
+// API's; the NDJSON ingest format and the stored tokens.extra column both use them.
 type Extra struct {
-	CollectionAddress        string
-	EditionNonce             *int64
-	FreezeAuthority          string
-	Fungible                 *bool
-	IsMutable                *bool
-	IsNative                 *bool
-	IsVerifiedCollection     *bool
-	IsWrapped                *bool
-	Key                      string
-	LaunchFromProgramAddress string
-	LaunchFromProtocolFamily string
-	MigratedAt               *int64
-	MigratedToPoolAddress    string
-	MigratedToProgramAddress string
-	MigratedToProtocolFamily string
-	MintAuthority            string
-	PrimarySaleHappened      *bool
-	ProgramAddress           string
-	SellerFeeBasisPoints     *int64
-	TokenStandard            string
-	UpdateAuthority          string
+	CollectionAddress        string `json:"collectionAddress,omitempty"`
+	EditionNonce             *int64 `json:"editionNonce,omitempty"`
+	FreezeAuthority          string `json:"freezeAuthority,omitempty"`
+	Fungible                 *bool  `json:"fungible,omitempty"`
+	IsMutable                *bool  `json:"isMutable,omitempty"`
+	IsNative                 *bool  `json:"isNative,omitempty"`
+	IsVerifiedCollection     *bool  `json:"isVerifiedCollection,omitempty"`
+	IsWrapped                *bool  `json:"isWrapped,omitempty"`
+	Key                      string `json:"key,omitempty"`
+	LaunchFromProgramAddress string `json:"launchFromProgramAddress,omitempty"`
+	LaunchFromProtocolFamily string `json:"launchFromProtocolFamily,omitempty"`
+	MigratedAt               *int64 `json:"migratedAt,omitempty"`
+	MigratedToPoolAddress    string `json:"migratedToPoolAddress,omitempty"`
+	MigratedToProgramAddress string `json:"migratedToProgramAddress,omitempty"`
+	MigratedToProtocolFamily string `json:"migratedToProtocolFamily,omitempty"`
+	MintAuthority            string `json:"mintAuthority,omitempty"`
+	PrimarySaleHappened      *bool  `json:"primarySaleHappened,omitempty"`
+	ProgramAddress           string `json:"programAddress,omitempty"`
+	SellerFeeBasisPoints     *int64 `json:"sellerFeeBasisPoints,omitempty"`
+	TokenStandard            string `json:"tokenStandard,omitempty"`
+	UpdateAuthority          string `json:"updateAuthority,omitempty"`
 }
 
 // The socialMedias keys of the spec. SocialTheService is the key the spec writes as
