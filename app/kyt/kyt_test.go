@@ -1,0 +1,99 @@
+package kyt_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
+
+	appkyt "github.com/tokenscope/tokenscope/app/kyt"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/kyt"
+	"github.com/tokenscope/tokenscope/ports/portsmock"
+)
+
+type clock struct{ t time.Time }
+
+func (c clock) Now() time.Time { return c.t }
+
+const withdrawal = `{"address":"0x52908400098527886E0F7030069857D2E4169EE7","asset":"ETH","assetAmount":"2.5",
+	"attemptTimestamp":"2026-11-22T08:00:00Z","network":"ethereum"}`
+
+func newService(t *testing.T) (*appkyt.Service, *portsmock.MockKYTStore, *portsmock.MockKYTStarter, *portsmock.MockAssetPricer) {
+	ctrl := gomock.NewController(t)
+	store := portsmock.NewMockKYTStore(ctrl)
+	starter := portsmock.NewMockKYTStarter(ctrl)
+	pricer := portsmock.NewMockAssetPricer(ctrl)
+	return &appkyt.Service{Store: store, Starter: starter, Pricer: pricer,
+		Clock: clock{time.Date(2026, 11, 22, 8, 0, 1, 0, time.UTC)}, Deadline: time.Second}, store, starter, pricer
+}
+
+// storeThatStarts behaves like the real store: it calls started inside the write and returns
+// what it stored.
+func storeThatStarts(ctx context.Context, reg kyt.Registration, started func(context.Context) error) (kyt.Registration, bool, error) {
+	if err := started(ctx); err != nil {
+		return kyt.Registration{}, false, err
+	}
+	return reg, true, nil
+}
+
+func TestWithdrawalIsPricedFromMarketDataAndStartedInsideTheWrite(t *testing.T) {
+	svc, store, starter, pricer := newService(t)
+	ctx := context.Background()
+	pricer.EXPECT().PriceUSD(gomock.Any(), kyt.Network("ethereum"), "ETH").Return(decimal.RequireFromString("3000.10"), true, nil)
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(storeThatStarts)
+	starter.EXPECT().StartRegistration(gomock.Any(), gomock.Any()).Return(nil)
+
+	reg, err := svc.RegisterWithdrawal(ctx, "acc", "key-1", []byte(withdrawal))
+	require.NoError(t, err)
+	require.NotNil(t, reg.USDAmount)
+	// 2.5 × 3000.10 = 7500.25
+	assert.Equal(t, "7500.25", reg.USDAmount.String())
+	assert.Equal(t, kyt.ExternalID("acc", "withdrawal:key-1"), reg.ExternalID)
+}
+
+func TestWorkflowStartFailureIsUnavailableAndNothingIsReturned(t *testing.T) {
+	svc, store, starter, pricer := newService(t)
+	pricer.EXPECT().PriceUSD(gomock.Any(), gomock.Any(), gomock.Any()).Return(decimal.Zero, false, nil)
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(storeThatStarts)
+	starter.EXPECT().StartRegistration(gomock.Any(), gomock.Any()).
+		Return(fault.Unavailable("temporal is unreachable", 2*time.Second, errors.New("dial")))
+
+	_, err := svc.RegisterWithdrawal(context.Background(), "acc", "", []byte(withdrawal))
+	require.Error(t, err)
+	assert.Equal(t, fault.KindUnavailable, fault.KindOf(err))
+}
+
+func TestSameKeyWithAnotherBodyIsAConflict(t *testing.T) {
+	svc, store, _, pricer := newService(t)
+	pricer.EXPECT().PriceUSD(gomock.Any(), gomock.Any(), gomock.Any()).Return(decimal.Zero, false, nil)
+	// The store already holds key-1 with a different request (another fingerprint).
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(_ context.Context, reg kyt.Registration, _ func(context.Context) error) (kyt.Registration, bool, error) {
+			other := reg
+			other.Fingerprint = "something-else"
+			return other, false, nil
+		})
+	_, err := svc.RegisterWithdrawal(context.Background(), "acc", "key-1", []byte(withdrawal))
+	assert.Equal(t, fault.KindConflict, fault.KindOf(err))
+}
+
+func TestInvalidRequestsNeverReachThePorts(t *testing.T) {
+	svc, _, _, _ := newService(t) // no expectations: any call fails the test
+	for name, body := range map[string]string{
+		"bad network":   `{"address":"a","asset":"ETH","assetAmount":"1","attemptTimestamp":"2026-11-22T08:00:00Z","network":"Ethereum"}`,
+		"negative":      `{"address":"0x52908400098527886E0F7030069857D2E4169EE7","asset":"ETH","assetAmount":"-1","attemptTimestamp":"2026-11-22T08:00:00Z","network":"ethereum"}`,
+		"not json":      `{`,
+		"missing asset": `{"address":"0x52908400098527886E0F7030069857D2E4169EE7","assetAmount":"1","attemptTimestamp":"2026-11-22T08:00:00Z","network":"ethereum"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := svc.RegisterWithdrawal(context.Background(), "acc", "", []byte(body))
+			assert.Equal(t, fault.KindInvalid, fault.KindOf(err))
+		})
+	}
+}
