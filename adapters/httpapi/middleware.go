@@ -161,6 +161,9 @@ func principal(c *fiber.Ctx) account.Principal {
 // and must bound what they accept.
 var streamedPaths = map[string]bool{"/v2/ingest": true}
 
+// drainLimit is the largest refused body still read to its end before the 413 is sent.
+const drainLimit = 8 << 20
+
 // withBodyLimit enforces BodyLimit on every other route. The server streams request bodies (so
 // the ingest route can take large NDJSON uploads), which means fasthttp no longer rejects big
 // bodies itself: this reads at most max+1 bytes and answers 413. A request refused before its
@@ -172,6 +175,12 @@ func withBodyLimit(max int) fiber.Handler {
 		}
 		req := c.Request()
 		if cl := req.Header.ContentLength(); cl > max {
+			// Answering before the client has finished sending makes many clients see a reset
+			// instead of the 413, so a moderately large body is read and discarded first; a
+			// huge one is cut off.
+			if req.IsBodyStream() && cl <= drainLimit {
+				_, _ = io.Copy(io.Discard, io.LimitReader(c.Context().RequestBodyStream(), int64(cl)))
+			}
 			c.Set(fiber.HeaderConnection, "close")
 			return fault.TooLarge("request body exceeds 1 MiB")
 		}
