@@ -11,13 +11,9 @@ import (
 // part of the line so a route without one stands out in review.
 func routes(r fiber.Router, h *handlers) {
 	read := need(account.ScopeRead)
-	_ = read
 	kyt := need(account.ScopeKYT)
-	_ = kyt
 	webhook := need(account.ScopeWebhook)
-	_ = webhook
 	ingest := need(account.ScopeIngest)
-	_ = ingest
 
 	r.Get("/v2/whoami", read, h.whoami)
 	// Read API (operations 1–9).
@@ -56,7 +52,6 @@ func routes(r fiber.Router, h *handlers) {
 // dexRoutes lists the operations published under {dex_base_url}; the main API serves them too.
 func dexRoutes(r fiber.Router, h *handlers) {
 	read := need(account.ScopeRead)
-	_ = read
 	// Multi-token detail (operation 2).
 	r.Get("/v1/token/:chain/multi", read, h.multiTokens)
 }
