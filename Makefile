@@ -7,6 +7,8 @@ TOOL  := $(GO) tool -modfile=tools/go.mod
 TEST_FLAGS ?= -count=1 -timeout 30m
 # Data size of `make bench`: smoke (CI), small (default), large.
 BENCH_SCALE ?= small
+# Extra tokenbench flags, e.g. BENCH_FLAGS='-reuse tokenscope_bench_123' (see README).
+BENCH_FLAGS ?=
 
 .DEFAULT_GOAL := help
 
@@ -55,7 +57,7 @@ migrate: build ## create the database if missing and apply migrations
 
 .PHONY: bench
 bench: build ## benchmark every operation against same-run baselines (BENCH_SCALE=smoke|small|large); writes BENCHMARKS.md
-	$(GO) run ./bench/cmd/tokenbench -scale $(BENCH_SCALE) -bin $(BIN)
+	$(GO) run ./bench/cmd/tokenbench -scale $(BENCH_SCALE) -bin $(BIN) $(BENCH_FLAGS)
 
 .PHONY: clean
 clean: ## remove build output and local dev state (.data)

@@ -22,11 +22,17 @@ const (
 	// DefaultRefreshRunsPerHistory bounds the history: after this many rounds the workflow
 	// continues as new (each round adds about a dozen events).
 	DefaultRefreshRunsPerHistory = 500
-	// ActiveWindow is how far back a trade keeps a token's windows being recomputed.
-	ActiveWindow = 24 * time.Hour
 	// HotTokensLimit caps each (chain, duration) ranking.
 	HotTokensLimit = 100
+	// RankingAgeDivisor sets how stale a ranking may get before a round recomputes it: a ranking
+	// over duration d is recomputed once its last computation is d / RankingAgeDivisor old (0.83%
+	// of the window it scores; rounds come an interval apart, so never more often than every round).
+	RankingAgeDivisor = 120
 )
+
+// RankingMaxAge is the age at which a round recomputes the ranking over d: 0.5 s for 1m (every
+// round), 2.5 s for 5m, 30 s for 1h, 2 min for 4h, 12 min for 24h.
+func RankingMaxAge(d ranking.Duration) time.Duration { return d.Duration() / RankingAgeDivisor }
 
 // RefreshInput configures the loop; zero values take the defaults.
 type RefreshInput struct {
@@ -36,8 +42,18 @@ type RefreshInput struct {
 
 // RefreshResult reports one round.
 type RefreshResult struct {
+	// ActiveTokens is the number of tokens whose windows the round recomputed.
 	ActiveTokens int
-	HotTokens    int
+	// FullWindows is set when the round had no previous round to continue from and recomputed
+	// every token active in the last 24 hours.
+	FullWindows bool
+	// ResumedWindows is set when the round continued one an earlier attempt left unfinished.
+	ResumedWindows bool
+	// Rankings is the number of (chain, duration) rankings recomputed; the others were younger
+	// than RankingMaxAge.
+	Rankings int
+	// HotTokens is the number of ranking entries the recomputed rankings hold.
+	HotTokens int
 }
 
 // RefreshActivities holds the ports the refresh activity needs.
@@ -46,21 +62,42 @@ type RefreshActivities struct {
 	Market ports.MarketRefresher
 }
 
-// RefreshMarket recomputes the rolling windows of every token traded in the last ActiveWindow and
-// every hot-token ranking, each ranked by ranking.Score of its current window against the one
-// before it. Tokens scoring 0 are left out of the ranking.
+type rankingKey struct {
+	chain    chain.Chain
+	duration ranking.Duration
+}
+
+// RefreshMarket brings the rolling windows up to date (MarketRefresher.RefreshWindows recomputes
+// only the tokens a trade entered or left a window of since the last completed round) and
+// recomputes every hot-token ranking that is RankingMaxAge old or older or empty, each ranked by
+// ranking.Score of its current window against the one before it. Tokens scoring 0 are left out of
+// the ranking.
 func (a *RefreshActivities) RefreshMarket(ctx context.Context) (RefreshResult, error) {
 	now := a.Clock.Now()
-	refs, err := a.Market.ActiveTokens(ctx, now.Add(-ActiveWindow).UnixMilli())
+	w, err := a.Market.RefreshWindows(ctx, now)
 	if err != nil {
 		return RefreshResult{}, err
 	}
-	if err := a.Market.RefreshWindows(ctx, refs, now); err != nil {
-		return RefreshResult{}, err
+	res := RefreshResult{ActiveTokens: w.Tokens, FullWindows: w.Full, ResumedWindows: w.Resumed}
+	times, err := a.Market.HotRankingTimes(ctx)
+	if err != nil {
+		return res, err
 	}
-	res := RefreshResult{ActiveTokens: len(refs)}
+	// An empty ranking is recomputed every round: it was computed before there was anything to
+	// rank (a fresh database, a chain's first trades), and waiting d/120 would leave it empty for
+	// up to 12 minutes. Recomputing it costs little while the chain has no trades.
+	computed := make(map[rankingKey]time.Time, len(times))
+	for _, t := range times {
+		if t.Entries > 0 {
+			computed[rankingKey{t.Chain, t.Duration}] = t.ComputedAt
+		}
+	}
 	for _, c := range chain.V2 {
 		for _, d := range ranking.AllDurations {
+			// A ranking computed in the future (the clock went back) is recomputed.
+			if at, ok := computed[rankingKey{c, d}]; ok && !at.After(now) && now.Sub(at) < RankingMaxAge(d) {
+				continue
+			}
 			cands, err := a.Market.HotCandidates(ctx, c, d, now)
 			if err != nil {
 				return res, err
@@ -69,6 +106,7 @@ func (a *RefreshActivities) RefreshMarket(ctx context.Context) (RefreshResult, e
 			if err := a.Market.ReplaceHotTokens(ctx, c, d, entries, now); err != nil {
 				return res, err
 			}
+			res.Rankings++
 			res.HotTokens += len(entries)
 		}
 	}
@@ -101,7 +139,7 @@ func Rank(cands []ports.HotCandidate) []ports.HotEntry {
 
 // MarketRefreshWorkflow (registered as MarketRefreshWorkflowName, ID MarketRefreshWorkflowID) runs RefreshMarket, sleeps Interval, and repeats; after RunsPerHistory
 // rounds it continues as new with the same input. A failed round is logged and the loop goes on:
-// the next round recomputes everything anyway.
+// it is not recorded as completed, so the next round continues it and covers its span again.
 func MarketRefreshWorkflow(ctx workflow.Context, in RefreshInput) error {
 	if in.Interval <= 0 {
 		in.Interval = DefaultRefreshInterval

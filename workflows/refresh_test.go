@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -50,12 +51,10 @@ func TestRank(t *testing.T) {
 func TestMarketRefreshWorkflow(t *testing.T) {
 	tests := []struct {
 		name      string
-		activeErr error
-		// rounds whose windows and rankings are written
-		refreshed int
+		windowErr error
 	}{
-		{name: "two rounds then continue as new", refreshed: 2},
-		{name: "a failing round does not stop the loop", activeErr: errors.New("db down"), refreshed: 0},
+		{name: "two rounds then continue as new"},
+		{name: "a failing round does not stop the loop", windowErr: errors.New("db down")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,13 +62,17 @@ func TestMarketRefreshWorkflow(t *testing.T) {
 			clock := portsmock.NewMockClock(ctrl)
 			market := portsmock.NewMockMarketRefresher(ctrl)
 			clock.EXPECT().Now().Return(now).AnyTimes()
-			refs := []ports.TokenRef{{Chain: chain.Sol, Address: "A"}}
-			if tc.activeErr != nil {
+			if tc.windowErr != nil {
 				// 2 rounds × 3 attempts of the activity's retry policy.
-				market.EXPECT().ActiveTokens(gomock.Any(), now.Add(-24*time.Hour).UnixMilli()).Return(nil, tc.activeErr).Times(6)
+				market.EXPECT().RefreshWindows(gomock.Any(), now).Return(ports.WindowRefresh{}, tc.windowErr).Times(6)
 			} else {
-				market.EXPECT().ActiveTokens(gomock.Any(), now.Add(-24*time.Hour).UnixMilli()).Return(refs, nil).Times(2)
-				market.EXPECT().RefreshWindows(gomock.Any(), refs, now).Return(nil).Times(2)
+				market.EXPECT().RefreshWindows(gomock.Any(), now).Return(ports.WindowRefresh{Full: true, Tokens: 1}, nil).Times(2)
+				// The second round sees what the first recorded: every ranking computed at now,
+				// younger than any RankingMaxAge, so it recomputes only the 14 empty ones.
+				var stamps []ports.HotRankingTime
+				market.EXPECT().HotRankingTimes(gomock.Any()).DoAndReturn(func(context.Context) ([]ports.HotRankingTime, error) {
+					return stamps, nil
+				}).Times(2)
 				// Sol 1m has one hot token; every other (chain, duration) pair is empty.
 				market.EXPECT().HotCandidates(gomock.Any(), gomock.Any(), gomock.Any(), now).DoAndReturn(
 					func(_ context.Context, c chain.Chain, d ranking.Duration, _ time.Time) ([]ports.HotCandidate, error) {
@@ -78,17 +81,18 @@ func TestMarketRefreshWorkflow(t *testing.T) {
 								Prev: ranking.Activity{Buyers: 1, VolumeUSD: dec("100"), Trades: 2}}}, nil
 						}
 						return nil, nil
-					}).Times(2 * 3 * 5)
+					}).Times(3*5 + 14)
 				market.EXPECT().ReplaceHotTokens(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), now).DoAndReturn(
-					func(_ context.Context, c chain.Chain, d ranking.Duration, es []ports.HotEntry, _ time.Time) error {
+					func(_ context.Context, c chain.Chain, d ranking.Duration, es []ports.HotEntry, at time.Time) error {
 						if c == chain.Sol && d == ranking.Duration1m {
 							require.Len(t, es, 1)
 							assert.True(t, dec("1.85").Equal(es[0].Score)) // see TestRank
 						} else {
 							assert.Empty(t, es)
 						}
+						stamps = append(stamps, ports.HotRankingTime{Chain: c, Duration: d, ComputedAt: at, Entries: len(es)})
 						return nil
-					}).Times(2 * 3 * 5)
+					}).Times(3*5 + 14)
 			}
 
 			var suite testsuite.WorkflowTestSuite
@@ -102,4 +106,148 @@ func TestMarketRefreshWorkflow(t *testing.T) {
 			assert.True(t, workflow.IsContinueAsNewError(err), "the loop hands over to a new run: %v", err)
 		})
 	}
+}
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) Now() time.Time { return c.t }
+
+func TestRankingMaxAge(t *testing.T) {
+	want := map[ranking.Duration]time.Duration{
+		ranking.Duration1m: 500 * time.Millisecond, ranking.Duration5m: 2500 * time.Millisecond,
+		ranking.Duration1h: 30 * time.Second, ranking.Duration4h: 2 * time.Minute, ranking.Duration24h: 12 * time.Minute,
+	}
+	require.Len(t, want, len(ranking.AllDurations))
+	for _, d := range ranking.AllDurations {
+		assert.Equal(t, want[d], workflows.RankingMaxAge(d), string(d))
+	}
+}
+
+// TestRefreshMarketStaggersRankings runs the activity round after round on a clock advanced 2 s at
+// a time (and then in larger steps), over a store double that remembers when each ranking was last
+// replaced (as hot_rankings does), and checks which rankings each round recomputes: 1m every round,
+// 5m every other round, 1h every 30 s, 4h every 2 min, 24h only once 12 min have passed.
+func TestRefreshMarketStaggersRankings(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	market := portsmock.NewMockMarketRefresher(ctrl)
+	clock := &fakeClock{t: now}
+	stamps := map[chain.Chain]map[ranking.Duration]time.Time{}
+	entries := map[chain.Chain]map[ranking.Duration]int{}
+	empty := false        // when set, the candidates score nothing and every ranking stored is empty
+	var replaced []string // "chain/duration" of the current round
+	market.EXPECT().RefreshWindows(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, at time.Time) (ports.WindowRefresh, error) {
+		assert.Equal(t, clock.t, at, "windows as of the round's time")
+		return ports.WindowRefresh{Tokens: 3}, nil
+	}).AnyTimes()
+	market.EXPECT().HotRankingTimes(gomock.Any()).DoAndReturn(func(context.Context) ([]ports.HotRankingTime, error) {
+		var out []ports.HotRankingTime
+		for c, ds := range stamps {
+			for d, at := range ds {
+				out = append(out, ports.HotRankingTime{Chain: c, Duration: d, ComputedAt: at, Entries: entries[c][d]})
+			}
+		}
+		return out, nil
+	}).AnyTimes()
+	market.EXPECT().HotCandidates(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(_ context.Context, _ chain.Chain, _ ranking.Duration, at time.Time) ([]ports.HotCandidate, error) {
+			assert.Equal(t, clock.t, at)
+			if empty {
+				return nil, nil
+			}
+			return []ports.HotCandidate{{Address: "A", Current: ranking.Activity{Buyers: 1, VolumeUSD: dec("1"), Trades: 1}}}, nil
+		}).AnyTimes()
+	market.EXPECT().ReplaceHotTokens(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(_ context.Context, c chain.Chain, d ranking.Duration, es []ports.HotEntry, at time.Time) error {
+			if !empty {
+				require.Len(t, es, 1)
+			}
+			if stamps[c] == nil {
+				stamps[c] = map[ranking.Duration]time.Time{}
+				entries[c] = map[ranking.Duration]int{}
+			}
+			stamps[c][d] = at
+			entries[c][d] = len(es)
+			replaced = append(replaced, string(c)+"/"+string(d))
+			return nil
+		}).AnyTimes()
+	a := &workflows.RefreshActivities{Clock: clock, Market: market}
+
+	// round runs the activity at now + elapsed and returns the durations it recomputed (the same on
+	// every chain).
+	round := func(elapsed time.Duration) []ranking.Duration {
+		t.Helper()
+		clock.t = now.Add(elapsed)
+		replaced = nil
+		res, err := a.RefreshMarket(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 3, res.ActiveTokens)
+		var ds []ranking.Duration
+		for _, d := range ranking.AllDurations {
+			n := 0
+			for _, c := range chain.V2 {
+				if slices.Contains(replaced, string(c)+"/"+string(d)) {
+					n++
+				}
+			}
+			require.Contains(t, []int{0, len(chain.V2)}, n, "every chain or none for %s", d)
+			if n > 0 {
+				ds = append(ds, d)
+			}
+		}
+		assert.Equal(t, len(replaced), res.Rankings)
+		if !empty {
+			assert.Equal(t, len(replaced), res.HotTokens, "one entry per recomputed ranking")
+		}
+		return ds
+	}
+
+	all := ranking.AllDurations
+	d1m, d5m, d1h, d4h, d24h := ranking.Duration1m, ranking.Duration5m, ranking.Duration1h, ranking.Duration4h, ranking.Duration24h
+	// Nothing recorded yet: every ranking.
+	assert.Equal(t, all, round(0))
+	// 2 s later only 1m is due (5m waits for 2.5 s).
+	assert.Equal(t, []ranking.Duration{d1m}, round(2*time.Second))
+	assert.Equal(t, []ranking.Duration{d1m, d5m}, round(4*time.Second))
+	// Every 2 s up to 28 s: 1m always, 5m every other round, nothing longer.
+	counts := map[ranking.Duration]int{}
+	for s := 6; s <= 28; s += 2 {
+		for _, d := range round(time.Duration(s) * time.Second) {
+			counts[d]++
+		}
+	}
+	assert.Equal(t, map[ranking.Duration]int{d1m: 12, d5m: 6}, counts)
+	// 30 s after the first round 1h is due (5m ran at 28 s and waits); 4h and 24h are not.
+	assert.Equal(t, []ranking.Duration{d1m, d1h}, round(30*time.Second))
+	assert.Equal(t, []ranking.Duration{d1m, d5m}, round(32*time.Second))
+	// 2 min: 4h is due, 24h still waits.
+	assert.Equal(t, []ranking.Duration{d1m, d5m, d1h, d4h}, round(2*time.Minute))
+	assert.Equal(t, []ranking.Duration{d1m, d5m, d1h, d4h}, round(11*time.Minute+58*time.Second))
+	// 12 min after its last computation 24h is recomputed (the others ran 2 s ago), and then not
+	// again for 12 min.
+	assert.Equal(t, []ranking.Duration{d1m, d24h}, round(12*time.Minute))
+	assert.Equal(t, []ranking.Duration{d1m, d5m}, round(12*time.Minute+2*time.Second))
+	assert.NotContains(t, round(23*time.Minute+58*time.Second), d24h)
+	assert.Contains(t, round(24*time.Minute), d24h)
+	// A clock that went back behind a computation time recomputes that ranking.
+	assert.Equal(t, all, round(10*time.Minute))
+	// A ranking recomputed with nothing to rank is recomputed every round until it holds tokens:
+	// 5m, empty since 4 s, runs again at 6 s although it is only 2 s old, then waits once it has
+	// a token.
+	empty = true
+	assert.Equal(t, []ranking.Duration{d1m}, round(10*time.Minute+2*time.Second))
+	assert.Equal(t, []ranking.Duration{d1m, d5m}, round(10*time.Minute+4*time.Second))
+	empty = false
+	assert.Equal(t, []ranking.Duration{d1m, d5m}, round(10*time.Minute+6*time.Second))
+	assert.Equal(t, []ranking.Duration{d1m}, round(10*time.Minute+8*time.Second))
+}
+
+func TestRefreshMarketWindowFailureStopsTheRound(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	market := portsmock.NewMockMarketRefresher(ctrl)
+	market.EXPECT().RefreshWindows(gomock.Any(), now).Return(ports.WindowRefresh{}, errors.New("db down"))
+	// No ranking is read or written after a failed window round.
+	a := &workflows.RefreshActivities{Clock: &fakeClock{t: now}, Market: market}
+	_, err := a.RefreshMarket(context.Background())
+	require.Error(t, err)
 }

@@ -22,7 +22,9 @@ import (
 
 // JSON shapes of the read API (operations 1–9). Decimals render as strings (shopspring's
 // MarshalJSON), counts the spec types as strings go through count, absent optional values are
-// null (never omitted), and every array is non-nil so it renders as [].
+// null (never omitted), and every array is non-nil so it renders as []. The trade, snapshot,
+// PnL, red packet and claim DTOs are encoded by hand (dto_json.go): a field added to one of
+// them needs its line there too, which json_test.go enforces.
 
 // pageRequest reads cursor, limit (1..100, default def) and direction.
 func pageRequest(c *fiber.Ctx, def int) (ports.PageRequest, error) {
@@ -603,6 +605,7 @@ func pnlSummaryOut(s pnl.Summary) pnlSummaryDTO {
 	}
 }
 
+// pnlPageDTO is the pnl-by-token answer; appendPnLPage writes it without materialising it.
 type pnlPageDTO struct {
 	pageDTO[pnlEntryDTO]
 	Summary pnlSummaryDTO `json:"summary"`

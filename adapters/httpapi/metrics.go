@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,6 +13,22 @@ import (
 type Metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+
+	// series caches the children of both vectors by label values: WithLabelValues hashes and
+	// checks every label on each call, and formatting the status allocated. The label values
+	// are routes, methods and statuses, so the cache stays as small as the metrics themselves.
+	mu     sync.RWMutex
+	series map[seriesKey]series
+}
+
+type seriesKey struct {
+	method, route string
+	status        int
+}
+
+type series struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
 }
 
 // NewMetrics registers the HTTP metrics on reg.
@@ -24,11 +42,32 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"method", "route"}),
 	}
+	m.series = map[seriesKey]series{}
 	reg.MustRegister(m.requests, m.latency)
 	return m
 }
 
 func (m *Metrics) observe(method, route string, status int, d time.Duration) {
-	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(method, route).Observe(d.Seconds())
+	k := seriesKey{method: method, route: route, status: status}
+	m.mu.RLock()
+	s, ok := m.series[k]
+	m.mu.RUnlock()
+	if !ok {
+		s = m.add(k)
+	}
+	s.requests.Inc()
+	s.latency.Observe(d.Seconds())
+}
+
+func (m *Metrics) add(k seriesKey) series {
+	// The strings may alias a request's buffers; the cache keeps copies.
+	k.method, k.route = strings.Clone(k.method), strings.Clone(k.route)
+	s := series{
+		requests: m.requests.WithLabelValues(k.method, k.route, strconv.Itoa(k.status)),
+		latency:  m.latency.WithLabelValues(k.method, k.route),
+	}
+	m.mu.Lock()
+	m.series[k] = s
+	m.mu.Unlock()
+	return s
 }

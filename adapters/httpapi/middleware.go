@@ -3,12 +3,14 @@ package httpapi
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -17,10 +19,20 @@ import (
 	"github.com/tokenscope/tokenscope/domain/fault"
 )
 
-const (
-	localsRequestID = "requestId"
-	localsPrincipal = "principal"
-)
+// requestState is what the middleware records about one request for the handlers, the error
+// handler and the access log: one allocation, stored once in the fiber.Ctx locals.
+type requestState struct {
+	id        string
+	principal account.Principal
+}
+
+// stateKey is the fiber.Ctx locals key of the *requestState.
+type stateKey struct{}
+
+func stateOf(c *fiber.Ctx) *requestState {
+	st, _ := c.Locals(stateKey{}).(*requestState)
+	return st
+}
 
 // Authenticator turns a presented API key into a principal.
 type Authenticator interface {
@@ -28,8 +40,8 @@ type Authenticator interface {
 }
 
 func requestID(c *fiber.Ctx) string {
-	if v, ok := c.Locals(localsRequestID).(string); ok {
-		return v
+	if st := stateOf(c); st != nil {
+		return st.id
 	}
 	return ""
 }
@@ -43,15 +55,43 @@ func routeOf(c *fiber.Ctx) string {
 
 // withRequestID accepts a sane incoming X-Request-Id or makes one, and echoes it.
 func withRequestID(c *fiber.Ctx) error {
-	id := c.Get(fiber.HeaderXRequestID)
-	if id == "" || len(id) > 128 || strings.ContainsAny(id, " \t\r\n") {
-		b := make([]byte, 12)
-		_, _ = rand.Read(b)
-		id = hex.EncodeToString(b)
+	st := &requestState{}
+	if id := c.Get(fiber.HeaderXRequestID); id == "" || len(id) > 128 || strings.ContainsAny(id, " \t\r\n") {
+		st.id = newRequestID()
+	} else {
+		st.id = strings.Clone(id) // c.Get aliases a buffer fasthttp reuses
 	}
-	c.Locals(localsRequestID, id)
-	c.Set(fiber.HeaderXRequestID, id)
+	c.Locals(stateKey{}, st)
+	c.Set(fiber.HeaderXRequestID, st.id)
 	return c.Next()
+}
+
+// Request ids are 24 hex digits: 32 random bits chosen at start-up, then 64 bits that are a
+// bijective scramble of a per-process counter, so ids never repeat within a process, do not
+// reveal how many requests it served, and cost no system call.
+var (
+	idPrefix, idOffset = func() (uint32, uint64) {
+		var b [12]byte
+		_, _ = rand.Read(b[:]) // crypto/rand.Read does not fail on supported platforms
+		return binary.LittleEndian.Uint32(b[:4]), binary.LittleEndian.Uint64(b[4:])
+	}()
+	idCounter atomic.Uint64
+)
+
+func newRequestID() string {
+	var b [24]byte
+	binary.BigEndian.PutUint32(b[12:16], idPrefix)
+	binary.BigEndian.PutUint64(b[16:24], scramble(idOffset+idCounter.Add(1)))
+	hex.Encode(b[:], b[12:])
+	return string(b[:])
+}
+
+// scramble is SplitMix64's finaliser: each step (xor with a right shift, multiplication by an
+// odd constant) is invertible, so distinct inputs give distinct outputs.
+func scramble(x uint64) uint64 {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // withRecover turns a panic into a logged 500 instead of a dropped connection.
@@ -79,7 +119,8 @@ func withAccessLog(log *slog.Logger, m *Metrics) fiber.Handler {
 			}
 		}
 		status := c.Response().StatusCode()
-		elapsed := time.Since(start)
+		end := time.Now()
+		elapsed := end.Sub(start)
 		route := routeOf(c)
 		if m != nil {
 			m.observe(c.Method(), route, status, elapsed)
@@ -88,9 +129,18 @@ func withAccessLog(log *slog.Logger, m *Metrics) fiber.Handler {
 		if status >= 500 {
 			level = slog.LevelError
 		}
-		log.Log(c.UserContext(), level, "http",
-			"requestId", requestID(c), "method", c.Method(), "route", route, "path", c.Path(),
-			"status", status, "durationMs", float64(elapsed.Microseconds())/1000, "bytes", responseBytes(c))
+		ctx := c.UserContext()
+		if !log.Enabled(ctx, level) {
+			return nil
+		}
+		// What log.Log(ctx, level, "http", key, value, …) writes, built as typed attributes (no
+		// boxing) and without Logger.Log's runtime.Callers: the handler is not set to add the
+		// source location, which would point here anyway.
+		r := slog.NewRecord(end, level, "http", 0)
+		r.AddAttrs(slog.String("requestId", requestID(c)), slog.String("method", c.Method()), slog.String("route", route),
+			slog.String("path", c.Path()), slog.Int("status", status),
+			slog.Float64("durationMs", float64(elapsed.Microseconds())/1000), slog.Int("bytes", responseBytes(c)))
+		_ = log.Handler().Handle(ctx, r)
 		return nil
 	}
 }
@@ -136,7 +186,11 @@ func withAuth(auth Authenticator) fiber.Handler {
 			}
 			return err
 		}
-		c.Locals(localsPrincipal, p)
+		if st := stateOf(c); st != nil {
+			st.principal = p
+		} else {
+			c.Locals(stateKey{}, &requestState{principal: p})
+		}
 		return c.Next()
 	}
 }
@@ -153,8 +207,10 @@ func need(s account.Scope) fiber.Handler {
 
 // principal is the authenticated caller; routes behind withAuth always have one.
 func principal(c *fiber.Ctx) account.Principal {
-	p, _ := c.Locals(localsPrincipal).(account.Principal)
-	return p
+	if st := stateOf(c); st != nil {
+		return st.principal
+	}
+	return account.Principal{}
 }
 
 // streamedPaths may send bodies above BodyLimit; their handlers read the stream themselves

@@ -29,5 +29,6 @@ func (h *handlers) listSnapshots(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toPage(pg, snapshotOut))
+	sendBody(c, func(b []byte) []byte { return appendSnapshotPage(b, pg) })
+	return nil
 }

@@ -25,7 +25,9 @@ func (h *handlers) walletRedPackets(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toRedPacketPage(out, redPacketOut))
+	dto := toRedPacketPage(out, redPacketOut)
+	sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*redPacketDTO).appendJSON) })
+	return nil
 }
 
 // listRedPackets is operation 6, GET /v2/redpacket, optionally by creator and/or chain.
@@ -49,7 +51,9 @@ func (h *handlers) listRedPackets(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toRedPacketPage(out, redPacketOut))
+	dto := toRedPacketPage(out, redPacketOut)
+	sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*redPacketDTO).appendJSON) })
+	return nil
 }
 
 // redPacketClaims is operation 7, GET /v2/redpacket/{id}/claims; an unknown packet is 404.
@@ -65,5 +69,7 @@ func (h *handlers) redPacketClaims(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toRedPacketPage(out, claimOut))
+	dto := toRedPacketPage(out, claimOut)
+	sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*claimDTO).appendJSON) })
+	return nil
 }

@@ -56,12 +56,21 @@ func dexRoutes(r fiber.Router, h *handlers) {
 	r.Get("/v1/token/:chain/multi", read, h.multiTokens)
 }
 
+// whoamiDTO is the whoami answer (fields in the key order the map it replaced rendered in),
+// encoded by hand (dto_json.go).
+type whoamiDTO struct {
+	AccountID string          `json:"accountId"`
+	KeyID     string          `json:"keyId"`
+	Scopes    []account.Scope `json:"scopes"`
+}
+
 // whoami tells a caller which account and scopes its key carries.
 func (h *handlers) whoami(c *fiber.Ctx) error {
 	p := principal(c)
-	scopes := make([]string, len(p.Scopes))
-	for i, s := range p.Scopes {
-		scopes[i] = string(s)
+	scopes := p.Scopes
+	if scopes == nil {
+		scopes = []account.Scope{}
 	}
-	return c.JSON(fiber.Map{"accountId": p.AccountID, "keyId": p.KeyID, "scopes": scopes})
+	sendBody(c, whoamiDTO{AccountID: p.AccountID, KeyID: p.KeyID, Scopes: scopes}.appendJSON)
+	return nil
 }

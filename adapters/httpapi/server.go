@@ -4,8 +4,6 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -75,18 +73,6 @@ func NewDex(d Deps) *fiber.App {
 	dexRoutes(api, h)
 	f.Use(notFound)
 	return f
-}
-
-// encodeJSON is encoding/json without HTML escaping, so messages such as "Bearer <key>" read
-// as written.
-func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func notFound(c *fiber.Ctx) error {

@@ -56,5 +56,6 @@ func (h *handlers) listTrades(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toPage(pg, tradeOut))
+	sendBody(c, func(b []byte) []byte { return appendTradePage(b, pg) })
+	return nil
 }

@@ -37,5 +37,6 @@ func (h *handlers) pnlByToken(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(pnlPageDTO{pageDTO: toPage(res.Page, pnlEntryOut), Summary: pnlSummaryOut(res.Summary)})
+	sendBody(c, func(b []byte) []byte { return appendPnLPage(b, res) })
+	return nil
 }

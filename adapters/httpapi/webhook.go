@@ -13,6 +13,7 @@ import (
 )
 
 // endpointDTO is WebhookEndpoint; the secret is never part of it (only /secret reveals it).
+// It and endpointListDTO are encoded by hand (dto_json.go; json_test.go checks new fields).
 type endpointDTO struct {
 	ID          string            `json:"id"`
 	URL         string            `json:"url"`
@@ -102,7 +103,8 @@ func (h *handlers) createEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(endpointOf(e))
+	sendBody(c, endpointOf(e).appendJSON)
+	return nil
 }
 
 func (h *handlers) listEndpoints(c *fiber.Ctx) error {
@@ -136,7 +138,8 @@ func (h *handlers) listEndpoints(c *fiber.Ctx) error {
 	if cursor != "" {
 		out.PrevIterator = encodeIterator(cursor)
 	}
-	return c.JSON(out)
+	sendBody(c, out.appendJSON)
+	return nil
 }
 
 func (h *handlers) getEndpoint(c *fiber.Ctx) error {
@@ -144,7 +147,8 @@ func (h *handlers) getEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(endpointOf(e))
+	sendBody(c, endpointOf(e).appendJSON)
+	return nil
 }
 
 func (h *handlers) patchEndpoint(c *fiber.Ctx) error {
@@ -152,7 +156,8 @@ func (h *handlers) patchEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(endpointOf(e))
+	sendBody(c, endpointOf(e).appendJSON)
+	return nil
 }
 
 func (h *handlers) deleteEndpoint(c *fiber.Ctx) error {

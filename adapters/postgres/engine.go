@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -240,19 +241,21 @@ func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowR
 	// One pass over each token's positive balances gives the holder count, the top 100 holders
 	// and every holder that is in a group: labelled, the creator, or a sniper (first buy within
 	// stats.SniperBlocks blocks of creation; stats.IsSniper decides below).
-	hrows, err := tx.Query(ctx, `WITH lab AS (
-			SELECT chain, wallet, array_agg(label) AS labels FROM wallet_labels GROUP BY chain, wallet)
-		SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}'), h.first_block_height,
+	// Labels are looked up per holder through wallet_labels' key: joined as one aggregate over
+	// every label, a generic plan made while wallet_labels was small re-ran that aggregate for
+	// each holder once it was not (a 1M-trade import sat 9 minutes in one batch).
+	hrows, err := tx.Query(ctx, `SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}'), h.first_block_height,
 			h.created_block_height
 		FROM (
-			SELECT w.chain, w.token_address, w.wallet, w.balance, w.first_block_height, lab.labels, t.creator_address,
+			SELECT w.chain, w.token_address, w.wallet, w.balance, w.first_block_height,
+				(SELECT array_agg(l.label ORDER BY l.label) FROM wallet_labels l WHERE l.chain = w.chain AND l.wallet = w.wallet) AS labels,
+				t.creator_address,
 				t.created_block_height,
 				count(*) OVER (PARTITION BY w.chain, w.token_address) AS n,
 				row_number() OVER (PARTITION BY w.chain, w.token_address ORDER BY w.balance DESC, w.wallet) AS rk
 			FROM unnest($1::text[], $2::text[]) AS r(chain, address)
 			JOIN tokens t ON t.chain = r.chain AND t.address = r.address
 			JOIN wallet_positions w ON w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
-			LEFT JOIN lab ON lab.chain = w.chain AND lab.wallet = w.wallet
 		) h
 		WHERE h.rk <= 100 OR h.wallet = h.creator_address OR h.labels IS NOT NULL
 			OR h.first_block_height BETWEEN h.created_block_height AND h.created_block_height + $3`, cs, as, stats.SniperBlocks)
@@ -411,15 +414,11 @@ func computeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, liqui
 	}
 	byRef := map[ports.TokenRef][]trade.Trade{}
 	for rows.Next() {
-		var c string
-		var t trade.Trade
-		var side, status string
-		if err := rows.Scan(&c, &t.TokenAddress, &t.TransactionSignature, &t.InstructionIndex, &t.BlockHeight,
-			&t.BlockTimestamp, &t.Wallet, &side, &status, &t.TokenAmount, &t.TokenAmountInUSD, &t.TokenPriceInUSD); err != nil {
+		t, err := scanWindowTrade(rows)
+		if err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("window trades: %w", err)
+			return nil, err
 		}
-		t.Chain, t.Side, t.Status = chain.Chain(c), trade.Side(side), trade.Status(status)
 		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
 		byRef[ref] = append(byRef[ref], t)
 	}
@@ -469,14 +468,45 @@ func writeWindows(ctx context.Context, tx pgx.Tx, windows []windowStats, now tim
 	return nil
 }
 
-// recomputeWindows rewrites every window of the given tokens as of now, with the liquidity stored
-// on token_market, and copies the 24h figures to token_market, where search sorts by them. It is
-// the refresh loop's path; an ingest batch derives windows inside deriveMarket.
-func recomputeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now time.Time) error {
-	if len(refs) == 0 {
+// windowSet is a set of token.AllWindows: bit i stands for token.AllWindows[i].
+type windowSet int32
+
+// allWindowsSet holds every window.
+var allWindowsSet = windowSet(1<<len(token.AllWindows) - 1)
+
+// widest is the longest window in the set.
+func (ws windowSet) widest() time.Duration {
+	var d time.Duration
+	for i, w := range token.AllWindows {
+		if ws&(1<<i) != 0 {
+			d = max(d, w.Duration())
+		}
+	}
+	return d
+}
+
+// windowTarget is a token and the windows of it a refresh recomputes.
+type windowTarget struct {
+	ref     ports.TokenRef
+	windows windowSet
+}
+
+// recomputeWindows rewrites the given windows of the given tokens as of now, with the liquidity
+// stored on token_market, and copies the 24h figures of the tokens whose 24h window it rewrote to
+// token_market, where search sorts by them. It reads each token's successful trades over its
+// widest window only. It is the refresh loop's path; an ingest batch derives all windows of the
+// tokens it touches inside deriveMarket.
+func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, now time.Time) error {
+	if len(targets) == 0 {
 		return nil
 	}
-	cs, as := refArrays(refs)
+	end := now.UnixMilli()
+	cs, as, starts := make([]string, len(targets)), make([]string, len(targets)), make([]int64, len(targets))
+	want := make(map[ports.TokenRef]windowSet, len(targets))
+	for i, t := range targets {
+		cs[i], as[i], starts[i] = string(t.ref.Chain), t.ref.Address, end-t.windows.widest().Milliseconds()
+		want[t.ref] = t.windows
+	}
 	rows, err := tx.Query(ctx, `SELECT m.chain, m.address, m.total_tvl_usd FROM unnest($1::text[], $2::text[]) AS r(chain, address)
 		JOIN token_market m ON m.chain = r.chain AND m.address = r.address`, cs, as)
 	if err != nil {
@@ -499,9 +529,40 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("window liquidity: %w", err)
 	}
-	windows, err := computeWindows(ctx, tx, known, liquidity, now)
+	rows, err = tx.Query(ctx, `SELECT r.chain, r.address, x.tx_signature, x.instruction_index, x.block_height,
+			x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
+		FROM unnest($1::text[], $2::text[], $3::bigint[]) AS r(chain, address, start)
+		JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
+			AND t.block_timestamp_ms > r.start AND t.block_timestamp_ms <= $4 AND t.status = 'SUCCEEDED') x ON true`,
+		cs, as, starts, end)
 	if err != nil {
-		return err
+		return fmt.Errorf("window trades: %w", err)
+	}
+	byRef := map[ports.TokenRef][]trade.Trade{}
+	for rows.Next() {
+		t, err := scanWindowTrade(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
+		byRef[ref] = append(byRef[ref], t)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("window trades: %w", err)
+	}
+	var windows []windowStats
+	for _, ref := range known {
+		ts := trade.Sorted(byRef[ref])
+		for i, w := range token.AllWindows {
+			if want[ref]&(1<<i) == 0 {
+				continue
+			}
+			// stats.Window applies the exact bounds; hand it only the suffix that can lie in w.
+			from := end - w.Duration().Milliseconds()
+			j := sort.Search(len(ts), func(j int) bool { return ts[j].BlockTimestamp > from })
+			windows = append(windows, windowStats{ref: ref, window: w, stats: stats.Window(ts[j:], now, w, liquidity[ref])})
+		}
 	}
 	if err := writeWindows(ctx, tx, windows, now); err != nil {
 		return err
@@ -513,35 +574,228 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, now
 	return nil
 }
 
-// ActiveTokens lists tokens whose newest trade is at or after since.
-func (s *IngestStore) ActiveTokens(ctx context.Context, since int64) ([]ports.TokenRef, error) {
-	rows, err := s.pool.Query(ctx, `SELECT chain, address FROM token_market WHERE last_trade_at_ms >= $1 ORDER BY chain, address`, since)
+// refreshRoundLock is the session advisory lock that serialises window refresh rounds: a round
+// reads the previous round's time, recomputes and records its own, and two rounds interleaving
+// their chunks could record a time some token's windows are not as of.
+const refreshRoundLock = 7_346_503
+
+// refreshChunk is how many tokens one window refresh transaction recomputes, so a large round
+// never holds the derived-state lock (and the row locks) for long.
+const refreshChunk = 200
+
+// windowRoundOverlap widens every span a round scans back past the previous round's time. A
+// window is exact as of the time its writer computed it with; an ingest batch takes its time
+// before it queues for the derived-state lock, so a batch that took its time just before a round
+// started can still write older windows after the round's chunk for the same token. Postgres
+// grants that lock in request order, which makes the gap the few milliseconds between a batch
+// reading the clock and asking for the lock (more if it waits for a pool connection, or under
+// clock skew between hosts); rescanning this much of the previous span covers it.
+const windowRoundOverlap = 5 * time.Second
+
+// RefreshWindows brings every token's windows up to date as of now (see ports.MarketRefresher):
+// the windows a trade entered or left since the last completed round (every window of every
+// token active in the last 24 hours when there is none, or when it is a day or more away),
+// recomputed in chunks of refreshChunk tokens, one transaction each, which also records the
+// round's position; once all committed, the round's start is recorded as the completed round's
+// time. An unfinished round (an attempt that failed or timed out) is continued after its position.
+func (s *IngestStore) RefreshWindows(ctx context.Context, now time.Time) (ports.WindowRefresh, error) {
+	var res ports.WindowRefresh
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, interpretError(err, "active tokens", "")
+		return res, interpretError(err, "refresh windows", "")
 	}
-	return pgx.CollectRows(rows, scanRef)
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", refreshRoundLock); err != nil {
+		return res, interpretError(err, "refresh windows lock", "")
+	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", refreshRoundLock); err != nil {
+			// A connection that may still hold the lock must not go back to the pool.
+			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}()
+	res, err = refreshRound(ctx, conn.Conn(), now)
+	return res, interpretError(err, "refresh windows", "")
 }
 
-// RefreshWindows recomputes the windows of tokens in chunks, one transaction per chunk, so a
-// long refresh never holds locks for long.
-func (s *IngestStore) RefreshWindows(ctx context.Context, tokens []ports.TokenRef, now time.Time) error {
-	const chunk = 200
-	for i := 0; i < len(tokens); i += chunk {
-		part := tokens[i:min(i+chunk, len(tokens))]
-		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+// refreshState is the refresh_state row.
+type refreshState struct {
+	windowsAt, roundAt       *int64
+	roundFull                bool
+	afterChain, afterAddress *string
+}
+
+func refreshRound(ctx context.Context, conn *pgx.Conn, now time.Time) (ports.WindowRefresh, error) {
+	var res ports.WindowRefresh
+	end := now.UnixMilli()
+	day := token.Window24h.Duration().Milliseconds()
+	var st refreshState
+	err := conn.QueryRow(ctx, `SELECT windows_at_ms, round_at_ms, round_full, round_after_chain, round_after_address
+		FROM refresh_state`).Scan(&st.windowsAt, &st.roundAt, &st.roundFull, &st.afterChain, &st.afterAddress)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return res, fmt.Errorf("refresh state: %w", err)
+	}
+	// A round is full without a completed round to continue from, or one a day or more away (its
+	// spans would cover every trade of the day anyway).
+	full := st.windowsAt == nil || max(end-*st.windowsAt, *st.windowsAt-end) >= day
+	// An unfinished round is continued unless the clock went back behind its start (the tokens it
+	// did are as of a time after now) or it was incremental and has become a day old.
+	var after *ports.TokenRef
+	if st.roundAt != nil && *st.roundAt <= end && (st.roundFull || !full) {
+		res.Resumed, full = true, st.roundFull
+		if st.afterChain != nil && st.afterAddress != nil {
+			after = &ports.TokenRef{Chain: chain.Chain(*st.afterChain), Address: *st.afterAddress}
+		}
+	} else {
+		if st.roundAt != nil {
+			full = true
+		}
+		if _, err := conn.Exec(ctx, `INSERT INTO refresh_state (id, round_at_ms, round_full) VALUES (true, $1, $2)
+			ON CONFLICT (id) DO UPDATE SET round_at_ms = EXCLUDED.round_at_ms, round_full = EXCLUDED.round_full,
+				round_after_chain = NULL, round_after_address = NULL`, end, full); err != nil {
+			return res, fmt.Errorf("refresh state: %w", err)
+		}
+	}
+	var targets []windowTarget
+	if full {
+		res.Full = true
+		targets, err = activeTokens(ctx, conn, end-day)
+	} else {
+		res.Since = time.UnixMilli(*st.windowsAt).UTC()
+		targets, err = crossedTokens(ctx, conn, crossingSpans(*st.windowsAt, end))
+	}
+	if err != nil {
+		return res, err
+	}
+	if after != nil {
+		// Both lists are in byte order of (chain, address), as is the recorded position.
+		i := sort.Search(len(targets), func(i int) bool { return refAfter(targets[i].ref, *after) })
+		targets = targets[i:]
+	}
+	for i := 0; i < len(targets); i += refreshChunk {
+		part := targets[i:min(i+refreshChunk, len(targets))]
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if err := lockDerivedState(ctx, tx); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, tempTables); err != nil {
 				return err
 			}
-			return recomputeWindows(ctx, tx, part, now)
+			if err := recomputeWindows(ctx, tx, part, now); err != nil {
+				return err
+			}
+			done := part[len(part)-1].ref
+			_, err := tx.Exec(ctx, `UPDATE refresh_state SET round_after_chain = $1, round_after_address = $2`,
+				string(done.Chain), done.Address)
+			return err
 		})
 		if err != nil {
-			return interpretError(err, "refresh windows", "")
+			return res, err
 		}
+		res.Tokens += len(part)
 	}
-	return nil
+	// Only now, with every chunk committed, does the round count as done, as of its start: tokens
+	// an earlier attempt recomputed are exact as of that attempt's time, which is no earlier.
+	if _, err := conn.Exec(ctx, `UPDATE refresh_state SET windows_at_ms = round_at_ms, round_at_ms = NULL,
+		round_full = false, round_after_chain = NULL, round_after_address = NULL`); err != nil {
+		return res, fmt.Errorf("refresh state: %w", err)
+	}
+	return res, nil
+}
+
+// refAfter orders token refs by chain then address, bytewise (COLLATE "C" in SQL).
+func refAfter(a, b ports.TokenRef) bool {
+	if a.Chain != b.Chain {
+		return a.Chain > b.Chain
+	}
+	return a.Address > b.Address
+}
+
+// activeTokens lists the tokens whose windows may differ from zero now or show something: a
+// successful trade at or after since, or a stored 24h window that is not empty (its trades may
+// all have left since it was computed). All their windows are recomputed.
+func activeTokens(ctx context.Context, conn *pgx.Conn, since int64) ([]windowTarget, error) {
+	rows, err := conn.Query(ctx, `SELECT chain, address FROM token_market WHERE last_trade_at_ms >= $1 OR trades_24h > 0
+		ORDER BY chain COLLATE "C", address COLLATE "C"`, since)
+	if err != nil {
+		return nil, fmt.Errorf("active tokens: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (windowTarget, error) {
+		ref, err := scanRef(row)
+		return windowTarget{ref: ref, windows: allWindowsSet}, err
+	})
+}
+
+// crossingSpan is a block-time span (lo, hi] and the windows a successful trade in it entered or
+// left.
+type crossingSpan struct {
+	lo, hi  int64
+	windows windowSet
+}
+
+// crossingSpans returns the spans holding every trade that entered or left a window between a
+// round at from and one at to. A trade at t is in w at time T when T − w < t ≤ T, so it left w
+// between the rounds when t lies in (from − w, to − w] (which changes w alone: it is still in
+// every wider window and had already left the narrower ones), and entered every window when t lies
+// in (from, to] (stamped after the time its writer computed the windows at). Every span starts
+// windowRoundOverlap earlier. from > to (a clock that went back) uses (to − w, from − w].
+func crossingSpans(from, to int64) []crossingSpan {
+	lo, hi := min(from, to)-windowRoundOverlap.Milliseconds(), max(from, to)
+	spans := []crossingSpan{{lo, hi, allWindowsSet}}
+	for i, w := range token.AllWindows {
+		d := w.Duration().Milliseconds()
+		spans = append(spans, crossingSpan{lo - d, hi - d, 1 << i})
+	}
+	return spans
+}
+
+// crossedTokens lists the tokens with a successful trade in one of the spans (FAILED trades are
+// in no window) and the windows those trades entered or left, by range scans of the (chain, block
+// time) index for every chain that has trades (found by skipping through the same index). OFFSET 0
+// keeps each scan a parameterised index range scan: flattened into the join, the planner preferred
+// reading every trade once (1.5 s instead of 3 ms at 1.2 M trades). The cost estimate of this
+// shape is far above the real cost, and JIT compiling it took longer than running it, hence jit
+// off.
+func crossedTokens(ctx context.Context, conn *pgx.Conn, spans []crossingSpan) ([]windowTarget, error) {
+	los, his, sets := make([]int64, len(spans)), make([]int64, len(spans)), make([]int32, len(spans))
+	for i, sp := range spans {
+		los[i], his[i], sets[i] = sp.lo, sp.hi, int32(sp.windows)
+	}
+	var out []windowTarget
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL jit = off"); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `WITH RECURSIVE chains AS (
+				SELECT min(chain) AS chain FROM trades
+				UNION ALL
+				SELECT (SELECT min(t.chain) FROM trades t WHERE t.chain > c.chain) FROM chains c WHERE c.chain IS NOT NULL)
+			SELECT x.chain, x.token_address, bit_or(s.windows)
+			FROM chains c
+			CROSS JOIN unnest($1::bigint[], $2::bigint[], $3::int[]) AS s(lo, hi, windows)
+			CROSS JOIN LATERAL (SELECT t.chain, t.token_address FROM trades t
+				WHERE t.chain = c.chain AND t.block_timestamp_ms > s.lo AND t.block_timestamp_ms <= s.hi
+					AND t.status = 'SUCCEEDED' OFFSET 0) x
+			WHERE c.chain IS NOT NULL
+			GROUP BY 1, 2
+			ORDER BY x.chain COLLATE "C", x.token_address COLLATE "C"`, los, his, sets)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (windowTarget, error) {
+			var t windowTarget
+			var c string
+			var set int32
+			err := row.Scan(&c, &t.ref.Address, &set)
+			t.ref.Chain, t.windows = chain.Chain(c), windowSet(set)
+			return t, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("crossed tokens: %w", err)
+	}
+	return out, nil
 }
 
 // HotCandidates aggregates the current and previous window of d for every token of c traded in
@@ -570,7 +824,24 @@ func (s *IngestStore) HotCandidates(ctx context.Context, c chain.Chain, d rankin
 	})
 }
 
-// ReplaceHotTokens swaps one ranking in a transaction, so readers see the old or the new list.
+// HotRankingTimes lists when each ranking was last computed.
+func (s *IngestStore) HotRankingTimes(ctx context.Context) ([]ports.HotRankingTime, error) {
+	rows, err := s.pool.Query(ctx, `SELECT r.chain, r.duration, r.computed_at_ms,
+		(SELECT count(*) FROM hot_tokens h WHERE h.chain = r.chain AND h.duration = r.duration)
+		FROM hot_rankings r ORDER BY r.chain, r.duration`)
+	if err != nil {
+		return nil, interpretError(err, "hot ranking times", "")
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.HotRankingTime, error) {
+		var c, d string
+		var ms, n int64
+		err := row.Scan(&c, &d, &ms, &n)
+		return ports.HotRankingTime{Chain: chain.Chain(c), Duration: ranking.Duration(d), ComputedAt: time.UnixMilli(ms).UTC(), Entries: int(n)}, err
+	})
+}
+
+// ReplaceHotTokens swaps one ranking in a transaction, so readers see the old or the new list, and
+// records when it was computed in hot_rankings.
 func (s *IngestStore) ReplaceHotTokens(ctx context.Context, c chain.Chain, d ranking.Duration, entries []ports.HotEntry, now time.Time) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM hot_tokens WHERE chain = $1 AND duration = $2`, string(c), string(d)); err != nil {
@@ -580,8 +851,12 @@ func (s *IngestStore) ReplaceHotTokens(ctx context.Context, c chain.Chain, d ran
 		for i, e := range entries {
 			rows[i] = []any{string(c), string(d), e.Address, e.Rank, e.Score, now.UnixMilli()}
 		}
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"hot_tokens"}, []string{"chain", "duration", "address", "rank", "score", "computed_at_ms"},
-			pgx.CopyFromRows(rows))
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"hot_tokens"}, []string{"chain", "duration", "address", "rank", "score", "computed_at_ms"},
+			pgx.CopyFromRows(rows)); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO hot_rankings (chain, duration, computed_at_ms) VALUES ($1, $2, $3)
+			ON CONFLICT (chain, duration) DO UPDATE SET computed_at_ms = EXCLUDED.computed_at_ms`, string(c), string(d), now.UnixMilli())
 		return err
 	})
 	return interpretError(err, "hot tokens", string(c)+"/"+string(d))
@@ -600,4 +875,19 @@ func lockDerivedState(ctx context.Context, tx pgx.Tx) error {
 		return fmt.Errorf("lock derived state: %w", err)
 	}
 	return nil
+}
+
+// scanWindowTrade reads one row of the window-trade queries: chain, token address, signature,
+// instruction index, block height and time, wallet, side, status, token amount, its USD value and
+// the USD price.
+func scanWindowTrade(rows pgx.Rows) (trade.Trade, error) {
+	var c string
+	var t trade.Trade
+	var side, status string
+	if err := rows.Scan(&c, &t.TokenAddress, &t.TransactionSignature, &t.InstructionIndex, &t.BlockHeight,
+		&t.BlockTimestamp, &t.Wallet, &side, &status, &t.TokenAmount, &t.TokenAmountInUSD, &t.TokenPriceInUSD); err != nil {
+		return trade.Trade{}, fmt.Errorf("window trades: %w", err)
+	}
+	t.Chain, t.Side, t.Status = chain.Chain(c), trade.Side(side), trade.Status(status)
+	return t, nil
 }

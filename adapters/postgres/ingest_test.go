@@ -20,7 +20,7 @@ import (
 )
 
 var engineTables = []string{"tokens", "token_market", "token_stats", "pools", "pool_snapshots", "trades", "wallet_labels",
-	"wallet_positions", "hot_tokens", "red_packets", "red_packet_claims", "outbox"}
+	"wallet_positions", "hot_tokens", "red_packets", "red_packet_claims", "outbox", "refresh_state", "hot_rankings"}
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
@@ -174,10 +174,10 @@ func TestIngestWindowsOverPinnedClock(t *testing.T) {
 
 	// Time alone moves the windows: 1 minute later s1 is 90 s old (out of 1m) and s2 4 min old (still in 5m).
 	later := now.Add(time.Minute)
-	refs, err := s.ActiveTokens(context.Background(), later.Add(-24*time.Hour).UnixMilli())
+	round, err := s.RefreshWindows(context.Background(), later)
 	require.NoError(t, err)
-	require.Len(t, refs, 1)
-	require.NoError(t, s.RefreshWindows(context.Background(), refs, later))
+	assert.True(t, round.Full, "no round before: every active token")
+	assert.Equal(t, 1, round.Tokens)
 	var one, five int64
 	require.NoError(t, pgtest.Pool(t).QueryRow(context.Background(), `SELECT
 		(SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'),

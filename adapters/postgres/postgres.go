@@ -32,6 +32,7 @@ func Open(ctx context.Context, dsn string, maxConns int32) (*pgxpool.Pool, error
 	}
 	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
 		pgxdecimal.Register(c.TypeMap())
+		registerDecimalScan(c.TypeMap())
 		return nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

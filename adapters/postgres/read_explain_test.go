@@ -2,7 +2,9 @@ package postgres_test
 
 import (
 	"context"
+	"crypto/md5"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
+	"github.com/tokenscope/tokenscope/app/market"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/ports"
@@ -62,6 +65,9 @@ type planNode struct {
 	Relation string     `json:"Relation Name"`
 	Index    string     `json:"Index Name"`
 	Plans    []planNode `json:"Plans"`
+	// With ANALYZE only.
+	Rows  float64 `json:"Actual Rows"`
+	Loops float64 `json:"Actual Loops"`
 }
 
 func (n planNode) walk(f func(planNode)) {
@@ -75,8 +81,14 @@ func (n planNode) walk(f func(planNode)) {
 // the planner sees the values).
 func explain(t *testing.T, sql string, args []any) planNode {
 	t.Helper()
+	return explainWith(t, "FORMAT JSON", sql, args)
+}
+
+// explainWith is explain with other options, e.g. ANALYZE to see what a plan actually read.
+func explainWith(t *testing.T, options, sql string, args []any) planNode {
+	t.Helper()
 	var raw []byte
-	err := pgtest.Pool(t).QueryRow(context.Background(), "EXPLAIN (FORMAT JSON) "+sql,
+	err := pgtest.Pool(t).QueryRow(context.Background(), "EXPLAIN ("+options+") "+sql,
 		append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&raw)
 	require.NoError(t, err, sql)
 	var out []struct {
@@ -113,6 +125,17 @@ func TestReadQueryPlans(t *testing.T) {
 		require.NoError(t, err)
 		return built{sql, args}
 	}
+	// The symbol of tok7: an exact match, and a few one-typo symbols among 30k random ones.
+	sym7 := strings.ToUpper(fmt.Sprintf("%x", md5.Sum([]byte("7")))[:5])
+	bySymbol := ports.TokenSearch{Query: sym7, Variants: market.Typos(strings.ToLower(sym7)), Page: first}
+	bySymbolNext := bySymbol
+	bySymbolNext.Page = ports.PageRequest{Limit: 20, Direction: page.Next, Cursor: page.Encode("search-rel", "-4.5", "sol", "tok1")}
+	bySymbolCap := bySymbol
+	bySymbolCap.SortBy, bySymbolCap.Desc = ports.SearchByMarketCapInUSD, true
+	// Nothing starts with or is one typo from this: only the similarity fallback can answer.
+	unmatched := ports.TokenSearch{Query: "qqqqqqqqqqqqqq", Page: first}
+	strongIdx := []string{"tokens_symbol_lower_c_idx", "tokens_name_lower_c_idx"}
+	trgmIdx := []string{"tokens_symbol_trgm_idx", "tokens_name_trgm_idx"}
 	tests := []struct {
 		name string
 		q    built
@@ -127,17 +150,19 @@ func TestReadQueryPlans(t *testing.T) {
 		{"trades by pool", must(postgres.TradesSQL(ports.TradeFilter{Chain: chain.Sol, PoolAddress: "pool9"}, first)), []string{"trades_pool_time_idx"}},
 		{"trades by signature", must(postgres.TradesSQL(ports.TradeFilter{Chain: chain.Sol, Signatures: []string{"sig5", "sig8"}}, first)), []string{"trades_pkey"}},
 		{"trades by height", must(postgres.TradesSQL(ports.TradeFilter{Chain: chain.Sol, MaxHeight: &h}, first)), []string{"trades_chain_time_idx", "trades_block_idx"}},
-		{"search relevance", mustSearch(postgres.SearchSQL(ports.TokenSearch{Query: "abcde", Variants: []string{"bacde", "abcd"}, Page: first})),
-			[]string{"tokens_symbol_lower_idx", "tokens_symbol_trgm_idx", "tokens_name_trgm_idx", "tokens_name_lower_idx"}},
-		{"search by market cap", mustSearch(postgres.SearchSQL(ports.TokenSearch{SortBy: ports.SearchByMarketCapInUSD, Desc: true, Page: first})),
+		{"search relevance", mustSearch(postgres.SearchSQL(bySymbol, false)), strongIdx},
+		{"search relevance, next page", mustSearch(postgres.SearchSQL(bySymbolNext, false)), strongIdx},
+		{"search relevance, similarity fallback", mustSearch(postgres.SearchSQL(unmatched, true)), trgmIdx},
+		{"search with a query by market cap", mustSearch(postgres.SearchSQL(bySymbolCap, false)), strongIdx},
+		{"search by market cap", mustSearch(postgres.SearchSQL(ports.TokenSearch{SortBy: ports.SearchByMarketCapInUSD, Desc: true, Page: first}, false)),
 			[]string{"token_market_mcap_all_idx"}},
 		{"search by holders on sol, next page", mustSearch(postgres.SearchSQL(ports.TokenSearch{SortBy: ports.SearchByHolderCount,
 			Chains: []chain.Chain{chain.Sol}, Page: ports.PageRequest{Limit: 20, Direction: page.Next,
-				Cursor: page.Encode("search-holderCount", "500", "sol", "tok99")}})),
+				Cursor: page.Encode("search-holderCount", "500", "sol", "tok99")}}, false)),
 			[]string{"token_market_holders_all_idx", "token_market_holders_idx"}},
-		{"search by creation", mustSearch(postgres.SearchSQL(ports.TokenSearch{SortBy: ports.SearchByTokenCreatedAt, Desc: true, Page: first})),
+		{"search by creation", mustSearch(postgres.SearchSQL(ports.TokenSearch{SortBy: ports.SearchByTokenCreatedAt, Desc: true, Page: first}, false)),
 			[]string{"tokens_created_all_idx"}},
-		{"search by 24h volume ascending", mustSearch(postgres.SearchSQL(ports.TokenSearch{SortBy: ports.SearchByH24VolumeInUSD, Page: first})),
+		{"search by 24h volume ascending", mustSearch(postgres.SearchSQL(ports.TokenSearch{SortBy: ports.SearchByH24VolumeInUSD, Page: first}, false)),
 			[]string{"token_market_vol_all_idx"}},
 		{"snapshots", must(postgres.SnapshotsSQL(chain.Sol, "pool7", nil, first)), []string{"pool_snapshots_time_idx"}},
 		{"snapshots at a time", must(postgres.SnapshotsSQL(chain.Sol, "pool7", &h, first)), []string{"pool_snapshots_time_idx"}},
@@ -174,6 +199,45 @@ func TestReadQueryPlans(t *testing.T) {
 			assert.True(t, ok, "plan uses %s, want one of %s", strings.Join(used, ", "), strings.Join(tc.want, ", "))
 		})
 	}
+	// A selective search must read a bounded number of rows at every step, not a share of the
+	// table: the strong matches from btree probes, the market data and full rows for the page by
+	// primary key. The similarity query (SearchTokens runs it when the strong page is empty) first
+	// checks for a strong match the same way and reads the trigram indexes only when there is none.
+	t.Run("search reads a bounded candidate set", func(t *testing.T) {
+		for _, tc := range []struct {
+			name   string
+			s      ports.TokenSearch
+			strong bool // whether something matches strongly
+		}{
+			{"exact symbol", bySymbol, true},
+			{"exact symbol, next page", bySymbolNext, true},
+			{"exact symbol by market cap", bySymbolCap, true},
+			{"typo of a symbol", ports.TokenSearch{Query: sym7[1:] + sym7[:1], Variants: market.Typos(strings.ToLower(sym7[1:] + sym7[:1])), Page: first}, true},
+			{"name prefix", ports.TokenSearch{Query: "Token " + strings.ToLower(sym7), Variants: market.Typos("token " + strings.ToLower(sym7)), Page: first}, true},
+			{"no strong match", unmatched, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				for _, similar := range []bool{false, true} {
+					sql, args, _, err := postgres.SearchSQL(tc.s, similar)
+					require.NoError(t, err)
+					ran := map[string]bool{}
+					explainWith(t, "ANALYZE, FORMAT JSON", sql, args).walk(func(n planNode) {
+						assert.NotEqual(t, "Seq Scan", n.NodeType, "similar=%v: sequential scan of %s", similar, n.Relation)
+						assert.NotEqual(t, "Hash Join", n.NodeType, "similar=%v", similar)
+						assert.LessOrEqual(t, n.Rows*n.Loops, 200.0, "similar=%v: %s %s%s reads %v rows", similar, n.NodeType,
+							n.Relation, n.Index, n.Rows*n.Loops)
+						if n.Loops > 0 && n.Index != "" {
+							ran[n.Index] = true
+						}
+					})
+					assert.True(t, ran["tokens_symbol_lower_c_idx"] && ran["tokens_name_lower_c_idx"], "similar=%v: strong matches by btree, ran %v", similar, ran)
+					for _, idx := range trgmIdx {
+						assert.Equal(t, similar && !tc.strong, ran[idx], "similar=%v: %s ran", similar, idx)
+					}
+				}
+			})
+		}
+	})
 	t.Run("counts are bounded by an index", func(t *testing.T) {
 		for _, f := range []ports.RedPacketFilter{{Creator: "c7"}, {Creator: "c7", Chain: chain.Sol}, {Chain: chain.Bsc}} {
 			sql, args := postgres.PacketsCountSQL(f)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -117,58 +118,95 @@ func likePrefix(s string) string {
 	return r.Replace(s) + "%"
 }
 
+// lazyArg returns v's placeholder in a, binding v on first use only.
+func lazyArg(a *args, v any) func() string {
+	var ph string
+	return func() string {
+		if ph == "" {
+			ph = a.add(v)
+		}
+		return ph
+	}
+}
+
 // minAddressPrefix keeps a one- or two-letter query from matching every address that starts
 // with it; shorter queries still match an address exactly.
 const minAddressPrefix = 4
 
-// searchSQL builds the page query of s. With a query text the candidates come from the
-// trigram and pattern indexes on name and symbol and the address index; relevance is a tier
-// (exact address 10, exact symbol 8, exact name 7, prefix 4, one typo 2) plus the best trigram
-// similarity of name or symbol (0..1), so tiers never overlap.
-func searchSQL(s ports.TokenSearch) (sql string, vals []any, kind string, err error) {
+// searchSQL builds the page query of s over one candidate set. Without a query text that is
+// every token, walked along the sort key's index. With one, the set is the strong matches —
+// address (exactly, or by prefix from minAddressPrefix characters), symbol or name exactly, by
+// prefix or as one of s.Variants (one typo) — each an index range or probe on
+// tokens_address_prefix_idx and the C-collation btrees of migration 0021; or, with similar,
+// the names and symbols within trigram similarity of the query (pg_trgm's %, 0.3), only when
+// there is no strong match under the same filters. A short symbol or a common word in a name is
+// similar to a large share of the table, so the similarity set is a fallback, not a tail of
+// every list. SearchTokens reads the similar set only when the strong one gave no rows.
+//
+// Relevance is a tier (exact address 10, exact symbol 8, exact name 7, prefix 4, one typo 2,
+// similar only 0) plus the best trigram similarity of name or symbol (0..1), so tiers never
+// overlap. Which set a query lists depends on the query and filters, never on the cursor, so
+// keyset paging over it stays exact.
+func searchSQL(s ports.TokenSearch, similar bool) (sql string, vals []any, kind string, err error) {
 	a := &args{}
-	var conds []string
+	var filters []string
 	if len(s.Chains) > 0 {
 		cs := make([]string, len(s.Chains))
 		for i, c := range s.Chains {
 			cs[i] = string(c)
 		}
-		conds = append(conds, "t.chain = ANY("+a.add(cs)+"::text[])")
+		filters = append(filters, "t.chain = ANY("+a.add(cs)+"::text[])")
 	}
 	if len(s.Protocols) > 0 {
 		p := a.add(s.Protocols) + "::text[]"
-		conds = append(conds, "(lower(t.launch_protocol_family) = ANY("+p+") OR lower(t.migrated_protocol_family) = ANY("+p+"))")
+		filters = append(filters, "(lower(t.launch_protocol_family) = ANY("+p+") OR lower(t.migrated_protocol_family) = ANY("+p+"))")
 	}
 	var ks keyset
+	var with, match string
 	if s.Query != "" {
-		// q is bound only where used: Postgres cannot type a parameter no expression mentions.
-		var qph string
-		q := func() string {
-			if qph == "" {
-				qph = a.add(s.Query)
-			}
-			return qph
-		}
-		lq := a.add(strings.ToLower(s.Query))
+		// q and lq are bound only where used: Postgres cannot type a parameter no expression
+		// mentions.
+		q, lq := lazyArg(a, s.Query), lazyArg(a, strings.ToLower(s.Query))
 		prefix := a.add(likePrefix(strings.ToLower(s.Query)))
-		variants := a.add(s.Variants) + "::text[]"
 		var addr string
 		if len(s.Query) >= minAddressPrefix {
 			addr = "t.address LIKE " + a.add(likePrefix(s.Query))
 		} else {
 			addr = "t.address = " + q()
 		}
-		conds = append(conds, "("+addr+" OR lower(t.symbol) LIKE "+prefix+" OR lower(t.name) LIKE "+prefix+
-			" OR lower(t.symbol) = ANY("+variants+") OR lower(t.name) = ANY("+variants+")"+
-			" OR lower(t.symbol) % "+lq+" OR lower(t.name) % "+lq+")")
-		rel := func() string {
-			return "(CASE WHEN t.address = " + q() + " THEN 10 WHEN lower(t.symbol) = " + lq + " THEN 8 WHEN lower(t.name) = " + lq +
-				" THEN 7 WHEN lower(t.symbol) LIKE " + prefix + " OR lower(t.name) LIKE " + prefix + " OR " + addr + " THEN 4" +
-				" WHEN lower(t.symbol) = ANY(" + variants + ") OR lower(t.name) = ANY(" + variants + ") THEN 2 ELSE 0 END" +
-				" + round(greatest(similarity(lower(t.name), " + lq + "), similarity(lower(t.symbol), " + lq + "))::numeric, 6))"
+		// COLLATE "C" (the same equality and prefixes: the collations Postgres builds are
+		// deterministic) matches the C-collation btrees only. Without it the planner probes the
+		// trigram GIN indexes for the typo spellings, which support = too at ~0.2 ms a probe.
+		sym, name := `lower(t.symbol) COLLATE "C"`, `lower(t.name) COLLATE "C"`
+		strong := []string{addr, sym + " LIKE " + prefix, name + " LIKE " + prefix}
+		var variants string
+		if len(s.Variants) > 0 {
+			variants = a.add(s.Variants) + "::text[]"
+			// Read through a subquery (an InitPlan), the list is a value the planner does not
+			// see: it costs the probes as ~10 rather than ~600 and plans without a selectivity
+			// estimate per spelling. Seen whole, at 30k tokens it chose a sequential scan (48 ms)
+			// over the btree probes (1 ms).
+			hidden := "(SELECT " + variants + ")::text[]"
+			strong = append(strong, sym+" = ANY("+hidden+")", name+" = ANY("+hidden+")")
+		}
+		match = where(append(slices.Clone(filters), "("+strings.Join(strong, " OR ")+")"))
+		if similar {
+			// A CTE is planned for all its rows: the same probes as the strong query. A plain
+			// NOT EXISTS is planned for its first row, as a sequential scan expected to meet a
+			// match early.
+			with = "WITH strong AS MATERIALIZED (SELECT FROM tokens t WHERE " + match + ")\n\t"
+			match = "NOT EXISTS (SELECT FROM strong) AND " +
+				where(append(slices.Clone(filters), "(lower(t.symbol) % "+lq()+" OR lower(t.name) % "+lq()+")"))
 		}
 		if s.SortBy == ports.SearchByRelevance {
-			rel := rel()
+			typo := ""
+			if variants != "" {
+				typo = " WHEN lower(t.symbol) = ANY(" + variants + ") OR lower(t.name) = ANY(" + variants + ") THEN 2"
+			}
+			rel := "(CASE WHEN t.address = " + q() + " THEN 10 WHEN lower(t.symbol) = " + lq() + " THEN 8 WHEN lower(t.name) = " + lq() +
+				" THEN 7 WHEN lower(t.symbol) LIKE " + prefix + " OR lower(t.name) LIKE " + prefix + " OR " + addr + " THEN 4" +
+				typo + " ELSE 0 END" +
+				" + round(greatest(similarity(lower(t.name), " + lq() + "), similarity(lower(t.symbol), " + lq() + "))::numeric, 6))"
 			// Ascending over the negated score, so equal scores list by chain and address ascending.
 			ks = keyset{kind: "search-rel", parts: []keyPart{{"(-" + rel + ")", "numeric"}, {"t.chain", "text"}, {"t.address", "text"}}}
 		}
@@ -194,10 +232,24 @@ func searchSQL(s ports.TokenSearch) (sql string, vals []any, kind string, err er
 		return "", nil, "", err
 	}
 	cond, order := ks.clause(s.Page.Direction, pos, a)
-	conds = append(conds, cond)
+	limit := strconv.Itoa(limitOf(s.Page))
+	from := "tokens t"
+	conds := append(filters, cond)
+	if match != "" {
+		// The page is cut from the candidates, which carry only the columns the order reads;
+		// then its rows are read in full. A broad query ("t1", "moon") has thousands.
+		inner := "tokens t"
+		if strings.HasPrefix(ks.parts[0].expr, "m.") {
+			inner += " JOIN token_market m ON m.chain = t.chain AND m.address = t.address"
+		}
+		from = `(` + with + `SELECT t.chain, t.address FROM ` + inner + ` WHERE ` + where([]string{match, cond}) +
+			` ORDER BY ` + order + ` LIMIT ` + limit + `) p
+	JOIN tokens t ON t.chain = p.chain AND t.address = p.address`
+		conds = nil
+	}
 	sql = `SELECT ` + detailColumns + `, (` + ks.parts[0].expr + `)::text
-	FROM tokens t JOIN token_market m ON m.chain = t.chain AND m.address = t.address
-	WHERE ` + where(conds) + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(limitOf(s.Page))
+	FROM ` + from + ` JOIN token_market m ON m.chain = t.chain AND m.address = t.address
+	WHERE ` + where(conds) + ` ORDER BY ` + order + ` LIMIT ` + limit
 	return sql, a.vals, ks.kind, nil
 }
 
@@ -206,16 +258,37 @@ type searchRow struct {
 	key string
 }
 
-// SearchTokens implements ports.TokenReader. It runs as an unnamed statement so Postgres plans
-// it with the actual pattern: a LIKE prefix can use a btree only when the planner sees it.
+// SearchTokens implements ports.TokenReader. It reads the strong matches first and the similar
+// ones only when that page is empty: then either nothing matches strongly, or the cursor is past
+// the last strong match and the similarity query's NOT EXISTS gate answers nothing. It runs as
+// unnamed statements so Postgres plans them with the actual patterns: a LIKE prefix can use a
+// btree only when the planner sees it.
 func (r *MarketReader) SearchTokens(ctx context.Context, s ports.TokenSearch) (page.Page[token.Detail], error) {
-	sql, vals, kind, err := searchSQL(s)
-	if err != nil {
-		return page.Page[token.Detail]{}, err
+	var list []searchRow
+	var kind string
+	for _, similar := range []bool{false, true} {
+		if similar && (s.Query == "" || len(list) > 0) {
+			break
+		}
+		sql, vals, k, err := searchSQL(s, similar)
+		if err != nil {
+			return page.Page[token.Detail]{}, err
+		}
+		kind = k
+		if list, err = r.searchRows(ctx, s, sql, vals); err != nil {
+			return page.Page[token.Detail]{}, err
+		}
 	}
+	pg := page.Build(list, limitOf(s.Page)-1, s.Page.Direction, s.Page.Cursor != "", func(sr searchRow) string {
+		return page.Encode(kind, sr.key, string(sr.Chain), sr.Address)
+	})
+	return unwrap(pg, func(sr searchRow) token.Detail { return sr.Detail }), nil
+}
+
+func (r *MarketReader) searchRows(ctx context.Context, s ports.TokenSearch, sql string, vals []any) ([]searchRow, error) {
 	rows, err := r.pool.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, vals...)...)
 	if err != nil {
-		return page.Page[token.Detail]{}, interpretError(err, "search tokens", s.Query)
+		return nil, interpretError(err, "search tokens", s.Query)
 	}
 	defer rows.Close()
 	var list []searchRow
@@ -223,18 +296,15 @@ func (r *MarketReader) SearchTokens(ctx context.Context, s ports.TokenSearch) (p
 		var sr searchRow
 		d, err := scanDetail(rows, &sr.key)
 		if err != nil {
-			return page.Page[token.Detail]{}, interpretError(err, "search tokens", s.Query)
+			return nil, interpretError(err, "search tokens", s.Query)
 		}
 		sr.Detail = d
 		list = append(list, sr)
 	}
 	if err := rows.Err(); err != nil {
-		return page.Page[token.Detail]{}, interpretError(err, "search tokens", s.Query)
+		return nil, interpretError(err, "search tokens", s.Query)
 	}
-	pg := page.Build(list, limitOf(s.Page)-1, s.Page.Direction, s.Page.Cursor != "", func(sr searchRow) string {
-		return page.Encode(kind, sr.key, string(sr.Chain), sr.Address)
-	})
-	return unwrap(pg, func(sr searchRow) token.Detail { return sr.Detail }), nil
+	return list, nil
 }
 
 // The detail queries are lookups by primary key (tokens, token_market, token_stats) and by

@@ -15,7 +15,6 @@ import (
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/pool"
-	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
@@ -29,6 +28,8 @@ type Service struct {
 	pools     ports.PoolReader
 	packets   ports.RedPacketReader
 	positions ports.PositionReader
+	// hot caches the hot-token rankings' candidates; nil reads them on every request.
+	hot *hotCache
 }
 
 // Readers is every read port the service uses; one adapter usually implements them all.
@@ -40,9 +41,17 @@ type Readers interface {
 	ports.PositionReader
 }
 
-// New builds the service over its read ports.
-func New(r Readers) *Service {
-	return &Service{tokens: r, trades: r, pools: r, packets: r, positions: r}
+// Option configures a Service built by New.
+type Option func(*Service)
+
+// New builds the service over its read ports. Without options every request reads the ports;
+// cmd/tokenscope adds WithHotCache.
+func New(r Readers, opts ...Option) *Service {
+	s := &Service{tokens: r, trades: r, pools: r, packets: r, positions: r}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // SearchSorts lists the sortBy keys of token search in the spec's order.
@@ -303,72 +312,4 @@ func (s *Service) PnLByToken(ctx context.Context, c chain.Chain, wallet string, 
 		return page.Encode(pnlCursorKind, e.TokenAddress)
 	})
 	return PnLResult{Page: pg, Summary: pnl.Summarize(plain)}, nil
-}
-
-// HotScanDepth is how many ranked tokens the ranking's filters look through; the public API
-// caps the list it returns, so filters apply to the head of the ranking.
-const HotScanDepth = 1000
-
-// HotLimit is the most tokens the ranking returns.
-const HotLimit = 100
-
-// HotRequest is a validated hot-token ranking request.
-type HotRequest struct {
-	Chain    chain.Chain
-	Duration ranking.Duration
-	// SortBy is empty for the ranking's own order (hotness score).
-	SortBy     token.Field
-	Desc       bool
-	Tag        token.Tag
-	Ranges     []token.Filter
-	Socials    []token.SocialFilter
-	Launchpads []token.Tag
-	Keywords   ranking.Keywords
-}
-
-// HotTokens returns the precomputed ranking of (chain, duration) after the request's filters,
-// in rank order unless a sort field is given, at most HotLimit tokens.
-func (s *Service) HotTokens(ctx context.Context, r HotRequest) ([]token.Detail, error) {
-	entries, err := s.tokens.HotTokens(ctx, r.Chain, r.Duration, HotScanDepth)
-	if err != nil {
-		return nil, err
-	}
-	addrs := make([]string, len(entries))
-	for i, e := range entries {
-		addrs[i] = e.Address
-	}
-	ds, err := s.tokens.TokenDetails(ctx, r.Chain, addrs)
-	if err != nil {
-		return nil, err
-	}
-	byAddr := make(map[string]token.Detail, len(ds))
-	for _, d := range ds {
-		byAddr[d.Address] = d
-	}
-	out := make([]token.Detail, 0, min(len(ds), HotLimit))
-	for _, e := range entries {
-		d, ok := byAddr[e.Address]
-		if ok && r.matches(d) {
-			out = append(out, d)
-		}
-	}
-	if r.SortBy != "" {
-		token.SortDetails(out, r.SortBy, r.Desc)
-	}
-	return out[:min(len(out), HotLimit)], nil
-}
-
-func (r HotRequest) matches(d token.Detail) bool {
-	if r.Tag != "" && d.LaunchpadTag != r.Tag {
-		return false
-	}
-	if len(r.Launchpads) > 0 && !slices.Contains(r.Launchpads, d.LaunchpadTag) {
-		return false
-	}
-	for _, f := range r.Socials {
-		if !f.Matches(d.Token) {
-			return false
-		}
-	}
-	return token.MatchesAll(r.Ranges, d) && r.Keywords.Matches(d.Token)
 }

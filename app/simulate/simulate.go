@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -107,7 +108,8 @@ type Simulator struct {
 	rng      *rand.Rand
 	tokens   []*simToken
 	wallets  map[chain.Chain][]string
-	wweights []int64
+	wweights weights
+	tweights weights // of tokens, in s.tokens order
 	packets  []*simPacket
 	seq      uint64
 	lastTime int64
@@ -124,7 +126,7 @@ func New(cfg Config) *Simulator {
 	s := &Simulator{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)), wallets: map[chain.Chain][]string{}}
 	for i := 0; i < cfg.Wallets; i++ {
 		// Heavy tail: wallet i trades with weight ∝ 1/(i+1).
-		s.wweights = append(s.wweights, 1_000_000/int64(i+1))
+		s.wweights.add(1_000_000 / int64(i+1))
 	}
 	return s
 }
@@ -183,33 +185,32 @@ func (s *Simulator) wallet(ctx context.Context, sink Sink, c chain.Chain, i int)
 	return ws[i], nil
 }
 
-func pick(rng *rand.Rand, weights []int64) int {
-	var total int64
-	for _, w := range weights {
-		total += w
+// weights picks indexes at random in proportion to fixed weights, added one at a time. It keeps
+// the running sums, so a pick is a binary search: the first index whose running sum exceeds a
+// uniform draw below the total (the same index a linear walk over the weights finds, from the same
+// single draw, so a seed's output does not depend on this).
+type weights struct{ cum []int64 }
+
+func (w *weights) add(x int64) {
+	var last int64
+	if n := len(w.cum); n > 0 {
+		last = w.cum[n-1]
 	}
-	if total <= 0 {
+	w.cum = append(w.cum, last+max(x, 0))
+}
+
+func (w *weights) pick(rng *rand.Rand) int {
+	n := len(w.cum)
+	if n == 0 || w.cum[n-1] <= 0 {
 		return 0
 	}
-	r := rng.Int64N(total)
-	for i, w := range weights {
-		if r < w {
-			return i
-		}
-		r -= w
-	}
-	return len(weights) - 1
+	r := rng.Int64N(w.cum[n-1])
+	return sort.Search(n, func(i int) bool { return w.cum[i] > r })
 }
 
-func (s *Simulator) pickWallet() int { return pick(s.rng, s.wweights) }
+func (s *Simulator) pickWallet() int { return s.wweights.pick(s.rng) }
 
-func (s *Simulator) pickToken() *simToken {
-	ws := make([]int64, len(s.tokens))
-	for i, t := range s.tokens {
-		ws[i] = t.weight
-	}
-	return s.tokens[pick(s.rng, ws)]
-}
+func (s *Simulator) pickToken() *simToken { return s.tokens[s.tweights.pick(s.rng)] }
 
 // launch creates a token with its curve pool, then the developer's and snipers' first buys.
 func (s *Simulator) launch(ctx context.Context, sink Sink, at int64) error {
@@ -264,6 +265,7 @@ func (s *Simulator) launch(ctx context.Context, sink Sink, at int64) error {
 		return err
 	}
 	s.tokens = append(s.tokens, t)
+	s.tweights.add(t.weight)
 	// The developer buys in the creation block, snipers within the next blocks.
 	if err := s.swap(ctx, sink, t, devIdx, trade.Buy, at, h); err != nil {
 		return err

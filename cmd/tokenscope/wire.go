@@ -89,7 +89,7 @@ func buildApplication(rt *runtime) *app.Application {
 	a := &app.Application{
 		Keys:   apikey.New(postgres.NewAccountStore(rt.pool), rt.clock),
 		Ingest: appingest.New(postgres.NewIngestStore(rt.pool), rt.clock, 0),
-		Market: market.New(postgres.NewMarketReader(rt.pool)),
+		Market: market.New(postgres.NewMarketReader(rt.pool), market.WithHotCache(rt.clock, rt.cfg.RankingCacheTTL)),
 	}
 	buildWorkflowAreas(rt, a)
 	return a

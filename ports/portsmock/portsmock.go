@@ -559,45 +559,6 @@ func (m *MockMarketRefresher) EXPECT() *MockMarketRefresherMockRecorder {
 	return m.recorder
 }
 
-// ActiveTokens mocks base method.
-func (m *MockMarketRefresher) ActiveTokens(ctx context.Context, since int64) ([]ports.TokenRef, error) {
-	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "ActiveTokens", ctx, since)
-	ret0, _ := ret[0].([]ports.TokenRef)
-	ret1, _ := ret[1].(error)
-	return ret0, ret1
-}
-
-// ActiveTokens indicates an expected call of ActiveTokens.
-func (mr *MockMarketRefresherMockRecorder) ActiveTokens(ctx, since any) *MockMarketRefresherActiveTokensCall {
-	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ActiveTokens", reflect.TypeOf((*MockMarketRefresher)(nil).ActiveTokens), ctx, since)
-	return &MockMarketRefresherActiveTokensCall{Call: call}
-}
-
-// MockMarketRefresherActiveTokensCall wrap *gomock.Call
-type MockMarketRefresherActiveTokensCall struct {
-	*gomock.Call
-}
-
-// Return rewrite *gomock.Call.Return
-func (c *MockMarketRefresherActiveTokensCall) Return(arg0 []ports.TokenRef, arg1 error) *MockMarketRefresherActiveTokensCall {
-	c.Call = c.Call.Return(arg0, arg1)
-	return c
-}
-
-// Do rewrite *gomock.Call.Do
-func (c *MockMarketRefresherActiveTokensCall) Do(f func(context.Context, int64) ([]ports.TokenRef, error)) *MockMarketRefresherActiveTokensCall {
-	c.Call = c.Call.Do(f)
-	return c
-}
-
-// DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockMarketRefresherActiveTokensCall) DoAndReturn(f func(context.Context, int64) ([]ports.TokenRef, error)) *MockMarketRefresherActiveTokensCall {
-	c.Call = c.Call.DoAndReturn(f)
-	return c
-}
-
 // HotCandidates mocks base method.
 func (m *MockMarketRefresher) HotCandidates(ctx context.Context, c chain.Chain, d ranking.Duration, now time.Time) ([]ports.HotCandidate, error) {
 	m.ctrl.T.Helper()
@@ -637,18 +598,58 @@ func (c_2 *MockMarketRefresherHotCandidatesCall) DoAndReturn(f func(context.Cont
 	return c_2
 }
 
-// RefreshWindows mocks base method.
-func (m *MockMarketRefresher) RefreshWindows(ctx context.Context, tokens []ports.TokenRef, now time.Time) error {
+// HotRankingTimes mocks base method.
+func (m *MockMarketRefresher) HotRankingTimes(ctx context.Context) ([]ports.HotRankingTime, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "RefreshWindows", ctx, tokens, now)
-	ret0, _ := ret[0].(error)
-	return ret0
+	ret := m.ctrl.Call(m, "HotRankingTimes", ctx)
+	ret0, _ := ret[0].([]ports.HotRankingTime)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// HotRankingTimes indicates an expected call of HotRankingTimes.
+func (mr *MockMarketRefresherMockRecorder) HotRankingTimes(ctx any) *MockMarketRefresherHotRankingTimesCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "HotRankingTimes", reflect.TypeOf((*MockMarketRefresher)(nil).HotRankingTimes), ctx)
+	return &MockMarketRefresherHotRankingTimesCall{Call: call}
+}
+
+// MockMarketRefresherHotRankingTimesCall wrap *gomock.Call
+type MockMarketRefresherHotRankingTimesCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockMarketRefresherHotRankingTimesCall) Return(arg0 []ports.HotRankingTime, arg1 error) *MockMarketRefresherHotRankingTimesCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockMarketRefresherHotRankingTimesCall) Do(f func(context.Context) ([]ports.HotRankingTime, error)) *MockMarketRefresherHotRankingTimesCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockMarketRefresherHotRankingTimesCall) DoAndReturn(f func(context.Context) ([]ports.HotRankingTime, error)) *MockMarketRefresherHotRankingTimesCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// RefreshWindows mocks base method.
+func (m *MockMarketRefresher) RefreshWindows(ctx context.Context, now time.Time) (ports.WindowRefresh, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "RefreshWindows", ctx, now)
+	ret0, _ := ret[0].(ports.WindowRefresh)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
 }
 
 // RefreshWindows indicates an expected call of RefreshWindows.
-func (mr *MockMarketRefresherMockRecorder) RefreshWindows(ctx, tokens, now any) *MockMarketRefresherRefreshWindowsCall {
+func (mr *MockMarketRefresherMockRecorder) RefreshWindows(ctx, now any) *MockMarketRefresherRefreshWindowsCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RefreshWindows", reflect.TypeOf((*MockMarketRefresher)(nil).RefreshWindows), ctx, tokens, now)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RefreshWindows", reflect.TypeOf((*MockMarketRefresher)(nil).RefreshWindows), ctx, now)
 	return &MockMarketRefresherRefreshWindowsCall{Call: call}
 }
 
@@ -658,19 +659,19 @@ type MockMarketRefresherRefreshWindowsCall struct {
 }
 
 // Return rewrite *gomock.Call.Return
-func (c *MockMarketRefresherRefreshWindowsCall) Return(arg0 error) *MockMarketRefresherRefreshWindowsCall {
-	c.Call = c.Call.Return(arg0)
+func (c *MockMarketRefresherRefreshWindowsCall) Return(arg0 ports.WindowRefresh, arg1 error) *MockMarketRefresherRefreshWindowsCall {
+	c.Call = c.Call.Return(arg0, arg1)
 	return c
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockMarketRefresherRefreshWindowsCall) Do(f func(context.Context, []ports.TokenRef, time.Time) error) *MockMarketRefresherRefreshWindowsCall {
+func (c *MockMarketRefresherRefreshWindowsCall) Do(f func(context.Context, time.Time) (ports.WindowRefresh, error)) *MockMarketRefresherRefreshWindowsCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockMarketRefresherRefreshWindowsCall) DoAndReturn(f func(context.Context, []ports.TokenRef, time.Time) error) *MockMarketRefresherRefreshWindowsCall {
+func (c *MockMarketRefresherRefreshWindowsCall) DoAndReturn(f func(context.Context, time.Time) (ports.WindowRefresh, error)) *MockMarketRefresherRefreshWindowsCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

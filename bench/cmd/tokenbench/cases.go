@@ -213,6 +213,16 @@ func (b *bench) readOps(t targets) []readOp {
 				_, err := m.Trades(ctx, ports.TradeFilter{Chain: mustChain(pick(t.hot, w, i)[0])}, first20)
 				return err
 			}},
+		{op: "3 trade list, by wallet", goal: sqlGoal,
+			http: func(b *bench, w, i int) load.Request {
+				wt := pick(t.wallets, w, i)
+				return get(b.st.httpURL, "/v2/trade/"+wt.chain, url.Values{"walletAddress": {wt.wallet}, "limit": {"20"}})
+			},
+			sql: func(ctx context.Context, m *market.Service, w, i int) error {
+				wt := pick(t.wallets, w, i)
+				_, err := m.Trades(ctx, ports.TradeFilter{Chain: mustChain(wt.chain), Wallet: wt.wallet}, first20)
+				return err
+			}},
 		{op: "4 pool snapshots", goal: sqlGoal,
 			http: func(b *bench, w, i int) load.Request {
 				p := pick(t.pools, w, i)

@@ -31,29 +31,42 @@ import (
 	"github.com/tokenscope/tokenscope/bench/report"
 )
 
-// scale sizes a run. The data is filled in two steps, 1/10 then the remaining 9/10, so the cost
-// growth rows compare 1× with 10× of the same market shape.
+// scale sizes a run. Without history the data is filled in two steps, 1/10 then the remaining
+// 9/10, so the cost growth rows compare 1× with 10× of the same market shape. With history the
+// whole simulated market (tokens, wallets, trades) goes in through the ingest path first; then
+// the trades table is grown by copies of those trades shifted back in time (see extendHistory)
+// to mainTrades for the main rows (the 1× of the growth rows), and to 10 × mainTrades for the
+// 10× growth rows. The ingest path derives every position, window and holder count per batch
+// and runs at a few hundred trades/s at 100k tokens on this machine, so a million trades
+// through it would take more than an hour.
 type scale struct {
 	name                    string
 	tokens, wallets, trades int
 	duration                time.Duration
 	deliveries              int // sol launches ingested for the webhook delivery row
+	mainTrades              int // with history: the trades table's size for the main rows
 }
+
+func (sc scale) history() bool { return sc.mainTrades > 0 }
 
 var scales = map[string]scale{
 	"smoke": {name: "smoke", tokens: 300, wallets: 1_000, trades: 6_000, duration: time.Second, deliveries: 20},
 	"small": {name: "small", tokens: 10_000, wallets: 20_000, trades: 200_000, duration: 10 * time.Second, deliveries: 200},
-	"large": {name: "large", tokens: 100_000, wallets: 200_000, trades: 10_000_000, duration: 30 * time.Second, deliveries: 1_000},
+	"large": {name: "large", tokens: 100_000, wallets: 200_000, trades: 250_000, duration: 10 * time.Second, deliveries: 1_000,
+		mainTrades: 1_000_000},
 }
 
 func main() {
 	scaleName := flag.String("scale", envOr("BENCH_SCALE", "small"), "smoke, small or large")
 	bin := flag.String("bin", "bin/tokenscope", "the tokenscope binary (make bench builds it)")
 	conc := flag.Int("concurrency", 16, "concurrent callers of every series")
-	dur := flag.Duration("duration", 0, "how long each series runs (default: 1s smoke, 10s small, 30s large)")
+	dur := flag.Duration("duration", 0, "how long each series runs (default: 1s smoke, 10s small and large)")
 	pg := flag.String("pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "admin URL of a loopback Postgres")
 	out := flag.String("out", "", "write the report here (default BENCHMARKS.md, except at smoke scale)")
 	failOnErrors := flag.Bool("fail-on-errors", false, "exit 1 when an endpoint that exists answered an error (always on at smoke scale)")
+	keep := flag.Bool("keep", false, "keep the run's database at the end (its name is printed) for a later -reuse")
+	reuse := flag.String("reuse", "", "run on this database, kept by an earlier -keep run of the same scale, instead of filling a new one (it is kept too)")
+	fillOnly := flag.Bool("fill-only", false, "fill a new database, measure its import, keep it and stop (measure later with -reuse)")
 	flag.Parse()
 
 	sc, ok := scales[*scaleName]
@@ -72,7 +85,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code := run(ctx, sc, *bin, *pg, *conc, *out, *failOnErrors)
+	code := run(ctx, sc, options{bin: *bin, pg: *pg, conc: *conc, out: *out, failOnErrors: *failOnErrors, keep: *keep || *fillOnly, reuse: *reuse, fillOnly: *fillOnly})
 	os.Exit(code)
 }
 
@@ -87,16 +100,29 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "tokenbench %s  "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 }
 
+// options are the command line's settings besides the scale.
+type options struct {
+	bin, pg, out       string
+	conc               int
+	failOnErrors, keep bool
+	fillOnly           bool
+	reuse              string
+}
+
+// reusePrefix is the name every tokenbench database starts with; -reuse takes no other, so a
+// mistyped name cannot point the run at somebody's real data.
+const reusePrefix = "tokenscope_bench_"
+
 // run does the whole benchmark and returns the exit code; every resource it acquires is
 // released by its defers, whichever way it returns.
-func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, failOnErrors bool) int {
+func run(ctx context.Context, sc scale, o options) int {
 	started := time.Now()
-	binAbs, err := filepath.Abs(bin)
+	binAbs, err := filepath.Abs(o.bin)
 	if err == nil {
 		_, err = os.Stat(binAbs)
 	}
 	if err != nil {
-		logf("no tokenscope binary at %s (run `make build`): %v", bin, err)
+		logf("no tokenscope binary at %s (run `make build`): %v", o.bin, err)
 		return 1
 	}
 	dir, err := os.MkdirTemp("", "tokenbench-")
@@ -118,17 +144,33 @@ func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, fa
 		logf("copy %s: %v", binAbs, err)
 		return 1
 	}
-	st := &stack{bin: binCopy, adminURL: pg, dir: dir, logFile: logFile, dbName: fmt.Sprintf("tokenscope_bench_%d", os.Getpid())}
-	if st.dbURL, err = withDatabase(pg, st.dbName); err != nil {
+	st := &stack{bin: binCopy, adminURL: o.pg, dir: dir, logFile: logFile, dbName: fmt.Sprintf("%s%d", reusePrefix, os.Getpid())}
+	if o.reuse != "" {
+		if !strings.HasPrefix(o.reuse, reusePrefix) {
+			logf("-reuse takes a database an earlier -keep run left, named %s…; not %q", reusePrefix, o.reuse)
+			return 2
+		}
+		st.dbName = o.reuse
+		o.keep = true
+	}
+	if st.dbURL, err = withDatabase(o.pg, st.dbName); err != nil {
 		logf("%v", err)
 		return 1
 	}
-	if err := st.createDatabase(ctx); err != nil {
-		logf("%v", err)
-		return 1
+	if o.reuse == "" {
+		if err := st.createDatabase(ctx); err != nil {
+			logf("%v", err)
+			return 1
+		}
+		logf("database %s created; scale %s, concurrency %d, %s per series; logs in %s", st.dbName, sc.name, o.conc, sc.duration, logFile.Name())
+	} else {
+		logf("reusing database %s; scale %s, concurrency %d, %s per series; logs in %s", st.dbName, sc.name, o.conc, sc.duration, logFile.Name())
 	}
-	logf("database %s created; scale %s, concurrency %d, %s per series; logs in %s", st.dbName, sc.name, conc, sc.duration, logFile.Name())
 	defer func() {
+		if o.keep {
+			logf("database %s kept (re-run with -reuse %s; drop it with: psql -h 127.0.0.1 -U postgres -c 'DROP DATABASE %s')", st.dbName, st.dbName, st.dbName)
+			return
+		}
 		if err := st.dropDatabase(); err != nil {
 			logf("drop database %s: %v", st.dbName, err)
 		} else {
@@ -149,21 +191,55 @@ func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, fa
 	// 1× data, ingested before the service starts.
 	end := time.Now().UTC().Truncate(time.Second)
 	fill1 := fill{Seed: 1, Tokens: sc.tokens / 10, Wallets: sc.wallets / 10, Trades: sc.trades / 10}
-	fill2 := fill{Seed: 2, Tokens: sc.tokens - fill1.Tokens, Wallets: sc.wallets - fill1.Wallets, Trades: sc.trades - fill1.Trades}
-	logf("fill 1×: simulate + import %d tokens, %d trades", fill1.Tokens, fill1.Trades)
-	file1, n1, took1, err := st.ingestFill(ctx, fill1, end)
-	if err != nil {
-		return failed("fill 1×", err)
+	if sc.history() {
+		fill1 = fill{Seed: 1, Tokens: sc.tokens, Wallets: sc.wallets, Trades: sc.trades}
 	}
-	if st.pool, err = postgres.Open(ctx, st.dbURL, int32(conc+4)); err != nil {
-		return failed("open pool", err)
+	fill2 := fill{Seed: 2, Tokens: sc.tokens - fill1.Tokens, Wallets: sc.wallets - fill1.Wallets, Trades: sc.trades - fill1.Trades}
+	var ingest1 report.Row
+	reused := false
+	if o.reuse != "" {
+		if st.pool, err = postgres.Open(ctx, st.dbURL, int32(o.conc+4)); err != nil {
+			return failed("open pool", err)
+		}
+		var trades, copies int64
+		if err := st.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE tx_signature LIKE '%`+historyMark+`%') FROM trades`).Scan(&trades, &copies); err != nil {
+			return failed("read the reused database", err)
+		}
+		if copies > 0 || trades == 0 || (!sc.history() && trades >= int64(sc.trades)) {
+			st.pool.Close()
+			logf("database %s holds %d trades (%d history copies): not the 1× data of scale %s; fill a new one", st.dbName, trades, copies, sc.name)
+			return 2
+		}
+		reused = true
+		if ingest1, err = loadFillRow(ctx, st.pool); err != nil {
+			ingest1 = report.Row{Op: "ingest into an empty database (tokenscope import, service stopped)", Data: "1×",
+				Subject: report.Measure{Name: "tokenscope import", Missing: "reused database of an earlier run (-reuse): " + err.Error()}}
+		}
+	} else {
+		logf("fill 1×: simulate + import %d tokens, %d wallets, %d trades", fill1.Tokens, fill1.Wallets, fill1.Trades)
+		file1, n1, took1, err := st.ingestFill(ctx, fill1, end)
+		if err != nil {
+			return failed("fill 1×", err)
+		}
+		if st.pool, err = postgres.Open(ctx, st.dbURL, int32(o.conc+4)); err != nil {
+			return failed("open pool", err)
+		}
+		if ingest1, err = ingestRow(ctx, st, "ingest into an empty database (tokenscope import, service stopped)", "1×", file1, n1, took1); err != nil {
+			st.pool.Close()
+			return failed("copy baseline", err)
+		}
+		_ = os.Remove(file1)
+		if err := saveFillRow(ctx, st.pool, ingest1); err != nil {
+			st.pool.Close()
+			return failed("save the fill's figures", err)
+		}
+		if o.fillOnly {
+			st.pool.Close()
+			logf("filled in %s", time.Since(started).Round(time.Second))
+			return 0
+		}
 	}
 	defer st.pool.Close()
-	ingest1, err := ingestRow(ctx, st, "ingest into an empty database (tokenscope import, service stopped)", "1×", file1, n1, took1)
-	if err != nil {
-		return failed("copy baseline", err)
-	}
-	_ = os.Remove(file1)
 	if err := st.createKey(ctx); err != nil {
 		return failed("api key", err)
 	}
@@ -188,7 +264,7 @@ func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, fa
 		return failed("receiver", err)
 	}
 	defer rcv.stop()
-	b := &bench{st: st, opts: load.Options{Concurrency: conc, Duration: sc.duration}, client: load.Client(conc),
+	b := &bench{st: st, opts: load.Options{Concurrency: o.conc, Duration: sc.duration}, client: load.Client(o.conc),
 		market: market.New(postgres.NewMarketReader(st.pool)), fiber: fib, rcv: rcv, tc: tc, logf: logf,
 		deliveries: sc.deliveries}
 	defer func() {
@@ -204,27 +280,75 @@ func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, fa
 	if err != nil {
 		return failed("sample targets", err)
 	}
-	growthOps := pickOps(b.readOps(t1), "1 ", "3 ", "8 ", "9 ")
+	growthPrefixes := []string{"1 ", "3 ", "8 ", "9 "}
+	env := describeMachine(ctx, st)
+	if sc.history() {
+		growthPrefixes = []string{"3 "} // history copies grow the trades table only
+		logf("1×: growing trades to %d with history copies", sc.mainTrades)
+		took, err := extendHistory(ctx, st.pool, int64(sc.mainTrades), logf)
+		if err != nil {
+			return failed("history copies", err)
+		}
+		env.historyTook = took
+	}
+	growthOps := pickOps(b.readOps(t1), growthPrefixes...)
 	at1, sql1 := b.growthSeries(ctx, growthOps, "1×")
 	if ctx.Err() != nil {
 		return failed("interrupted", ctx.Err())
 	}
+	env.counts1 = countData(ctx, st.pool)
 
-	// 10× data: the other 9/10, ingested while the service runs.
-	logf("fill 10×: simulate + import %d more tokens, %d more trades (service running)", fill2.Tokens, fill2.Trades)
-	file2, n2, took2, err := st.ingestFill(ctx, fill2, end)
-	if err != nil {
-		return failed("fill 10×", err)
+	var rows []report.Row
+	var at10, sql10 map[string]report.Measure
+	if sc.history() {
+		// The main rows run on the 1× data (the whole simulated market, its trades table grown to
+		// mainTrades); then the trades table grows ten times and the trade pages are measured again.
+		rows = b.readRows(ctx, b.readOps(t1), "1×")
+		rows = append(rows, b.kytRows(ctx)...)
+		rows = append(rows, b.jobRows(ctx, t1)...)
+		rows = append(rows, b.webhookRows(ctx)...)
+		rows = append(rows, ingest1)
+		if ctx.Err() != nil {
+			return failed("interrupted", ctx.Err())
+		}
+		logf("10×: growing trades to %d with history copies", 10*sc.mainTrades)
+		took, err := extendHistory(ctx, st.pool, 10*int64(sc.mainTrades), logf)
+		if err != nil {
+			return failed("history copies", err)
+		}
+		env.historyTook += took
+		env.counts10 = countData(ctx, st.pool)
+		at10, sql10 = b.growthSeries(ctx, growthOps, "10×")
+	} else {
+		// 10× data: the other 9/10, ingested while the service runs.
+		logf("fill 10×: simulate + import %d more tokens, %d more trades (service running)", fill2.Tokens, fill2.Trades)
+		file2, n2, took2, err := st.ingestFill(ctx, fill2, end)
+		if err != nil {
+			return failed("fill 10×", err)
+		}
+		ingest2, err := ingestRow(ctx, st, "ingest 9× more into 1× (tokenscope import, service running)", "1×→10×", file2, n2, took2)
+		if err != nil {
+			return failed("copy baseline", err)
+		}
+		_ = os.Remove(file2)
+		env.counts10 = countData(ctx, st.pool)
+		if err := st.waitRanking(ctx, time.Now(), 120*time.Second); err != nil {
+			logf("ranking: %v", err)
+		}
+		at10, sql10 = b.growthSeries(ctx, growthOps, "10×")
+		t10, err := sampleTargets(ctx, st.pool)
+		if err != nil {
+			return failed("sample targets", err)
+		}
+		rows = b.readRows(ctx, b.readOps(t10), "10×")
+		rows = append(rows, b.kytRows(ctx)...)
+		rows = append(rows, b.jobRows(ctx, t10)...)
+		rows = append(rows, b.webhookRows(ctx)...)
+		rows = append(rows, ingest1, ingest2)
 	}
-	ingest2, err := ingestRow(ctx, st, "ingest 9× more into 1× (tokenscope import, service running)", "1×→10×", file2, n2, took2)
-	if err != nil {
-		return failed("copy baseline", err)
+	if ctx.Err() != nil {
+		return failed("interrupted", ctx.Err())
 	}
-	_ = os.Remove(file2)
-	if err := st.waitRanking(ctx, time.Now(), 120*time.Second); err != nil {
-		logf("ranking: %v", err)
-	}
-	at10, sql10 := b.growthSeries(ctx, growthOps, "10×")
 	var growth []report.Growth
 	for _, o := range growthOps {
 		g := report.Growth{Op: o.op, At1: at1[o.op], At10: at10[o.op], SQL1: sql1[o.op], SQL10: sql10[o.op]}
@@ -233,19 +357,6 @@ func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, fa
 		}
 		growth = append(growth, g)
 	}
-
-	t10, err := sampleTargets(ctx, st.pool)
-	if err != nil {
-		return failed("sample targets", err)
-	}
-	rows := b.readRows(ctx, b.readOps(t10), "10×")
-	rows = append(rows, b.kytRows(ctx)...)
-	rows = append(rows, b.jobRows(ctx, t10)...)
-	rows = append(rows, b.webhookRows(ctx)...)
-	rows = append(rows, ingest1, ingest2)
-	if ctx.Err() != nil {
-		return failed("interrupted", ctx.Err())
-	}
 	annotate(rows)
 
 	fmt.Println()
@@ -253,18 +364,19 @@ func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, fa
 	for _, r := range b.restarts {
 		logf("service restart: %s", r)
 	}
-	if out != "" {
-		env := describeMachine(ctx, st)
-		env.command = commandLine(sc)
+	if o.out != "" {
+		env.loadAvg = loadAverage()
+		env.command = commandLine(sc, o)
 		env.scale = sc
+		env.reused = reused
 		env.took = time.Since(started)
-		env.concurrency = conc
+		env.concurrency = o.conc
 		env.restarts = b.restarts
-		if err := writeMarkdown(out, env, rows, growth); err != nil {
-			logf("write %s: %v", out, err)
+		if err := writeMarkdown(o.out, env, rows, growth); err != nil {
+			logf("write %s: %v", o.out, err)
 			return 1
 		}
-		logf("wrote %s", out)
+		logf("wrote %s", o.out)
 	}
 	for _, w := range report.BaselineErrors(rows) {
 		logf("warning: %s", w)
@@ -273,7 +385,7 @@ func run(ctx context.Context, sc scale, bin, pg string, conc int, out string, fa
 		for _, f := range fails {
 			logf("ERROR %s", f)
 		}
-		if failOnErrors {
+		if o.failOnErrors {
 			return 1
 		}
 	}
@@ -330,8 +442,12 @@ func copyFile(from, to string) error {
 	return out.Close()
 }
 
-func commandLine(sc scale) string {
-	return "make bench BENCH_SCALE=" + sc.name
+func commandLine(sc scale, o options) string {
+	c := "make bench BENCH_SCALE=" + sc.name
+	if o.reuse != "" {
+		c = "go run ./bench/cmd/tokenbench -scale " + sc.name + " -reuse " + o.reuse
+	}
+	return c
 }
 
 // tail prints the end of the service log after a failure.

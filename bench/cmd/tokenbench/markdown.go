@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tokenscope/tokenscope/bench/report"
 )
@@ -27,6 +30,46 @@ type machine struct {
 	took        time.Duration
 	concurrency int
 	restarts    []string
+	reused      bool
+	// counts1 and counts10 are the data the 1× and 10× rows ran on; historyTook is how long the
+	// history copies took (history scales only).
+	counts1, counts10 dataCounts
+	historyTook       time.Duration
+}
+
+// dataCounts is the size of the data a set of rows ran on.
+type dataCounts struct{ tokens, wallets, trades, positions int64 }
+
+func (d dataCounts) String() string {
+	return fmt.Sprintf("%s tokens, %s wallets with positions, %s trades, %s positions",
+		thousands(d.tokens), thousands(d.wallets), thousands(d.trades), thousands(d.positions))
+}
+
+// countData counts the tables the read rows depend on (exact counts; one scan each).
+func countData(ctx context.Context, pool *pgxpool.Pool) dataCounts {
+	var d dataCounts
+	_ = pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM tokens), (SELECT count(DISTINCT (chain, wallet)) FROM wallet_positions),
+		(SELECT count(*) FROM trades), (SELECT count(*) FROM wallet_positions)`).Scan(&d.tokens, &d.wallets, &d.trades, &d.positions)
+	return d
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func loadAverage() string {
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		return strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	return ""
 }
 
 func describeMachine(ctx context.Context, st *stack) machine {
@@ -49,9 +92,7 @@ func describeMachine(ctx context.Context, st *stack) machine {
 		}
 		m.memory = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
 	}
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		m.loadAvg = strings.Join(strings.Fields(string(b))[:3], " ")
-	}
+	m.loadAvg = loadAverage()
 	_ = st.pool.QueryRow(ctx, "SHOW server_version").Scan(&m.postgres)
 	return m
 }
@@ -69,9 +110,10 @@ func annotate(rows []report.Row) {
 		var why string
 		switch {
 		case strings.HasPrefix(r.Goal.Text, "p99 ≤ 1.5× raw SQL"):
-			why = fmt.Sprintf("the HTTP path adds %.2f ms at p50 over the same read in-process (API-key check, JSON encoding, loopback hop, "+
-				"a 16-way client on the same cores); at p99 the gap grows to ×%.2f. Next: a CPU profile of the service under this load "+
-				"and the share of the per-request key lookup in it.", ms64(s.P50-base.P50), ratio(s.P99, base.P99))
+			why = fmt.Sprintf("the HTTP path adds %.2f ms at p50 over the same read in-process (auth, JSON encoding, the loopback hop "+
+				"and the client's own HTTP work, all on the same 2 cores as Postgres and the 16-way load); at p99 the gap grows to ×%.2f. "+
+				"Next: a CPU profile of the service under this load (BenchmarkHandler and BenchmarkInmemory in adapters/httpapi isolate the HTTP share).",
+				ms64(s.P50-base.P50), ratio(s.P99, base.P99))
 		case strings.HasPrefix(r.Goal.Text, "req/s ≥ 0.5× bare Fiber"):
 			sql := r.Baselines[0]
 			why = fmt.Sprintf("the bare handler answers %.0f req/s; the read alone, with no HTTP at all, reaches %.0f req/s (×%.2f of it), "+
@@ -117,13 +159,31 @@ func writeMarkdown(path string, m machine, rows []report.Row, growth []report.Gr
 	fmt.Fprintf(&w, "- CPUs: %d (%s)\n- memory: %s\n- Go: %s\n- PostgreSQL: %s (127.0.0.1:5432)\n- load average when the table was written: %s\n\n",
 		m.cpus, orDash(m.cpuModel), m.memory, m.goVersion, m.postgres, m.loadAvg)
 	fmt.Fprintf(&w, "## Run\n\n")
-	fmt.Fprintf(&w, "- scale `%s`: %d tokens, %d wallets, %d trades from the simulator (seed 1 then 2, 24 h ending at the run's start), "+
-		"ingested with `tokenscope import` in two steps: 1/10 (the 1× data), then the other 9/10 (10×)\n", m.scale.name, m.scale.tokens, m.scale.wallets, m.scale.trades)
+	if m.scale.history() {
+		fmt.Fprintf(&w, "- scale `%s`: %d tokens, %d wallets, %d trades from the simulator (seed 1, 24 h ending at the run's start), "+
+			"ingested with `tokenscope import` into an empty database\n", m.scale.name, m.scale.tokens, m.scale.wallets, m.scale.trades)
+		fmt.Fprintf(&w, "- then the trades table grown to %d rows (1×) and later %d rows (10×) by copies of those trades, the k-th copy "+
+			"shifted k × 24 h and k × (their block-height span) back in time with its own signatures (`INSERT … SELECT` in the bench, "+
+			"%s in all; tokens, pools, positions and market data are those of the ingested trades). The ingest path runs at a few hundred "+
+			"trades/s at 100k tokens here (ingest row), so a million trades through it would take over an hour\n",
+			m.scale.mainTrades, 10*m.scale.mainTrades, m.historyTook.Round(time.Second))
+	} else {
+		fmt.Fprintf(&w, "- scale `%s`: %d tokens, %d wallets, %d trades from the simulator (seed 1 then 2, 24 h ending at the run's start), "+
+			"ingested with `tokenscope import` in two steps: 1/10 (the 1× data), then the other 9/10 (10×)\n", m.scale.name, m.scale.tokens, m.scale.wallets, m.scale.trades)
+	}
+	if m.reused {
+		fmt.Fprintf(&w, "- the 1× data was filled by an earlier run kept with `-keep` and reused here (`-reuse`); this run did not fill it\n")
+	}
+	fmt.Fprintf(&w, "- data measured: 1× = %s; 10× = %s\n", m.counts1, m.counts10)
 	fmt.Fprintf(&w, "- service: `tokenscope dev` (API, worker, embedded Temporal; `DEV_SIMULATE=false`, default settings otherwise) on free loopback ports, "+
-		"its own database `tokenscope_bench_<pid>`, dropped at the end\n")
+		"its own database `tokenscope_bench_<pid>`, dropped at the end unless kept with `-keep`\n")
 	fmt.Fprintf(&w, "- load: %d concurrent callers for %s per series, from the separate `tokenbench` process over loopback HTTP/1.1 keep-alive; "+
 		"p50 and p99 over every call of the series; a call fails on a transport error or a non-2xx status\n", m.concurrency, m.scale.duration)
-	fmt.Fprintf(&w, "- the table's main rows run on the 10× data; the growth table repeats four operations at 1× and 10× with the same request targets\n\n")
+	if m.scale.history() {
+		fmt.Fprintf(&w, "- the table's main rows run on the 1× data; the growth table repeats the trade pages at 1× and 10× with the same request targets\n\n")
+	} else {
+		fmt.Fprintf(&w, "- the table's main rows run on the 10× data; the growth table repeats four operations at 1× and 10× with the same request targets\n\n")
+	}
 	fmt.Fprintf(&w, "Baselines:\n\n")
 	fmt.Fprintf(&w, "- **raw SQL**: the use case the handler calls (`app/market`, `app/webhook`) over the Postgres adapter, called in the bench "+
 		"process through its own pgx pool with the same parameters and the same concurrency: the SQL and row scanning alone, without HTTP, "+
@@ -135,7 +195,7 @@ func writeMarkdown(path string, m machine, rows []report.Row, growth []report.Gr
 	fmt.Fprintf(&w, "- **COPY**: the same trade rows COPYed into a table with no index, key or trigger (decoding not timed)\n\n")
 	fmt.Fprintf(&w, "## Results\n\n")
 	report.MarkdownTable(&w, rows, growth)
-	fmt.Fprintf(&w, "\n## Goals (issue 6)\n\n")
+	fmt.Fprintf(&w, "\n## Goals (issues 4 and 6)\n\n")
 	for _, r := range rows {
 		if r.Goal != nil {
 			x, _ := r.GoalRatio()

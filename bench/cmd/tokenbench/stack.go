@@ -294,7 +294,7 @@ var importLine = regexp.MustCompile(`trades=(\d+) .*seconds=([0-9.]+)`)
 func (s *stack) ingestFill(ctx context.Context, f fill, end time.Time) (string, int, time.Duration, error) {
 	file := filepath.Join(s.dir, fmt.Sprintf("fill-%d.ndjson", f.Seed))
 	if _, err := s.tool(ctx, "simulate", "--seed", strconv.FormatUint(f.Seed, 10), "--tokens", strconv.Itoa(f.Tokens),
-		"--wallets", strconv.Itoa(f.Wallets), "--trades", strconv.Itoa(f.Trades), "--span", "24h",
+		"--wallets", strconv.Itoa(f.Wallets), "--trades", strconv.Itoa(f.Trades), "--span", fillSpan.String(),
 		"--end", end.UTC().Format(time.RFC3339), "--ndjson", file); err != nil {
 		return "", 0, 0, err
 	}

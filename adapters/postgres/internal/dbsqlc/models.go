@@ -28,6 +28,12 @@ type ApiKey struct {
 	LastUsedAt *time.Time
 }
 
+type HotRanking struct {
+	Chain        string
+	Duration     string
+	ComputedAtMs int64
+}
+
 type HotToken struct {
 	Chain        string
 	Duration     string
@@ -151,6 +157,15 @@ type RedPacketClaim struct {
 	Amount      decimal.Decimal
 	ClaimedAtMs int64
 	TxHash      string
+}
+
+type RefreshState struct {
+	ID                bool
+	WindowsAtMs       *int64
+	RoundAtMs         *int64
+	RoundFull         bool
+	RoundAfterChain   *string
+	RoundAfterAddress *string
 }
 
 type Token struct {

@@ -1,0 +1,294 @@
+package httpapi_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/adapters/httpapi"
+	"github.com/tokenscope/tokenscope/app"
+	"github.com/tokenscope/tokenscope/app/apikey"
+	"github.com/tokenscope/tokenscope/app/market"
+	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
+	"github.com/tokenscope/tokenscope/domain/account"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/page"
+	"github.com/tokenscope/tokenscope/domain/pnl"
+	"github.com/tokenscope/tokenscope/domain/pool"
+	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/domain/redpacket"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/domain/webhook"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// The fixtures below stand in for Postgres: in-memory ports returning realistic pages, so a
+// request through httpapi.New exercises only HTTP, middleware, auth and JSON.
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+// fixtureRand is deterministic so every run (and the golden comparisons) sees the same data.
+func fixtureRand() *rand.Rand { return rand.New(rand.NewPCG(7, 11)) }
+
+const base58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+func address(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteByte(base58[r.IntN(len(base58))])
+	}
+	return b.String()
+}
+
+// amount is a decimal with 0 to 12 fractional digits and up to 9 integer digits, sometimes 0.
+func amount(r *rand.Rand) decimal.Decimal {
+	if r.IntN(10) == 0 {
+		return decimal.Zero
+	}
+	return decimal.New(r.Int64N(1_000_000_000_000), -int32(r.IntN(13)))
+}
+
+func signedAmount(r *rand.Rand) decimal.Decimal {
+	d := amount(r)
+	if r.IntN(3) == 0 {
+		return d.Neg()
+	}
+	return d
+}
+
+func tradesFixture(n int) []trade.Trade {
+	r := fixtureRand()
+	ts := int64(1_717_000_000_000)
+	out := make([]trade.Trade, n)
+	for i := range out {
+		side := trade.Buy
+		if i%3 == 0 {
+			side = trade.Sell
+		}
+		out[i] = trade.Trade{
+			Chain: chain.Sol, TransactionSignature: address(r, 88), BlockHeight: 270_000_000 - int64(i), BlockSlot: 290_000_000 - int64(i),
+			BlockTimestamp: ts - int64(i)*400, Wallet: address(r, 44), PoolAddress: address(r, 44), Side: side, Status: trade.Succeeded,
+			TokenAddress: "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm", TokenName: "dogwifhat", TokenSymbol: "$WIF",
+			TokenImageURL: "https://bafkreibk3covs5ltyqxa272uodhculbr6kea6betidfwy3ajsav2vjzyum.ipfs.nftstorage.link",
+			TokenAmount:   amount(r), TokenAmountInNative: amount(r), TokenAmountInUSD: amount(r),
+			TokenPriceInNative: amount(r), TokenPriceInUSD: amount(r),
+			SideTokenAddress: "So11111111111111111111111111111111111111112", SideTokenName: "Wrapped SOL", SideTokenSymbol: "SOL",
+			SideTokenImageURL: "https://raw.githubusercontent.com/solana-labs/token-list/main/assets/mainnet/So11111111111111111111111111111111111111112/logo.png",
+			SideTokenAmount:   amount(r), SideTokenAmountInNative: amount(r), SideTokenAmountInUSD: amount(r),
+			SideTokenPriceInNative: amount(r), SideTokenPriceInUSD: amount(r),
+			DexImage:          "https://dd.dexscreener.com/ds-data/dexes/raydium.png",
+			DexProgramAddress: "675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8", DexProtocolFamily: "Raydium",
+		}
+	}
+	return out
+}
+
+func snapshotsFixture(n int) []pool.Snapshot {
+	r := fixtureRand()
+	out := make([]pool.Snapshot, n)
+	side := func(addr string, dec int32) pool.Side {
+		return pool.Side{TokenAddress: addr, Decimals: dec, AmountInNative: amount(r), AmountInUSD: amount(r),
+			PriceNative: amount(r), PriceUSD: amount(r), VaultAmount: pool.VaultAmount(strconv.FormatInt(r.Int64N(1<<62), 10))}
+	}
+	for i := range out {
+		var slot *int64
+		if i%2 == 0 {
+			s := int64(290_000_000 - i)
+			slot = &s
+		}
+		out[i] = pool.Snapshot{Chain: chain.Sol, PoolAddress: "58oQChx4yWmvKdwLLZzBi4ChoCc2fqCUWBkwMihLYQo2",
+			BlockHeight: 270_000_000 - int64(i)*150, BlockSlot: slot, BlockTimestamp: 1_717_000_000_000 - int64(i)*60_000,
+			SnapshotTime: 1_717_000_000_000 - int64(i)*60_000,
+			TokenA:       side("EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm", 6),
+			TokenB:       side("So11111111111111111111111111111111111111112", 9),
+			TVLInNative:  amount(r), TVLInUSD: amount(r)}
+	}
+	return out
+}
+
+func positionsFixture(n int) []ports.PricedPosition {
+	r := fixtureRand()
+	out := make([]ports.PricedPosition, n)
+	for i := range out {
+		tok := address(r, 44)
+		ms := int64(1_716_000_000_000 + i)
+		out[i] = ports.PricedPosition{
+			Position: pnl.Position{Chain: chain.Sol, Wallet: "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", Token: tok,
+				Buys: r.Int64N(40), Sells: r.Int64N(40), BuyAmount: amount(r), BuyAmountInUSD: amount(r), SellAmount: amount(r),
+				SellAmountInUSD: amount(r), Balance: amount(r), CostInUSD: amount(r), SoldCostInUSD: amount(r),
+				RealizedProfitInUSD: signedAmount(r), FirstBuyAt: &ms},
+			PriceInUSD: amount(r), Name: "Token " + strconv.Itoa(i), Symbol: "TK" + strconv.Itoa(i),
+			LogoURI: "https://arweave.net/" + address(r, 43), Decimals: int32(6 + i%4),
+		}
+	}
+	return out
+}
+
+func cursor(s string) *string { return &s }
+
+// readers implements market.Readers over fixed data.
+type readers struct {
+	trades    []trade.Trade
+	snapshots []pool.Snapshot
+	positions []ports.PricedPosition
+}
+
+func newReaders() *readers {
+	return &readers{trades: tradesFixture(20), snapshots: snapshotsFixture(20), positions: positionsFixture(10)}
+}
+
+func (r *readers) SearchTokens(context.Context, ports.TokenSearch) (page.Page[token.Detail], error) {
+	return page.Page[token.Detail]{Items: []token.Detail{}}, nil
+}
+
+func (r *readers) TokenDetails(context.Context, chain.Chain, []string) ([]token.Detail, error) {
+	return nil, nil
+}
+
+func (r *readers) HotTokens(context.Context, chain.Chain, ranking.Duration, int) ([]ports.HotEntry, error) {
+	return nil, nil
+}
+
+func (r *readers) ListTrades(_ context.Context, _ ports.TradeFilter, p ports.PageRequest) (page.Page[trade.Trade], error) {
+	items := r.trades[:min(p.Limit, len(r.trades))]
+	return page.Page[trade.Trade]{Items: items, StartCursor: cursor("dHJhZGU6MTcxNzAwMDAwMDAwMDpzaWc6MA"),
+		EndCursor: cursor("dHJhZGU6MTcxNjk5OTk5MjQwMDpzaWc6MTk"), HasNext: true}, nil
+}
+
+func (r *readers) ListSnapshots(_ context.Context, _ chain.Chain, _ string, _ *int64, p ports.PageRequest) (page.Page[pool.Snapshot], error) {
+	items := r.snapshots[:min(p.Limit, len(r.snapshots))]
+	return page.Page[pool.Snapshot]{Items: items, StartCursor: cursor("c25hcDoyNzAwMDAwMDA"), EndCursor: cursor("c25hcDoyNjk5OTcxNTA"),
+		HasNext: true}, nil
+}
+
+func (r *readers) ListRedPackets(context.Context, ports.RedPacketFilter, ports.PageRequest) (ports.Counted[redpacket.RedPacket], error) {
+	return ports.Counted[redpacket.RedPacket]{Page: page.Page[redpacket.RedPacket]{Items: []redpacket.RedPacket{}}}, nil
+}
+
+func (r *readers) ListClaims(context.Context, string, ports.PageRequest) (ports.Counted[redpacket.Claim], error) {
+	return ports.Counted[redpacket.Claim]{Page: page.Page[redpacket.Claim]{Items: []redpacket.Claim{}}}, nil
+}
+
+func (r *readers) PricedPositions(context.Context, chain.Chain, string, []string) ([]ports.PricedPosition, error) {
+	return r.positions, nil
+}
+
+// keyStore is an AccountStore holding keys in memory.
+type keyStore struct {
+	keys map[string]account.Key // by prefix
+}
+
+func (s *keyStore) EnsureAccount(context.Context, string, string) error { return nil }
+
+func (s *keyStore) CreateKey(_ context.Context, k account.Key) error {
+	s.keys[k.Prefix] = k
+	return nil
+}
+
+func (s *keyStore) KeyByPrefix(_ context.Context, prefix string) (account.Key, error) {
+	if k, ok := s.keys[prefix]; ok {
+		return k, nil
+	}
+	return account.Key{}, fault.NotFound("key", prefix)
+}
+
+func (s *keyStore) ListKeys(context.Context, string) ([]account.Key, error) { return nil, nil }
+func (s *keyStore) RevokeKey(context.Context, string) error                 { return nil }
+func (s *keyStore) TouchKey(context.Context, string) error                  { return nil }
+
+// endpointStore serves one webhook endpoint of one account.
+type endpointStore struct {
+	ports.EndpointStore // unused methods panic
+	ep                  *webhook.Endpoint
+}
+
+func (s *endpointStore) Get(_ context.Context, accountID, id string) (*webhook.Endpoint, error) {
+	if s.ep.AccountID() != accountID || s.ep.ID() != id {
+		return nil, fault.NotFound("endpoint", id)
+	}
+	return s.ep, nil
+}
+
+const (
+	fixtureAccount  = "acct_bench"
+	fixtureEndpoint = "ep_01HZX3K6Q9V7M2C8T4N5P0R1SB"
+	fixtureWallet   = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"
+)
+
+func fixtureEndpointRecord(t testing.TB) *webhook.Endpoint {
+	_, p, err := webhook.DecodePatch([]byte(`{"endpointId":"x","channels":["sol.token.migrated","sol.token.created"],
+		"description":"Migrations for the trading desk","filterTypes":["sol.token.migrated"],
+		"metadata":{"team":"desk","env":"prod"},"rateLimit":50}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := time.Date(2024, 5, 29, 16, 26, 40, 123_000_000, time.UTC)
+	ep, err := webhook.NewEndpoint(fixtureEndpoint, fixtureAccount, "https://hooks.example.com/tokenscope",
+		webhook.WithPatch(p), webhook.CreatedAt(created))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ep
+}
+
+// server is the real API over the fixtures, built the way cmd/tokenscope's httpDeps does.
+type server struct {
+	app      *fiber.App
+	key      string
+	keys     *apikey.Service
+	registry *prometheus.Registry
+}
+
+func newServer(t testing.TB, logTo io.Writer) *server {
+	t.Helper()
+	store := &keyStore{keys: map[string]account.Key{}}
+	keys := apikey.New(store, wallClock{})
+	full, _, err := keys.Create(context.Background(), fixtureAccount, "bench", account.AllScopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &app.Application{
+		Keys:     keys,
+		Market:   market.New(newReaders()),
+		Webhooks: &appwebhook.Service{Endpoints: &endpointStore{ep: fixtureEndpointRecord(t)}, Clock: wallClock{}},
+	}
+	reg := prometheus.NewRegistry()
+	d := httpapi.Deps{
+		App: a, Auth: a.Keys, Log: slog.New(slog.NewJSONHandler(logTo, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Registry: reg, Metrics: httpapi.NewMetrics(reg), RequestTimeout: 15 * time.Second,
+	}
+	return &server{app: httpapi.New(d), key: full, keys: keys, registry: reg}
+}
+
+// endpoint is one benchmarked request.
+type endpoint struct {
+	name, path string
+}
+
+var endpoints = []endpoint{
+	{"trades", "/v2/trade/sol?tokenAddress=EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm&limit=20"},
+	{"snapshots", "/v2/dexpools/sol/58oQChx4yWmvKdwLLZzBi4ChoCc2fqCUWBkwMihLYQo2/snapshots?limit=20"},
+	{"pnl", "/v2/wallet/sol/" + fixtureWallet + "/pnl-by-token?tokenAddresses=" + strings.Repeat("EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm,", 9) + "So11111111111111111111111111111111111111112"},
+	{"webhook", "/v2/webhook/endpoint/" + fixtureEndpoint},
+	{"whoami", "/v2/whoami"},
+}
+
+func mustStatus(t testing.TB, got int, body []byte, want int) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("status %d, want %d: %s", got, want, body)
+	}
+}

@@ -1,0 +1,357 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/big"
+	mathrand "math/rand"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/valyala/fasthttp"
+
+	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/domain/page"
+	"github.com/tokenscope/tokenscope/domain/pool"
+	"github.com/tokenscope/tokenscope/domain/trade"
+)
+
+// reference is what encodeJSON wrote before the hand-written encoders: encoding/json without
+// HTML escaping and without the trailing newline.
+func reference(t *testing.T, v any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(v))
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// awkwardStrings are the texts whose encoding differs between careless encoders.
+var awkwardStrings = []string{
+	"", "plain", "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm", `quote " and backslash \`, "<script>&amp;</script>",
+	"tab\tnew\nline\rcr", "\b\f\x00\x01\x1f\x7f", "ünïcødé 漢字 🚀", "\u2028\u2029 separators", "\xff\xfe invalid",
+	"trunc\xe2\x82", "\xed\xa0\x80 surrogate", "https://example.com/a?b=c&d=<e>", "'single'", "/slash/",
+}
+
+func randomString(r *rand.Rand) string {
+	if r.IntN(4) > 0 {
+		return awkwardStrings[r.IntN(len(awkwardStrings))]
+	}
+	b := make([]byte, r.IntN(12))
+	for i := range b {
+		b[i] = byte(r.IntN(256))
+	}
+	return string(b)
+}
+
+func randomDecimal(r *rand.Rand) decimal.Decimal {
+	switch r.IntN(9) {
+	case 0:
+		return decimal.Zero
+	case 1:
+		return decimal.New(0, -int32(r.IntN(20)))
+	case 2: // long coefficients (Postgres numeric with many digits)
+		digits := make([]byte, 15+r.IntN(30))
+		for i := range digits {
+			digits[i] = byte('0' + r.IntN(10))
+		}
+		v, _ := new(big.Int).SetString(string(digits), 10)
+		if r.IntN(2) == 0 {
+			v.Neg(v)
+		}
+		return decimal.NewFromBigInt(v, -int32(r.IntN(40))+3)
+	case 3: // positive exponents
+		return decimal.New(r.Int64N(2_000_000)-1_000_000, int32(r.IntN(25)))
+	case 4: // trailing zeros in the coefficient
+		return decimal.RequireFromString([]string{"100.00", "0.000100", "-2.50", "1e-30", "-1e-3", "12345678901234567.8900",
+			"999999999999999999", "-999999999999999999", "1000000000000000000", "0.1", "-0.000000000000000001"}[r.IntN(11)])
+	case 5: // quotients carry DivisionPrecision digits
+		return decimal.New(r.Int64N(1_000_000)+1, -int32(r.IntN(9))).Div(decimal.New(r.Int64N(999)+1, 0))
+	case 6:
+		return decimal.NewFromFloat(r.NormFloat64() * 1e6)
+	default:
+		c := r.Int64N(1_000_000_000_000_000_000)
+		if r.IntN(3) == 0 {
+			c = -c
+		}
+		return decimal.New(c, -int32(r.IntN(24)))
+	}
+}
+
+var decimalType = reflect.TypeFor[decimal.Decimal]()
+
+// fill sets every field reachable from v to a random value; pointers, slices and maps are nil
+// sometimes, so both shapes of each are encoded.
+func fill(r *rand.Rand, v reflect.Value) {
+	if v.Type() == decimalType {
+		v.Set(reflect.ValueOf(randomDecimal(r)))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(randomString(r))
+	case reflect.Bool:
+		v.SetBool(r.IntN(2) == 0)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n := r.Int64() >> (r.IntN(64))
+		if r.IntN(2) == 0 {
+			n = -n
+		}
+		if v.OverflowInt(n) {
+			n = int64(int32(n))
+		}
+		v.SetInt(n)
+	case reflect.Pointer:
+		if r.IntN(3) == 0 {
+			v.SetZero()
+			return
+		}
+		p := reflect.New(v.Type().Elem())
+		fill(r, p.Elem())
+		v.Set(p)
+	case reflect.Slice:
+		switch r.IntN(5) {
+		case 0:
+			v.SetZero()
+			return
+		case 1:
+			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), 1+r.IntN(4), 5)
+		for i := range s.Len() {
+			fill(r, s.Index(i))
+		}
+		v.Set(s)
+	case reflect.Map:
+		if r.IntN(4) == 0 {
+			v.SetZero()
+			return
+		}
+		m := reflect.MakeMap(v.Type())
+		for range r.IntN(6) {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			fill(r, k)
+			fill(r, e)
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() || v.Type().Field(i).Anonymous {
+				fill(r, v.Field(i))
+			}
+		}
+	default:
+		panic("fill: unhandled kind " + v.Kind().String())
+	}
+}
+
+// handWritten lists every DTO with a hand-written encoder (but the streamed pages, below) and
+// how its handler encodes it.
+var handWritten = []struct {
+	sample any
+	encode func(b []byte, v any) []byte
+}{
+	{redPacketPageDTO[redPacketDTO]{}, func(b []byte, v any) []byte {
+		return appendRedPacketPage(b, v.(redPacketPageDTO[redPacketDTO]), (*redPacketDTO).appendJSON)
+	}},
+	{redPacketPageDTO[claimDTO]{}, func(b []byte, v any) []byte {
+		return appendRedPacketPage(b, v.(redPacketPageDTO[claimDTO]), (*claimDTO).appendJSON)
+	}},
+	{endpointDTO{}, func(b []byte, v any) []byte { return v.(endpointDTO).appendJSON(b) }},
+	{endpointListDTO{}, func(b []byte, v any) []byte { return v.(endpointListDTO).appendJSON(b) }},
+	{whoamiDTO{}, func(b []byte, v any) []byte { return v.(whoamiDTO).appendJSON(b) }},
+}
+
+// TestHandWrittenEncodersMatchEncodingJSON encodes random values of every type with a
+// hand-written encoder and requires the bytes encoding/json writes. A field added to one of
+// these DTOs without its encoder line fails here.
+func TestHandWrittenEncodersMatchEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, h := range handWritten {
+		typ := reflect.TypeOf(h.sample)
+		t.Run(typ.String(), func(t *testing.T) {
+			for i := range 300 {
+				p := reflect.New(typ)
+				fill(r, p.Elem())
+				v := p.Elem().Interface()
+				require.Equal(t, string(reference(t, v)), string(h.encode(nil, v)), "value %d", i)
+			}
+		})
+	}
+}
+
+// TestStreamedPagesMatchEncodingJSON: the pages encoded item by item (trades, snapshots, PnL)
+// give the bytes encoding/json writes for the DTO pages they stand for.
+func TestStreamedPagesMatchEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for i := range 300 {
+		var trades page.Page[trade.Trade]
+		fill(r, reflect.ValueOf(&trades).Elem())
+		require.Equal(t, string(reference(t, toPage(trades, tradeOut))),
+			string(appendTradePage(nil, trades)), "trades %d", i)
+
+		var snaps page.Page[pool.Snapshot]
+		fill(r, reflect.ValueOf(&snaps).Elem())
+		require.Equal(t, string(reference(t, toPage(snaps, snapshotOut))),
+			string(appendSnapshotPage(nil, snaps)), "snapshots %d", i)
+
+		var pnl market.PnLResult
+		fill(r, reflect.ValueOf(&pnl).Elem())
+		want := reference(t, pnlPageDTO{pageDTO: toPage(pnl.Page, pnlEntryOut), Summary: pnlSummaryOut(pnl.Summary)})
+		require.Equal(t, string(want), string(appendPnLPage(nil, pnl)), "pnl %d", i)
+	}
+}
+
+func TestOtherValuesGoThroughEncodingJSON(t *testing.T) {
+	for _, v := range []any{
+		fiber.Map{"message": "send Authorization: Bearer <key> & retry", "n": 1},
+		pageDTO[tokenFastDTO]{Data: []tokenFastDTO{{Name: "<b>"}}},
+		pageDTO[tradeDTO]{Data: []tradeDTO{{TokenName: "<b>"}}},
+		ErrorBody{Details: map[string]any{"parameter": "q", "value": "\u2028"}},
+	} {
+		got, err := encodeJSON(v)
+		require.NoError(t, err)
+		assert.Equal(t, string(reference(t, v)), string(got))
+	}
+	_, err := encodeJSON(map[string]any{"bad": make(chan int)})
+	require.Error(t, err)
+}
+
+func TestAppendDecimalMatchesMarshalJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		d := randomDecimal(r)
+		want, err := d.MarshalJSON()
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(appendDecimal(nil, d)), "coefficient %s exponent %d", d.Coefficient(), d.Exponent())
+	}
+	assert.Equal(t, `x"-0.005"`, string(appendDecimal([]byte("x"), decimal.New(-5, -3))))
+	assert.Equal(t, `"1500"`, string(appendDecimal(nil, decimal.New(15, 2))))
+	assert.Equal(t, `"12"`, string(appendDecimal(nil, decimal.RequireFromString("12.000"))))
+}
+
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	var all strings.Builder
+	for c := range 256 {
+		all.WriteByte(byte(c))
+	}
+	for _, s := range append(awkwardStrings, all.String(), strings.Repeat("é\u2029\x00", 40)) {
+		assert.Equal(t, string(reference(t, s)), string(appendString(nil, s)), "%q", s)
+	}
+	// Every awkward byte at every offset of 8-byte blocks, for the word-at-a-time scan.
+	var specials []string
+	for c := range 0x20 {
+		specials = append(specials, string(rune(c)))
+	}
+	specials = append(specials, `"`, `\`, "\x7f", "\x80", "\xff", "\u2028", "é", "🚀", " ", "~")
+	for _, sp := range specials {
+		for n := range 20 {
+			for k := 0; k <= n; k++ {
+				s := strings.Repeat("a", k) + sp + strings.Repeat("b", n-k)
+				require.Equal(t, string(reference(t, s)), string(appendString(nil, s)), "%q", s)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 5000 {
+		s := randomString(r) + randomString(r)
+		require.Equal(t, string(reference(t, s)), string(appendString(nil, s)), "%q", s)
+	}
+}
+
+// TestSendBodyReplacesTheBody: sendBody leaves exactly what it wrote, with c.JSON's content
+// type, whatever body the response had.
+func TestSendBodyReplacesTheBody(t *testing.T) {
+	app := fiber.New(fiber.Config{JSONEncoder: encodeJSON})
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, stale := range []string{"", "stale body", strings.Repeat("x", 64<<10)} {
+		var list endpointListDTO
+		fill(r, reflect.ValueOf(&list).Elem())
+		c := app.AcquireCtx(&fasthttp.RequestCtx{})
+		c.Response().SetBodyString(stale)
+		sendBody(c, list.appendJSON)
+		assert.Equal(t, string(reference(t, list)), string(c.Response().Body()))
+		assert.Equal(t, fiber.MIMEApplicationJSON, string(c.Response().Header.ContentType()))
+		app.ReleaseCtx(c)
+	}
+}
+
+func TestAppendMagnitude(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	limits := []*big.Int{big.NewInt(0), big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), 64), new(big.Int).Lsh(big.NewInt(1), 128)}
+	for _, l := range limits[1:] {
+		limits = append(limits, new(big.Int).Sub(l, big.NewInt(1)), new(big.Int).Add(l, big.NewInt(1)))
+	}
+	e38 := new(big.Int).Exp(big.NewInt(10), big.NewInt(38), nil)
+	limits = append(limits, e38, new(big.Int).Sub(e38, big.NewInt(1)), new(big.Int).Mul(new(big.Int).SetUint64(10_000_000_000_000_000_000), new(big.Int).Lsh(big.NewInt(1), 64)))
+	for range 5000 {
+		limits = append(limits, new(big.Int).Rand(mathrand.New(randSource{r}), new(big.Int).Lsh(big.NewInt(1), uint(1+r.IntN(200)))))
+	}
+	for _, v := range limits {
+		for _, sign := range []int64{1, -1} {
+			c := new(big.Int).Mul(v, big.NewInt(sign))
+			want := new(big.Int).Abs(c).String()
+			require.Equal(t, want, string(appendMagnitude(nil, new(big.Int).Set(c))))
+		}
+	}
+}
+
+// randSource adapts math/rand/v2 to the math/rand source big.Int.Rand takes.
+type randSource struct{ r *rand.Rand }
+
+func (s randSource) Int63() int64 { return s.r.Int64() }
+func (s randSource) Seed(int64)   {}
+
+// benchTrades is a page of 20 trades with realistic text (ASCII addresses and URLs) and decimals.
+func benchTrades() page.Page[trade.Trade] {
+	r := rand.New(rand.NewPCG(11, 12))
+	p := page.Page[trade.Trade]{Items: make([]trade.Trade, 20), StartCursor: new(string), EndCursor: new(string), HasNext: true}
+	for i := range p.Items {
+		t := &p.Items[i]
+		fill(r, reflect.ValueOf(t).Elem())
+		for _, s := range []*string{&t.Wallet, &t.PoolAddress, &t.TokenAddress, &t.SideTokenAddress, &t.DexProgramAddress} {
+			*s = "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm"
+		}
+		t.TransactionSignature = strings.Repeat("5VfYmGC8Y2", 8) + "abcdefgh"
+		t.TokenImageURL, t.SideTokenImageURL, t.DexImage = "https://bafkreibk3covs5ltyqxa272uodhculbr6kea6betidfwy3ajsav2vjzyum.ipfs.nftstorage.link",
+			"https://raw.githubusercontent.com/solana-labs/token-list/main/assets/mainnet/So11111111111111111111111111111111111111112/logo.png",
+			"https://dd.dexscreener.com/ds-data/dexes/raydium.png"
+		t.TokenName, t.TokenSymbol, t.SideTokenName, t.SideTokenSymbol = "dogwifhat", "$WIF", "Wrapped SOL", "SOL"
+		t.Chain, t.Status, t.Side, t.DexProtocolFamily = "sol", trade.Succeeded, trade.Buy, "Raydium"
+	}
+	return p
+}
+
+// BenchmarkEncodeTradePage compares the two ways of rendering one page of trades: the
+// hand-written encoder and encoding/json over the DTO page (what c.JSON did).
+func BenchmarkEncodeTradePage(b *testing.B) {
+	p := benchTrades()
+	b.Run("appendTradePage", func(b *testing.B) {
+		buf := appendTradePage(nil, p)
+		b.SetBytes(int64(len(buf)))
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = appendTradePage(buf[:0], p)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		b.ReportAllocs()
+		for b.Loop() {
+			buf.Reset()
+			_ = enc.Encode(toPage(p, tradeOut))
+		}
+		b.SetBytes(int64(buf.Len()))
+	})
+}

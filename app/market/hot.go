@@ -1,0 +1,166 @@
+package market
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// HotScanDepth is how many ranked tokens the ranking's filters look through; the public API
+// caps the list it returns, so filters apply to the head of the ranking.
+const HotScanDepth = 1000
+
+// HotLimit is the most tokens the ranking returns.
+const HotLimit = 100
+
+// HotRequest is a validated hot-token ranking request.
+type HotRequest struct {
+	Chain    chain.Chain
+	Duration ranking.Duration
+	// SortBy is empty for the ranking's own order (hotness score).
+	SortBy     token.Field
+	Desc       bool
+	Tag        token.Tag
+	Ranges     []token.Filter
+	Socials    []token.SocialFilter
+	Launchpads []token.Tag
+	Keywords   ranking.Keywords
+}
+
+// WithHotCache keeps the candidates of each hot-token ranking (its first HotScanDepth tokens
+// with their details) for ttl as read from clock, so requests within ttl of a read are
+// filtered and sorted in memory instead of reading about a thousand token details each.
+// Concurrent requests for a ranking that is not cached share one read. An answer is then up to
+// ttl older than the stored ranking and token data (cmd/tokenscope keeps ttl within the refresh
+// interval). A ttl of 0 or less leaves the cache off.
+func WithHotCache(clock ports.Clock, ttl time.Duration) Option {
+	return func(s *Service) {
+		if ttl > 0 {
+			s.hot = newHotCache(clock, ttl)
+		} else {
+			s.hot = nil
+		}
+	}
+}
+
+// HotTokens returns the precomputed ranking of (chain, duration) after the request's filters,
+// in rank order unless a sort field is given, at most HotLimit tokens. The slice is the
+// caller's own; the details' maps and slices (stats, pools, groups, socials) may be shared with
+// other requests' answers and must not be modified.
+func (s *Service) HotTokens(ctx context.Context, r HotRequest) ([]token.Detail, error) {
+	var cands []token.Detail
+	var err error
+	if s.hot != nil && cacheable(r.Chain, r.Duration) {
+		cands, err = s.hot.get(ctx, hotKey{r.Chain, r.Duration}, func(ctx context.Context) ([]token.Detail, error) {
+			return s.hotCandidates(ctx, r.Chain, r.Duration)
+		})
+	} else {
+		cands, err = s.hotCandidates(ctx, r.Chain, r.Duration)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r.apply(cands), nil
+}
+
+// cacheable bounds the cache to the rankings that exist: every duration of every v2 chain.
+// Other keys (which the HTTP adapter rejects) are read uncached rather than kept.
+func cacheable(c chain.Chain, d ranking.Duration) bool {
+	return slices.Contains(chain.V2, c) && slices.Contains(ranking.AllDurations, d)
+}
+
+// hotCandidates reads the first HotScanDepth tokens of the ranking with their details, in rank
+// order; ranked tokens without a detail are left out. The result is shared by every request
+// served from the cache and is never modified after it is returned.
+func (s *Service) hotCandidates(ctx context.Context, c chain.Chain, d ranking.Duration) ([]token.Detail, error) {
+	entries, err := s.tokens.HotTokens(ctx, c, d, HotScanDepth)
+	if err != nil {
+		return nil, err
+	}
+	addrs := make([]string, len(entries))
+	for i, e := range entries {
+		addrs[i] = e.Address
+	}
+	ds, err := s.tokens.TokenDetails(ctx, c, addrs)
+	if err != nil {
+		return nil, err
+	}
+	byAddr := make(map[string]int, len(ds))
+	for i, d := range ds {
+		byAddr[d.Address] = i
+	}
+	out := make([]token.Detail, 0, len(ds))
+	for _, e := range entries {
+		if i, ok := byAddr[e.Address]; ok {
+			out = append(out, ds[i])
+		}
+	}
+	return out, nil
+}
+
+// apply filters the ranked candidates into a new slice, in rank order or sorted when asked, at
+// most HotLimit long; cands itself is only read. A sort orders the matches' positions and copies
+// out only the first HotLimit details (a detail is about a kilobyte, and copying all of up to
+// HotScanDepth matches twice, as sorting the details themselves would, was most of a sorted
+// request's time). The order is token.SortDetails': the field's value, then the address.
+func (r HotRequest) apply(cands []token.Detail) []token.Detail {
+	if r.SortBy == "" {
+		out := make([]token.Detail, 0, min(len(cands), HotLimit))
+		for i := range cands {
+			if r.matches(&cands[i]) {
+				out = append(out, cands[i])
+				if len(out) == HotLimit {
+					break
+				}
+			}
+		}
+		return out
+	}
+	type match struct {
+		key decimal.Decimal
+		i   int
+	}
+	var ms []match
+	for i := range cands {
+		if r.matches(&cands[i]) {
+			ms = append(ms, match{key: token.Value(cands[i], r.SortBy), i: i})
+		}
+	}
+	slices.SortStableFunc(ms, func(a, b match) int {
+		if c := a.key.Cmp(b.key); c != 0 {
+			if r.Desc {
+				return -c
+			}
+			return c
+		}
+		return strings.Compare(cands[a.i].Address, cands[b.i].Address)
+	})
+	out := make([]token.Detail, min(len(ms), HotLimit))
+	for k := range out {
+		out[k] = cands[ms[k].i]
+	}
+	return out
+}
+
+func (r HotRequest) matches(d *token.Detail) bool {
+	if r.Tag != "" && d.LaunchpadTag != r.Tag {
+		return false
+	}
+	if len(r.Launchpads) > 0 && !slices.Contains(r.Launchpads, d.LaunchpadTag) {
+		return false
+	}
+	for _, f := range r.Socials {
+		if !f.Matches(d.Token) {
+			return false
+		}
+	}
+	return token.MatchesAll(r.Ranges, *d) && r.Keywords.Matches(d.Token)
+}

@@ -1,0 +1,430 @@
+package market_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
+
+	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/ports"
+	"github.com/tokenscope/tokenscope/ports/portsmock"
+)
+
+// fakeClock is a ports.Clock that moves only when told to.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+const hotTTL = time.Second
+
+func newHotService(t *testing.T) (*market.Service, readers, *fakeClock) {
+	ctrl := gomock.NewController(t)
+	r := readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
+		portsmock.NewMockRedPacketReader(ctrl), portsmock.NewMockPositionReader(ctrl)}
+	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	return market.New(r, market.WithHotCache(clock, hotTTL)), r, clock
+}
+
+// hotFixture is a ranking of five tokens, best first: pop, bonk, wif, dog, ghost. ghost has no
+// detail (the reader leaves unknown tokens out), so it never appears in an answer.
+type hotFixture struct {
+	entries []ports.HotEntry
+	addrs   []string
+	details []token.Detail // in the reader's own (address) order
+}
+
+func newHotFixture(t *testing.T) hotFixture {
+	t.Helper()
+	det := func(addr, name, price, holders string, tag token.Tag, twitter bool) token.Detail {
+		links := map[string]string{}
+		if twitter {
+			links[token.SocialTwitter] = "https://x.com/" + addr
+		}
+		s, err := token.NewSocials(links)
+		require.NoError(t, err)
+		return token.Detail{
+			Token:      token.Token{Chain: chain.Sol, Address: addr, Name: name, Symbol: name, LaunchpadTag: tag, Socials: s},
+			MarketData: token.MarketData{PriceInUSD: dec(price), Holders: dec(holders)},
+			Stats:      map[token.Window]token.PeriodStats{token.Window24h: {Trades: int64(len(addr))}},
+		}
+	}
+	f := hotFixture{addrs: []string{"pop", "bonk", "wif", "dog", "ghost"}}
+	for i, a := range f.addrs {
+		f.entries = append(f.entries, ports.HotEntry{Address: a, Rank: int32(i + 1), Score: decimal.NewFromInt(int64(10 - i))})
+	}
+	f.details = []token.Detail{
+		det("bonk", "Bonk", "2", "30", token.AlphaFun, true),
+		det("dog", "Dogwifcat", "0.5", "40", token.BetaLaunchpad, false),
+		det("pop", "Popcat", "0.1", "10", "", false),
+		det("wif", "Dogwifhat", "3", "20", token.BetaLaunchpad, true),
+	}
+	return f
+}
+
+// expect makes the reader answer the fixture's ranking of (c, d) exactly times times.
+func (f hotFixture) expect(r readers, c chain.Chain, d ranking.Duration, times int) {
+	r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), c, d, market.HotScanDepth).Return(f.entries, nil).Times(times)
+	r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), c, f.addrs).Return(f.details, nil).Times(times)
+}
+
+func hotAddrs(ds []token.Detail) []string {
+	out := []string{}
+	for _, d := range ds {
+		out = append(out, d.Address)
+	}
+	return out
+}
+
+// hotCases are requests with different filters and sorts over the fixture, with their answers.
+func hotCases() []struct {
+	name string
+	req  market.HotRequest
+	want []string
+} {
+	one, three := dec("1"), dec("3")
+	base := market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h}
+	with := func(f func(*market.HotRequest)) market.HotRequest {
+		r := base
+		f(&r)
+		return r
+	}
+	return []struct {
+		name string
+		req  market.HotRequest
+		want []string
+	}{
+		{"rank order", base, []string{"pop", "bonk", "wif", "dog"}},
+		{"tag", with(func(r *market.HotRequest) { r.Tag = token.BetaLaunchpad }), []string{"wif", "dog"}},
+		{"launchpads", with(func(r *market.HotRequest) { r.Launchpads = []token.Tag{token.AlphaFun, token.BetaLaunchpad} }),
+			[]string{"bonk", "wif", "dog"}},
+		{"twitter", with(func(r *market.HotRequest) { r.Socials = []token.SocialFilter{"has_twitter"} }), []string{"bonk", "wif"}},
+		{"price range", with(func(r *market.HotRequest) {
+			r.Ranges = []token.Filter{{Field: token.FieldPriceInUSD, Min: &one, Max: &three}}
+		}), []string{"bonk", "wif"}},
+		{"keywords", with(func(r *market.HotRequest) { r.Keywords = ranking.NewKeywords([]string{"dog"}, []string{"hat"}) }),
+			[]string{"dog"}},
+		{"price desc", with(func(r *market.HotRequest) { r.SortBy, r.Desc = token.FieldPriceInUSD, true }),
+			[]string{"wif", "bonk", "dog", "pop"}},
+		{"holders asc", with(func(r *market.HotRequest) { r.SortBy = token.FieldHolders }), []string{"pop", "wif", "bonk", "dog"}},
+		{"beta by holders desc", with(func(r *market.HotRequest) {
+			r.Launchpads, r.SortBy, r.Desc = []token.Tag{token.BetaLaunchpad}, token.FieldHolders, true
+		}), []string{"dog", "wif"}},
+		{"nothing matches", with(func(r *market.HotRequest) { r.Tag = token.DeltaFun }), []string{}},
+	}
+}
+
+func TestHotTokensFiltersManyRequestsFromOneRead(t *testing.T) {
+	s, r, clock := newHotService(t)
+	f := newHotFixture(t)
+	f.expect(r, chain.Sol, ranking.Duration1h, 1)
+	ctx := context.Background()
+	for round := range 3 {
+		for _, tc := range hotCases() {
+			got, err := s.HotTokens(ctx, tc.req)
+			require.NoError(t, err, tc.name)
+			assert.Equal(t, tc.want, hotAddrs(got), "round %d: %s", round, tc.name)
+		}
+		// Still within the TTL at its last nanosecond.
+		clock.Advance(hotTTL/3 - time.Nanosecond)
+	}
+	got, err := s.HotTokens(ctx, market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h})
+	require.NoError(t, err)
+	require.Len(t, got, 4)
+	assert.True(t, dec("3").Equal(got[2].MarketData.PriceInUSD), "the details are the reader's")
+	assert.Equal(t, int64(3), got[2].Period(token.Window24h).Trades)
+
+	// Another duration and another chain are other rankings, each read once.
+	f.expect(r, chain.Sol, ranking.Duration24h, 1)
+	f.expect(r, chain.Eth, ranking.Duration1h, 1)
+	for range 2 {
+		_, err := s.HotTokens(ctx, market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration24h})
+		require.NoError(t, err)
+		_, err = s.HotTokens(ctx, market.HotRequest{Chain: chain.Eth, Duration: ranking.Duration1h, Tag: token.AlphaFun})
+		require.NoError(t, err)
+	}
+}
+
+func TestHotTokensReadsAgainAfterTheTTL(t *testing.T) {
+	s, r, clock := newHotService(t)
+	ctx := context.Background()
+	req := market.HotRequest{Chain: chain.Bsc, Duration: ranking.Duration5m}
+	entry := func(a string, rank int32) ports.HotEntry {
+		return ports.HotEntry{Address: a, Rank: rank, Score: dec("1")}
+	}
+	det := func(a string) token.Detail { return token.Detail{Token: token.Token{Chain: chain.Bsc, Address: a}} }
+	gomock.InOrder(
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Bsc, ranking.Duration5m, market.HotScanDepth).
+			Return([]ports.HotEntry{entry("a", 1), entry("b", 2)}, nil),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Bsc, []string{"a", "b"}).
+			Return([]token.Detail{det("a"), det("b")}, nil),
+		// The next refresh round swapped them.
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Bsc, ranking.Duration5m, market.HotScanDepth).
+			Return([]ports.HotEntry{entry("b", 1), entry("a", 2)}, nil),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Bsc, []string{"b", "a"}).
+			Return([]token.Detail{det("a"), det("b")}, nil),
+	)
+	got, err := s.HotTokens(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, hotAddrs(got))
+
+	clock.Advance(hotTTL - time.Nanosecond)
+	got, err = s.HotTokens(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, hotAddrs(got), "cached until the TTL has passed")
+
+	clock.Advance(time.Nanosecond)
+	got, err = s.HotTokens(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b", "a"}, hotAddrs(got), "read again once the TTL has passed")
+
+	clock.Advance(hotTTL / 2)
+	got, err = s.HotTokens(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b", "a"}, hotAddrs(got), "the new read is cached in turn")
+}
+
+func TestHotTokensErrorsAreNotCached(t *testing.T) {
+	s, r, _ := newHotService(t)
+	f := newHotFixture(t)
+	ctx := context.Background()
+	req := market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration4h}
+	down := fault.Unavailable("database did not answer in time", 0, errors.New("timeout"))
+	gomock.InOrder(
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration4h, market.HotScanDepth).Return(nil, down),
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration4h, market.HotScanDepth).Return(f.entries, nil),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, f.addrs).Return(nil, errors.New("connection reset")),
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration4h, market.HotScanDepth).Return(f.entries, nil),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, f.addrs).Return(f.details, nil),
+	)
+	_, err := s.HotTokens(ctx, req)
+	assert.True(t, fault.Is(err, fault.KindUnavailable), "the reader's error is returned as it is: %v", err)
+	_, err = s.HotTokens(ctx, req)
+	assert.EqualError(t, err, "connection reset", "the failed ranking read was not kept")
+	for range 3 {
+		got, err := s.HotTokens(ctx, req)
+		require.NoError(t, err, "the failed detail read was not kept")
+		assert.Equal(t, []string{"pop", "bonk", "wif", "dog"}, hotAddrs(got))
+	}
+}
+
+// TestHotTokensConcurrentCallersShareOneRead holds the one read until every caller is either
+// waiting for it or reading itself, so the callers are certainly concurrent; a cache without
+// coalescing would have each of them read (and the count of reads would show it).
+func TestHotTokensConcurrentCallersShareOneRead(t *testing.T) {
+	s, r, _ := newHotService(t)
+	f := newHotFixture(t)
+	cases := hotCases()
+	n := len(cases)
+
+	var mu sync.Mutex
+	arrived, reads := 0, 0
+	release := make(chan struct{})
+	arrive := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if arrived++; arrived == n {
+			close(release)
+		}
+	}
+	market.SetHotWaitHook(s, arrive)
+	r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1h, market.HotScanDepth).
+		DoAndReturn(func(context.Context, chain.Chain, ranking.Duration, int) ([]ports.HotEntry, error) {
+			mu.Lock()
+			reads++
+			mu.Unlock()
+			arrive()
+			<-release
+			return f.entries, nil
+		}).AnyTimes()
+	r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, f.addrs).Return(f.details, nil).AnyTimes()
+
+	got := make([][]token.Detail, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, tc := range cases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = s.HotTokens(context.Background(), tc.req)
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, 1, reads, "one read for %d concurrent callers", n)
+	assert.Equal(t, n, arrived)
+	for i, tc := range cases {
+		require.NoError(t, errs[i], tc.name)
+		assert.Equal(t, tc.want, hotAddrs(got[i]), tc.name)
+	}
+}
+
+// TestHotTokensWaitersOutliveTheReadersContext: when the request running the shared read is
+// cancelled, the requests waiting for it read again instead of failing with its error.
+func TestHotTokensWaitersOutliveTheReadersContext(t *testing.T) {
+	s, r, _ := newHotService(t)
+	f := newHotFixture(t)
+	req := market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1m}
+	leaderCtx, cancel := context.WithCancel(context.Background())
+	// reading: the first read has started; waiting: the second caller waits for it;
+	// reread: the second read has started (only after the first, unless the cache is broken).
+	reading, waiting, reread := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	waits := 0
+	market.SetHotWaitHook(s, func() {
+		if waits++; waits == 1 {
+			close(waiting)
+		}
+	})
+	gomock.InOrder(
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1m, market.HotScanDepth).
+			DoAndReturn(func(ctx context.Context, _ chain.Chain, _ ranking.Duration, _ int) ([]ports.HotEntry, error) {
+				close(reading)
+				select {
+				case <-waiting:
+				case <-reread:
+				}
+				cancel() // the client went away mid-read
+				return nil, fault.Unavailable("database did not answer in time", 0, ctx.Err())
+			}),
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1m, market.HotScanDepth).
+			DoAndReturn(func(context.Context, chain.Chain, ranking.Duration, int) ([]ports.HotEntry, error) {
+				close(reread)
+				return f.entries, nil
+			}),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, f.addrs).Return(f.details, nil),
+	)
+	leaderDone := make(chan error)
+	go func() {
+		_, err := s.HotTokens(leaderCtx, req)
+		leaderDone <- err
+	}()
+	<-reading
+	// This caller waits for the first read, sees it abandoned and reads again itself.
+	got, err := s.HotTokens(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"pop", "bonk", "wif", "dog"}, hotAddrs(got))
+	assert.True(t, fault.Is(<-leaderDone, fault.KindUnavailable), "the cancelled request fails")
+	assert.Equal(t, 1, waits, "the second caller waited for the first read")
+}
+
+func TestHotTokensSortingNeverReordersAnotherAnswer(t *testing.T) {
+	s, r, _ := newHotService(t)
+	f := newHotFixture(t)
+	f.expect(r, chain.Sol, ranking.Duration1h, 1)
+	ctx := context.Background()
+	plain := market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h}
+	sorted := plain
+	sorted.SortBy, sorted.Desc = token.FieldPriceInUSD, true
+	rank := []string{"pop", "bonk", "wif", "dog"}
+
+	first, err := s.HotTokens(ctx, plain)
+	require.NoError(t, err)
+	bySort, err := s.HotTokens(ctx, sorted)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"wif", "bonk", "dog", "pop"}, hotAddrs(bySort))
+	assert.Equal(t, rank, hotAddrs(first), "an answer given earlier is not reordered by a later sort")
+
+	again, err := s.HotTokens(ctx, plain)
+	require.NoError(t, err)
+	assert.Equal(t, rank, hotAddrs(again), "the cached ranking is not reordered by a sort")
+
+	// Callers own their slices: reordering or overwriting one changes no other answer.
+	slices.Reverse(bySort)
+	first[0] = token.Detail{Token: token.Token{Address: "scribbled"}}
+	after, err := s.HotTokens(ctx, plain)
+	require.NoError(t, err)
+	assert.Equal(t, rank, hotAddrs(after))
+	resorted, err := s.HotTokens(ctx, sorted)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"wif", "bonk", "dog", "pop"}, hotAddrs(resorted))
+}
+
+// TestHotTokensSortMatchesTheDomainOrder checks the cache's sort of match positions against
+// token.SortDetails over the same matches, ties included, for every ranking field.
+func TestHotTokensSortMatchesTheDomainOrder(t *testing.T) {
+	s, r, _ := newHotService(t)
+	const n = 300
+	entries := make([]ports.HotEntry, n)
+	addrs := make([]string, n)
+	details := make([]token.Detail, n)
+	for i := range n {
+		addrs[i] = benchAddr((i * 7919) % n) // rank order unrelated to address order
+		entries[i] = ports.HotEntry{Address: addrs[i], Rank: int32(i + 1), Score: dec("1")}
+		details[i] = benchDetail(chain.Sol, (i*7919)%n)
+		// Few distinct prices, so many ties are broken by address.
+		details[i].MarketData.PriceInUSD = dec([]string{"1", "1.0", "2", "0.5"}[i%4])
+	}
+	r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1h, market.HotScanDepth).Return(entries, nil)
+	r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, addrs).Return(details, nil)
+	for _, field := range token.RankingFields {
+		for _, desc := range []bool{false, true} {
+			got, err := s.HotTokens(context.Background(), market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h,
+				SortBy: field, Desc: desc, Socials: []token.SocialFilter{"has_twitter"}})
+			require.NoError(t, err)
+			var want []token.Detail
+			for _, d := range details {
+				if (token.SocialFilter("has_twitter")).Matches(d.Token) {
+					want = append(want, d)
+				}
+			}
+			token.SortDetails(want, field, desc)
+			require.Len(t, got, market.HotLimit, "100 of the 100 twitter tokens")
+			assert.Equal(t, hotAddrs(want[:market.HotLimit]), hotAddrs(got), "%s desc=%v", field, desc)
+		}
+	}
+}
+
+func TestHotTokensWithoutCacheReadEveryTime(t *testing.T) {
+	f := newHotFixture(t)
+	ctrl := gomock.NewController(t)
+	r := readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
+		portsmock.NewMockRedPacketReader(ctrl), portsmock.NewMockPositionReader(ctrl)}
+	clock := &fakeClock{}
+	f.expect(r, chain.Sol, ranking.Duration1h, 6)
+	for _, s := range []*market.Service{market.New(r), market.New(r, market.WithHotCache(clock, 0)),
+		market.New(r, market.WithHotCache(clock, hotTTL), market.WithHotCache(clock, 0))} {
+		for range 2 {
+			got, err := s.HotTokens(context.Background(), market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"pop", "bonk", "wif", "dog"}, hotAddrs(got))
+		}
+	}
+}
+
+// TestHotTokensCachesOnlyRealRankings keeps memory bounded: a (chain, duration) that has no
+// ranking (the HTTP adapter rejects it) is read through, never kept.
+func TestHotTokensCachesOnlyRealRankings(t *testing.T) {
+	s, r, _ := newHotService(t)
+	f := newHotFixture(t)
+	f.expect(r, chain.Base, ranking.Duration1h, 2)
+	f.expect(r, chain.Sol, ranking.Duration("2h"), 2)
+	for range 2 {
+		_, err := s.HotTokens(context.Background(), market.HotRequest{Chain: chain.Base, Duration: ranking.Duration1h})
+		require.NoError(t, err)
+		_, err = s.HotTokens(context.Background(), market.HotRequest{Chain: chain.Sol, Duration: "2h"})
+		require.NoError(t, err)
+	}
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/workflows"
+)
+
+// TestRefreshLoopDecaysWindows runs the market refresh loop through Temporal on a short interval
+// and watches, through the read API, a trade leave a token's 1m window with no other event: only
+// the loop (windows recomputed for the tokens whose trades left a window) can make it go.
+func TestRefreshLoopDecaysWindows(t *testing.T) {
+	e := newEnv(t, func(c *config.Config) { c.RefreshInterval = 200 * time.Millisecond })
+	ctx := context.Background()
+	const tok = "RefreshDecayTok"
+	now := time.Now().UTC()
+	created := now.Add(-time.Hour).UnixMilli()
+	_, err := e.rt.app.Ingest.Ingest(ctx, []ingest.Event{
+		ingest.TokenCreated{Token: token.Token{Chain: chain.Sol, Address: tok, Decimals: 6, Name: "Refresh Decay", Symbol: "RDK",
+			CreatedAt: &created, CreatedBlockHeight: ptr(int64(1000))}, TotalSupply: dd("1000"), CirculatingSupply: dd("1000"),
+			Creator: "RefreshDev"},
+		// Leaves the 1m window 3 s from now, the 5m window 4 min later.
+		mktTrade("RefreshDecaySig", "RefreshW1", tok, "RefreshPool", trade.Buy, "10", "2", now.Add(-57*time.Second), 1100),
+	})
+	require.NoError(t, err)
+	trades := func(window string) json.Number {
+		t.Helper()
+		list, ok := okJSON(t, e.doDex(t, "GET", "/v1/token/sol/multi?tokenAddresses="+url.QueryEscape(tok), nil)).([]any)
+		require.True(t, ok)
+		require.Len(t, list, 1)
+		n, ok := field(field(list[0], "stats"), "trades"+window).(json.Number)
+		require.True(t, ok)
+		return n
+	}
+	require.Equal(t, json.Number("1"), trades("1m"), "the ingest counted the trade")
+
+	require.NoError(t, startMarketRefresh(ctx, e.rt))
+	t.Cleanup(func() {
+		ctx := context.WithoutCancel(ctx)
+		assert.NoError(t, e.rt.temporal.TerminateWorkflow(ctx, workflows.MarketRefreshWorkflowID, "", "test done"))
+		// Other tests of the package read the rankings: leave none behind.
+		_, err := e.rt.pool.Exec(ctx, `DELETE FROM hot_tokens WHERE address = $1`, tok)
+		assert.NoError(t, err)
+	})
+	deadline := time.Now().Add(time.Minute)
+	for trades("1m") != "0" {
+		require.True(t, time.Now().Before(deadline), "the 1m window still counts the trade a minute later")
+		time.Sleep(100 * time.Millisecond)
+	}
+	assert.Equal(t, json.Number("1"), trades("5m"), "still in the 5m window")
+	var at int64
+	require.NoError(t, e.rt.pool.QueryRow(ctx, `SELECT windows_at_ms FROM refresh_state`).Scan(&at))
+	assert.GreaterOrEqual(t, at, now.Add(3*time.Second).UnixMilli(), "rounds record their time")
+}
