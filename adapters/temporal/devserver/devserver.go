@@ -27,6 +27,8 @@ import (
 	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
+
+	"github.com/tokenscope/tokenscope/internal/loopback"
 )
 
 // Config says where the embedded server keeps its state and where it listens.
@@ -74,22 +76,14 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.LogLevel == "" {
 		cfg.LogLevel = "warn"
 	}
+	// history, matching, worker gRPC, four membership ports, metrics; then the frontend if unset.
+	ports, err := loopback.FreePorts(cfg.Host, 10)
+	if err != nil {
+		return nil, err
+	}
 	frontend := cfg.FrontendPort
 	if frontend == 0 {
-		p, err := freePort(cfg.Host)
-		if err != nil {
-			return nil, err
-		}
-		frontend = p
-	}
-	// history, matching, worker gRPC, four membership ports, metrics.
-	ports := make([]int, 9)
-	for i := range ports {
-		p, err := freePort(cfg.Host)
-		if err != nil {
-			return nil, err
-		}
-		ports[i] = p
+		frontend = ports[9]
 	}
 
 	store := config.SQL{PluginName: sqliteplugin.PluginName, ConnectAttributes: map[string]string{}}
@@ -113,6 +107,10 @@ func Start(cfg Config) (*Server, error) {
 	}
 	if fresh && cfg.DataDir != "" {
 		if err := sqliteschema.SetupSchema(&store); err != nil {
+			// A half-made file would pass for an existing store at the next start.
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				_ = os.Remove(store.DatabaseName + suffix)
+			}
 			return nil, fmt.Errorf("temporal schema: %w", err)
 		}
 	}
@@ -244,15 +242,6 @@ func (s *Server) UIReachable() bool {
 	}
 	_ = resp.Body.Close()
 	return resp.StatusCode < 500
-}
-
-func freePort(host string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return 0, fmt.Errorf("free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func waitTCP(addr string, within time.Duration) error {

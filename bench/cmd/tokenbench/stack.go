@@ -23,6 +23,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/bench/load"
 	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/internal/loopback"
 )
 
 // stack is what one run owns: a temporary directory, a database and the service process.
@@ -162,26 +163,28 @@ func startLocked(cmd *exec.Cmd) (<-chan error, error) {
 	return done, nil
 }
 
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 // startService runs `tokenscope dev` on free loopback ports (its own embedded Temporal, no UI,
-// no simulated market) and waits until /readyz answers 200.
+// no simulated market) and waits until /readyz answers 200. A start that fails before it is
+// ready (a port taken between the check and the bind, say) is tried again on other ports, up to
+// three times; the log file keeps every attempt.
 func (s *stack) startService(ctx context.Context) error {
-	var ports [3]int
-	for i := range ports {
-		p, err := freePort()
-		if err != nil {
+	var err error
+	for attempt := 1; attempt <= 3; attempt++ {
+		if err = s.startServiceOnce(ctx); err == nil || ctx.Err() != nil || !errors.Is(err, errExitedEarly) {
 			return err
 		}
-		ports[i] = p
+		fmt.Fprintf(s.logFile, "\n== tokenbench: start attempt %d failed: %v; retrying on other ports\n", attempt, err)
+	}
+	return err
+}
+
+// errExitedEarly marks a service that ended before it answered /readyz.
+var errExitedEarly = errors.New("tokenscope dev exited before it was ready")
+
+func (s *stack) startServiceOnce(ctx context.Context) error {
+	ports, err := loopback.FreePorts("127.0.0.1", 3)
+	if err != nil {
+		return err
 	}
 	s.httpURL = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
 	s.dexURL = fmt.Sprintf("http://127.0.0.1:%d", ports[1])
@@ -220,7 +223,8 @@ func (s *stack) startService(ctx context.Context) error {
 		select {
 		case err := <-s.svcDone:
 			s.svcDone <- err
-			return fmt.Errorf("tokenscope dev exited before it was ready: %v (see %s)", err, s.logFile.Name())
+			s.svc = nil
+			return fmt.Errorf("%w: %v (see %s)", errExitedEarly, err, s.logFile.Name())
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(500 * time.Millisecond):
