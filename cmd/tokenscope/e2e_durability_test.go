@@ -231,6 +231,9 @@ func TestJobStream(t *testing.T) {
 		w := startWorker(t, e.rt)
 		defer w.Stop()
 		rest := readSSE(t, sc, 100) // until the server ends the stream
+		if len(rest) == 0 {
+			dumpTemporal(t)
+		}
 		require.NotEmpty(t, rest)
 		last := rest[len(rest)-1]
 		assert.Equal(t, "completed", last.Data["status"])

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/server/temporaltest"
@@ -25,6 +27,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/app/config"
 	"github.com/tokenscope/tokenscope/domain/account"
+	"github.com/tokenscope/tokenscope/workflows"
 )
 
 var (
@@ -96,11 +99,6 @@ func newEnvWithClient(t *testing.T, tc client.Client, withWorker bool, opts ...e
 	pool, err := postgres.Open(ctx, cfg.DatabaseURL, 10)
 	require.NoError(t, err)
 	rt := newRuntime(cfg, testLogger(), pool, tc)
-	if withWorker {
-		w := newWorker(rt)
-		require.NoError(t, w.Start())
-		t.Cleanup(w.Stop)
-	}
 	mainLn, dexLn, err := listenHTTP(cfg)
 	require.NoError(t, err)
 	done := make(chan error, 1)
@@ -117,17 +115,76 @@ func newEnvWithClient(t *testing.T, tc client.Client, withWorker bool, opts ...e
 		}
 		pool.Close()
 	})
+	// Registered after the pool's cleanup, so it runs before it: a worker must never outlive
+	// the pool its activities use (it would keep taking tasks from the shared queue and fail them).
+	if withWorker {
+		startWorker(t, rt)
+	}
 	e := &env{rt: rt, base: "http://" + mainLn.Addr().String(), dex: "http://" + dexLn.Addr().String()}
 	e.key = e.keyFor(t, "e2e", account.AllScopes...)
 	return e
 }
 
+// testWorker is a started worker whose Stop may be called any number of times; the test's
+// cleanup stops it too, so a test that fails half-way never leaves a worker polling the
+// package's shared task queue after its env's pool has closed.
+type testWorker struct {
+	w    worker.Worker
+	once sync.Once
+}
+
+func (tw *testWorker) Stop() { tw.once.Do(tw.w.Stop) }
+
 // startWorker starts a worker for rt on its Temporal client; stop it to simulate a crash.
-func startWorker(t *testing.T, rt *runtime) worker.Worker {
+func startWorker(t *testing.T, rt *runtime) *testWorker {
 	t.Helper()
-	w := newWorker(rt)
-	require.NoError(t, w.Start())
-	return w
+	tw := &testWorker{w: newWorker(rt)}
+	require.NoError(t, tw.w.Start())
+	t.Cleanup(tw.Stop)
+	return tw
+}
+
+// dumpTemporal logs the open workflows of the shared namespace with their pending activities
+// (attempt and last failure) and the pollers of the task queue: what a test that timed out
+// waiting on a workflow needs to say why.
+func dumpTemporal(t *testing.T) {
+	t.Helper()
+	if temporalSrv == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	tc := temporalSrv.GetDefaultClient()
+	ns := temporalSrv.GetDefaultNamespace()
+	if q, err := tc.DescribeTaskQueue(ctx, workflows.TaskQueue, enumspb.TASK_QUEUE_TYPE_ACTIVITY); err == nil {
+		t.Logf("temporal: %d activity pollers on %q", len(q.GetPollers()), workflows.TaskQueue)
+	}
+	if q, err := tc.DescribeTaskQueue(ctx, workflows.TaskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW); err == nil {
+		t.Logf("temporal: %d workflow pollers on %q", len(q.GetPollers()), workflows.TaskQueue)
+	}
+	list, err := tc.WorkflowService().ListOpenWorkflowExecutions(ctx, &workflowservice.ListOpenWorkflowExecutionsRequest{
+		Namespace: ns, MaximumPageSize: 30})
+	if err != nil {
+		t.Logf("temporal: list open workflows: %v", err)
+		return
+	}
+	for _, ex := range list.GetExecutions() {
+		id, run := ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId()
+		d, err := tc.DescribeWorkflowExecution(ctx, id, run)
+		if err != nil {
+			t.Logf("temporal: %s: describe: %v", id, err)
+			continue
+		}
+		t.Logf("temporal: open %s (%s) since %s, %d pending activities",
+			id, ex.GetType().GetName(), ex.GetStartTime().AsTime().Format(time.RFC3339Nano), len(d.GetPendingActivities()))
+		for _, a := range d.GetPendingActivities() {
+			t.Logf("temporal:   activity %s: state %s, attempt %d, last worker %q, last failure: %s",
+				a.GetActivityType().GetName(), a.GetState(), a.GetAttempt(), a.GetLastWorkerIdentity(), a.GetLastFailure().GetMessage())
+		}
+		if wt := d.GetPendingWorkflowTask(); wt != nil {
+			t.Logf("temporal:   workflow task: state %s, attempt %d", wt.GetState(), wt.GetAttempt())
+		}
+	}
 }
 
 // keyFor creates a key for accountID with the given scopes.

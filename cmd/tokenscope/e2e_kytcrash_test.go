@@ -101,6 +101,7 @@ func TestKYTWorkerStoppedMidRegistration(t *testing.T) {
 	select {
 	case <-vendor.entered:
 	case <-time.After(15 * time.Second):
+		dumpTemporal(t)
 		t.Fatal("the provider never saw the registration")
 	}
 	w1.Stop() // the provider call is still held open

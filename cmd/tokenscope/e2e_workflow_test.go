@@ -48,6 +48,7 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
+			dumpTemporal(t)
 			t.Fatalf("timed out after %v waiting for %s", d, what)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -162,7 +163,7 @@ func TestKYTRegistration(t *testing.T) {
 		o := e.do(t, "POST", "/v2/kyt/withdrawal", withdrawalBody("3")).Object(t)
 		other := e.keyFor(t, "kyt-other", account.ScopeKYT)
 		r := e.do(t, "GET", "/v2/kyt/withdrawal/"+o["externalId"].(string)+"/summary", nil, "Authorization", "Bearer "+other)
-		assert.Equal(t, 404, r.Status)
+		assert.Equal(t, 404, r.Status, "%s", r.Body)
 	})
 }
 
