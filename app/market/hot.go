@@ -56,19 +56,39 @@ func WithHotCache(clock ports.Clock, ttl time.Duration) Option {
 // caller's own; the details' maps and slices (stats, pools, groups, socials) may be shared with
 // other requests' answers and must not be modified.
 func (s *Service) HotTokens(ctx context.Context, r HotRequest) ([]token.Detail, error) {
+	ds, _, err := s.HotTokensVersion(ctx, r)
+	return ds, err
+}
+
+// HotTokensVersion is HotTokens that also says which cached read of the ranking the answer was
+// computed from: the same request answered with the same nonzero version has the same answer,
+// so a caller may keep what it made of an answer (its encoding, say) under (request, version)
+// and reuse it while HotVersion still reports that version. Version 0 means the answer was read
+// uncached and must not be reused.
+func (s *Service) HotTokensVersion(ctx context.Context, r HotRequest) ([]token.Detail, uint64, error) {
 	var cands []token.Detail
+	var version uint64
 	var err error
 	if s.hot != nil && cacheable(r.Chain, r.Duration) {
-		cands, err = s.hot.get(ctx, hotKey{r.Chain, r.Duration}, func(ctx context.Context) ([]token.Detail, error) {
+		cands, version, err = s.hot.get(ctx, hotKey{r.Chain, r.Duration}, func(ctx context.Context) ([]token.Detail, error) {
 			return s.hotCandidates(ctx, r.Chain, r.Duration)
 		})
 	} else {
 		cands, err = s.hotCandidates(ctx, r.Chain, r.Duration)
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return r.apply(cands), nil
+	return r.apply(cands), version, nil
+}
+
+// HotVersion is the version HotTokensVersion would answer (chain, duration) from right now
+// without reading, or 0 when no fresh read is cached (or the cache is off).
+func (s *Service) HotVersion(c chain.Chain, d ranking.Duration) uint64 {
+	if s.hot == nil || !cacheable(c, d) {
+		return 0
+	}
+	return s.hot.fresh(hotKey{c, d})
 }
 
 // cacheable bounds the cache to the rankings that exist: every duration of every v2 chain.

@@ -428,3 +428,67 @@ func TestHotTokensCachesOnlyRealRankings(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// TestHotTokensVersionNamesTheRead: answers from one cached read carry one nonzero version,
+// HotVersion reports it without reading while it is fresh and 0 otherwise, a new read gets a new
+// version, a failed read has none, and other rankings have versions of their own.
+func TestHotTokensVersionNamesTheRead(t *testing.T) {
+	s, r, clock := newHotService(t)
+	f := newHotFixture(t)
+	ctx := context.Background()
+	req := market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h}
+	down := errors.New("connection reset")
+	gomock.InOrder(
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1h, market.HotScanDepth).Return(f.entries, nil),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, f.addrs).Return(f.details, nil),
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1h, market.HotScanDepth).Return(nil, down),
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1h, market.HotScanDepth).Return(f.entries, nil),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, f.addrs).Return(f.details, nil),
+	)
+	f.expect(r, chain.Sol, ranking.Duration5m, 1)
+
+	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h), "nothing read yet")
+	_, v1, err := s.HotTokensVersion(ctx, req)
+	require.NoError(t, err)
+	require.NotZero(t, v1)
+	assert.Equal(t, v1, s.HotVersion(chain.Sol, ranking.Duration1h))
+	clock.Advance(hotTTL / 2)
+	got, v, err := s.HotTokensVersion(ctx, market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h, SortBy: token.FieldPriceInUSD, Desc: true})
+	require.NoError(t, err)
+	assert.Equal(t, v1, v, "another request over the same read")
+	assert.Equal(t, []string{"wif", "bonk", "dog", "pop"}, hotAddrs(got))
+
+	_, v5, err := s.HotTokensVersion(ctx, market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration5m})
+	require.NoError(t, err)
+	assert.NotZero(t, v5)
+	assert.NotEqual(t, v1, v5, "each ranking's read has its own version")
+
+	clock.Advance(hotTTL / 2)
+	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h), "expired")
+	_, v, err = s.HotTokensVersion(ctx, req)
+	require.Error(t, err)
+	assert.Zero(t, v, "a failed read has no version")
+	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h), "and is not cached")
+	_, v2, err := s.HotTokensVersion(ctx, req)
+	require.NoError(t, err)
+	assert.NotZero(t, v2)
+	assert.NotEqual(t, v1, v2, "a new read, a new version")
+	assert.NotEqual(t, v5, v2)
+	assert.Equal(t, v2, s.HotVersion(chain.Sol, ranking.Duration1h))
+}
+
+func TestHotTokensVersionIsZeroWithoutTheCache(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	r := readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
+		portsmock.NewMockRedPacketReader(ctrl), portsmock.NewMockPositionReader(ctrl)}
+	s := market.New(r, market.WithHotCache(&fakeClock{}, 0))
+	f := newHotFixture(t)
+	f.expect(r, chain.Sol, ranking.Duration1h, 2)
+	for range 2 {
+		got, v, err := s.HotTokensVersion(context.Background(), market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h})
+		require.NoError(t, err)
+		assert.Zero(t, v)
+		assert.Equal(t, []string{"pop", "bonk", "wif", "dog"}, hotAddrs(got))
+	}
+	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h))
+}

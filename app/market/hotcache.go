@@ -23,6 +23,9 @@ type hotLoad struct {
 	done  chan struct{}
 	cands []token.Detail
 	err   error
+	// version identifies this read among all reads of the cache (1, 2, 3, …): two answers
+	// with the same version were computed from the same candidates.
+	version uint64
 	// expires is ttl after the read started: an answer is never built from data read longer
 	// than ttl before the request (unless the request waited for that very read).
 	expires time.Time
@@ -41,6 +44,7 @@ type hotCache struct {
 
 	mu    sync.Mutex
 	loads map[hotKey]*hotLoad
+	reads uint64 // the version of the latest read started
 	// onWait, when set (by tests), is called each time a request starts waiting for a read
 	// that another request runs.
 	onWait func()
@@ -54,8 +58,9 @@ func newHotCache(clock ports.Clock, ttl time.Duration) *hotCache {
 var errLoadPanicked = errors.New("hot token ranking: the shared read did not finish")
 
 // get returns the cached candidates of k while they are fresh; otherwise it joins the read in
-// progress or runs load itself. The result is shared and must not be modified.
-func (c *hotCache) get(ctx context.Context, k hotKey, load func(context.Context) ([]token.Detail, error)) ([]token.Detail, error) {
+// progress or runs load itself. The result is shared and must not be modified. version is the
+// read's (see hotLoad); it is 0 with an error.
+func (c *hotCache) get(ctx context.Context, k hotKey, load func(context.Context) ([]token.Detail, error)) (cands []token.Detail, version uint64, err error) {
 	for {
 		c.mu.Lock()
 		now := c.clock.Now()
@@ -65,7 +70,7 @@ func (c *hotCache) get(ctx context.Context, k hotKey, load func(context.Context)
 			case <-l.done:
 				if now.Before(l.expires) {
 					c.mu.Unlock()
-					return l.cands, nil
+					return l.cands, l.version, nil
 				}
 				ok = false // expired: read again
 			default: // in progress: wait for it below
@@ -73,11 +78,15 @@ func (c *hotCache) get(ctx context.Context, k hotKey, load func(context.Context)
 		}
 		if !ok {
 			c.dropExpired(now)
-			l = &hotLoad{done: make(chan struct{}), expires: now.Add(c.ttl)}
+			c.reads++
+			l = &hotLoad{done: make(chan struct{}), expires: now.Add(c.ttl), version: c.reads}
 			c.loads[k] = l
 			c.mu.Unlock()
 			c.run(ctx, k, l, load)
-			return l.cands, l.err
+			if l.err != nil {
+				return nil, 0, l.err
+			}
+			return l.cands, l.version, nil
 		}
 		wait := c.onWait
 		c.mu.Unlock()
@@ -87,17 +96,35 @@ func (c *hotCache) get(ctx context.Context, k hotKey, load func(context.Context)
 		select {
 		case <-l.done:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
 		}
 		if l.err == nil {
-			return l.cands, nil
+			return l.cands, l.version, nil
 		}
 		if l.abandoned && ctx.Err() == nil {
 			// The request that read gave up, not the database: read again.
 			continue
 		}
-		return nil, l.err
+		return nil, 0, l.err
 	}
+}
+
+// fresh returns the version of k's cached read while it is finished and fresh, else 0.
+func (c *hotCache) fresh(k hotKey) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.loads[k]
+	if !ok || !c.clock.Now().Before(l.expires) {
+		return 0
+	}
+	select {
+	case <-l.done:
+		if l.err == nil {
+			return l.version
+		}
+	default:
+	}
+	return 0
 }
 
 // run executes load for l and publishes its outcome, also when load panics (the panic goes on
