@@ -31,6 +31,8 @@ type Deps struct {
 type handlers struct {
 	app *app.Application
 	log *slog.Logger
+	// rankings keeps encoded ranking answers (rankcache.go).
+	rankings *encodedRankings
 }
 
 func newFiber(d Deps, name string) *fiber.App {
@@ -58,7 +60,7 @@ func newFiber(d Deps, name string) *fiber.App {
 // New builds the main API (every operation).
 func New(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope")
-	h := &handlers{app: d.App, log: d.Log}
+	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedRankings()}
 	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth))
 	routes(api, h)
 	f.Use(notFound)
@@ -68,7 +70,7 @@ func New(d Deps) *fiber.App {
 // NewDex builds the {dex_base_url} API: the multi-token detail operation on its own address.
 func NewDex(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope-dex")
-	h := &handlers{app: d.App, log: d.Log}
+	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedRankings()}
 	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth))
 	dexRoutes(api, h)
 	f.Use(notFound)

@@ -1,0 +1,90 @@
+package httpapi
+
+import (
+	"sync"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/domain/token"
+)
+
+// Encoding a ranking answer (up to 100 full token records) costs far more than filtering the
+// cached candidates, and every identical request within the market's cache period gets the same
+// bytes. encodedRankings keeps each answer's body under its request and the version of the
+// cached read it was computed from (market.HotTokensVersion); a request is answered from it only
+// while the market still reports that very version as fresh, so it is never staler than the
+// market's own cache.
+
+// encodedRankingsMaxBytes bounds the bodies kept; past it the cache is emptied.
+const encodedRankingsMaxBytes = 32 << 20
+
+type encodedRanking struct {
+	version uint64
+	body    []byte
+}
+
+type encodedRankings struct {
+	mu    sync.Mutex
+	m     map[string]encodedRanking
+	bytes int
+}
+
+func newEncodedRankings() *encodedRankings {
+	return &encodedRankings{m: map[string]encodedRanking{}}
+}
+
+// get returns the body kept for key under version, or nil.
+func (c *encodedRankings) get(key string, version uint64) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[key]; ok && e.version == version {
+		return e.body
+	}
+	return nil
+}
+
+// put keeps body (which the cache now owns) for key under version, replacing an older one.
+func (c *encodedRankings) put(key string, version uint64, body []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[key]; ok {
+		if old.version > version {
+			return // a request that read earlier finished later
+		}
+		c.bytes -= len(old.body)
+	}
+	if c.bytes+len(body) > encodedRankingsMaxBytes {
+		clear(c.m)
+		c.bytes = 0
+	}
+	c.m[key] = encodedRanking{version: version, body: body}
+	c.bytes += len(body)
+}
+
+// sendRanking answers a validated ranking request: from the kept body when the market would
+// answer from the same read as the kept one, otherwise from the market, encoding with encode
+// and keeping the body when the answer came from a cached read. The key is the request's path
+// and raw query, so only byte-identical requests share a body.
+func (h *handlers) sendRanking(c *fiber.Ctx, r market.HotRequest, encode func([]byte, []token.Detail) []byte) error {
+	key := string(c.Request().URI().Path()) + "?" + string(c.Request().URI().QueryString())
+	if v := h.app.Market.HotVersion(r.Chain, r.Duration); v != 0 {
+		if body := h.rankings.get(key, v); body != nil {
+			sendBody(c, func(b []byte) []byte { return append(b, body...) })
+			return nil
+		}
+	}
+	ds, v, err := h.app.Market.HotTokensVersion(c.UserContext(), r)
+	if err != nil {
+		return err
+	}
+	var body []byte
+	sendBody(c, func(b []byte) []byte {
+		body = encode(b, ds)
+		return body
+	})
+	if v != 0 {
+		h.rankings.put(key, v, append([]byte(nil), body...))
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tokenscope/tokenscope/adapters/httpapi"
+	"github.com/tokenscope/tokenscope/app"
+	"github.com/tokenscope/tokenscope/app/apikey"
+	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/domain/account"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// stepClock moves only when told to.
+type stepClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *stepClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *stepClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// hotReaders serves a ranking the test can change, and counts the ranking reads.
+type hotReaders struct {
+	*readers
+	mu    sync.Mutex
+	order []string
+	reads int
+}
+
+func (r *hotReaders) HotTokens(context.Context, chain.Chain, ranking.Duration, int) ([]ports.HotEntry, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reads++
+	out := make([]ports.HotEntry, len(r.order))
+	for i, a := range r.order {
+		out[i] = ports.HotEntry{Address: a, Rank: int32(i + 1)}
+	}
+	return out, nil
+}
+
+func (r *hotReaders) TokenDetails(_ context.Context, c chain.Chain, addrs []string) ([]token.Detail, error) {
+	out := make([]token.Detail, len(addrs))
+	for i, a := range addrs {
+		out[i] = token.Detail{Token: token.Token{Chain: c, Address: a, Name: "Token " + a, Symbol: a}}
+		out[i].MarketData.PriceInUSD = decimal.RequireFromString(t0Price[a])
+	}
+	return out, nil
+}
+
+var t0Price = map[string]string{"aaa": "3", "bbb": "1", "ccc": "2"}
+
+func (r *hotReaders) setOrder(o ...string) {
+	r.mu.Lock()
+	r.order = o
+	r.mu.Unlock()
+}
+
+func (r *hotReaders) readCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reads
+}
+
+// TestRankingAnswersAreReusedOnlyWhileTheirReadIsFresh: identical requests within the market's
+// cache period get the kept body (no new read, the same bytes even though the stored ranking
+// changed meanwhile), other requests are computed from the same read, and once the period has
+// passed the next answer shows the new ranking. Bad parameters are refused whatever is kept.
+func TestRankingAnswersAreReusedOnlyWhileTheirReadIsFresh(t *testing.T) {
+	const ttl = time.Second
+	clock := &stepClock{now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	r := &hotReaders{readers: newReaders(), order: []string{"aaa", "bbb", "ccc"}}
+	store := &keyStore{keys: map[string]account.Key{}}
+	keys := apikey.New(store, wallClock{})
+	full, _, err := keys.Create(context.Background(), fixtureAccount, "rank", account.AllScopes)
+	require.NoError(t, err)
+	a := &app.Application{Keys: keys, Market: market.New(r, market.WithHotCache(clock, ttl))}
+	reg := prometheus.NewRegistry()
+	srv := &server{app: httpapi.New(httpapi.Deps{App: a, Auth: keys, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Registry: reg, Metrics: httpapi.NewMetrics(reg), RequestTimeout: 5 * time.Second}), key: full}
+
+	addrs := func(res result) []string {
+		t.Helper()
+		require.Equal(t, 200, res.status, "%s", res.body)
+		assert.Equal(t, "application/json", res.header.Get("Content-Type"))
+		var list []struct{ Address string }
+		require.NoError(t, json.Unmarshal(res.body, &list))
+		out := []string{}
+		for _, x := range list {
+			out = append(out, x.Address)
+		}
+		return out
+	}
+	const path = "/v2/ranking/sol/hotTokens/1h"
+	first := srv.get(t, path)
+	assert.Equal(t, []string{"aaa", "bbb", "ccc"}, addrs(first))
+	assert.Equal(t, 1, r.readCount())
+
+	r.setOrder("ccc", "bbb", "aaa") // the next refresh round
+	clock.Advance(ttl / 2)
+	again := srv.get(t, path)
+	assert.Equal(t, first.body, again.body, "the same request within the period: the same bytes")
+	assert.Equal(t, 1, r.readCount(), "and no read")
+	byPrice := srv.get(t, path+"?sortBy=marketData.priceInUsd&sortDirection=ASC")
+	assert.Equal(t, []string{"bbb", "ccc", "aaa"}, addrs(byPrice), "another request over the same read")
+	assert.Equal(t, 1, r.readCount())
+	bad := srv.get(t, path+"?sortBy=nonsense")
+	assert.Equal(t, 400, bad.status, "%s", bad.body)
+	assert.Contains(t, string(bad.body), "sortBy")
+
+	clock.Advance(ttl / 2)
+	assert.Equal(t, []string{"ccc", "bbb", "aaa"}, addrs(srv.get(t, path)), "the period has passed: the new ranking")
+	assert.Equal(t, 2, r.readCount())
+	assert.Equal(t, []string{"ccc", "bbb", "aaa"}, addrs(srv.get(t, path)))
+	assert.Equal(t, 2, r.readCount())
+	assert.Equal(t, []string{"ccc", "bbb", "aaa"}, addrs(srv.get(t, "/v2/ranking/sol/hotTokens/5m")),
+		"another duration has its own read")
+	assert.Equal(t, 3, r.readCount())
+}
