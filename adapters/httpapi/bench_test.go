@@ -91,7 +91,15 @@ func variants(b *testing.B, e endpoint) (api *fiber.App, bare *fiber.App, key st
 	return s.app, bareApp(e.path, body), s.key, body
 }
 
-func BenchmarkHandler(b *testing.B) {
+func BenchmarkHandler(b *testing.B) { benchHandler(b, endpoints) }
+
+// BenchmarkTokenHandler is BenchmarkHandler over the token record lists (hot-token ranking,
+// search in both modes, multi-detail in both shapes), fixtureTokens records each.
+//
+//	go test -run XXX -bench 'Token' -benchmem -count 6 ./adapters/httpapi/
+func BenchmarkTokenHandler(b *testing.B) { benchHandler(b, tokenEndpoints) }
+
+func benchHandler(b *testing.B, endpoints []endpoint) {
 	for _, e := range endpoints {
 		api, bare, key, body := variants(b, e)
 		for _, v := range []struct {

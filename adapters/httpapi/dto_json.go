@@ -3,10 +3,15 @@ package httpapi
 import (
 	"slices"
 	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/app/market"
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/pool"
+	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
@@ -427,4 +432,688 @@ func (l endpointListDTO) appendJSON(b []byte) []byte {
 	b = append(b, `,"prevIterator":`...)
 	b = appendNullableString(b, l.PrevIterator)
 	return append(b, '}')
+}
+
+// --- token records: the v2 record (search normal mode, ranking, v2 multi-detail), the fast
+// search record and the multi-detail record ---
+//
+// Their DTOs (tokenV2DTO, tokenFastDTO, multiTokenDTO) hold maps, which encoding/json writes
+// with the keys sorted byte-wise. The writers below take the token.Detail itself and write
+// each map's keys in that order, worked out once (tokenKeys) from the key lists the DTO
+// constructors use; no DTO, map or intermediate string is built. tokenV2, tokenFast and
+// multiToken remain the reference: json_test.go compares these writers with encoding/json's
+// output for them on random details.
+
+// appendTokenV2List writes the bare array of v2 records of ranking and v2 multi-detail ([] when
+// empty, as the handlers' make([]tokenV2DTO, len(ds)) was).
+func appendTokenV2List(b []byte, ds []token.Detail) []byte {
+	b = append(b, '[')
+	for i := range ds {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendTokenV2(b, &ds[i])
+	}
+	return append(b, ']')
+}
+
+// appendMultiTokenList writes the bare array of multi-detail records ([] when empty).
+func appendMultiTokenList(b []byte, ds []token.Detail, chainName string) []byte {
+	b = append(b, '[')
+	for i := range ds {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendMultiToken(b, &ds[i], chainName)
+	}
+	return append(b, ']')
+}
+
+// appendTokenV2Page writes toPage(p, tokenV2) as appendTradePage does.
+func appendTokenV2Page(b []byte, p page.Page[token.Detail]) []byte {
+	b = append(b, `{"data":`...)
+	b = appendTokenV2List(b, p.Items)
+	return appendPageTail(b, p.StartCursor, p.EndCursor, p.HasNext, p.HasPrev)
+}
+
+// appendTokenFastPage writes toPage(p, tokenFast) as appendTradePage does.
+func appendTokenFastPage(b []byte, p page.Page[token.Detail]) []byte {
+	b = append(b, `{"data":[`...)
+	for i := range p.Items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendTokenFast(b, &p.Items[i])
+	}
+	b = append(b, ']')
+	return appendPageTail(b, p.StartCursor, p.EndCursor, p.HasNext, p.HasPrev)
+}
+
+// appendTokenV2 writes tokenV2(*d).
+func appendTokenV2(b []byte, d *token.Detail) []byte {
+	b = append(b, `{"address":`...)
+	b = appendString(b, d.Address)
+	b = append(b, `,"chain":`...)
+	b = appendString(b, string(d.Chain))
+	b = append(b, `,"decimals":`...)
+	b = strconv.AppendInt(b, int64(d.Decimals), 10)
+	b = append(b, `,"name":`...)
+	b = appendString(b, d.Name)
+	b = append(b, `,"symbol":`...)
+	b = appendString(b, d.Symbol)
+	b = append(b, `,"vendorCoinId":`...)
+	b = appendOptionalString(b, d.VendorCoinID)
+	b = append(b, `,"description":`...)
+	b = appendOptionalString(b, d.Description)
+	b = append(b, `,"devLastTokenCreatedAt":`...)
+	if t := d.DevLastTokenCreatedAt; t != nil {
+		// RFC 3339 text is digits, '-', ':', '.', 'T' and 'Z': nothing to escape.
+		b = append(b, '"')
+		b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+		b = append(b, '"')
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"devTotalTokens":`...)
+	b = appendCountString(b, d.DevTotalTokens)
+	b = append(b, `,"extension":`...)
+	start := len(b)
+	b = appendExtra(b, &d.Extra, 1)
+	end := len(b)
+	b = append(b, `,"extra":`...)
+	b = append(b, b[start:end]...) // extra(d.Extra, 1) again
+	b = append(b, `,"imageUrl":`...)
+	b = appendOptionalString(b, d.ImageURL)
+	b = append(b, `,"market":`...)
+	b = appendOptionalString(b, d.Market)
+	b = append(b, `,"marketData":`...)
+	b = appendMarketDataV2(b, &d.MarketData)
+	b = append(b, `,"metadataAddress":`...)
+	b = appendOptionalString(b, d.MetadataAddress)
+	b = append(b, `,"socialMedias":`...)
+	b = appendSocials(b, d.Socials)
+	b = append(b, `,"stats":{"address":`...)
+	b = appendString(b, d.Address)
+	b = append(b, `,"periods":`...)
+	b = appendPeriodsV2(b, d.Stats)
+	b = append(b, `},"tokenCreatedAt":`...)
+	b = appendNullableInt(b, d.CreatedAt)
+	b = append(b, `,"tokenCreatedBlockHeight":`...)
+	b = appendCountString(b, d.CreatedBlockHeight)
+	b = append(b, `,"tokenCreatedSlot":`...)
+	b = appendCountString(b, d.CreatedSlot)
+	b = append(b, `,"tokenCreatedTxSignature":`...)
+	b = appendOptionalString(b, d.CreatedTxSignature)
+	b = append(b, `,"tokenCreators":`...)
+	b = appendCreators(b, d.Creators)
+	b = append(b, `,"uri":`...)
+	b = appendOptionalString(b, d.URI)
+	return append(b, '}')
+}
+
+// appendTokenFast writes tokenFast(*d).
+func appendTokenFast(b []byte, d *token.Detail) []byte {
+	b = append(b, `{"address":`...)
+	b = appendString(b, d.Address)
+	b = append(b, `,"chain":`...)
+	b = appendString(b, string(d.Chain))
+	b = append(b, `,"decimals":`...)
+	b = strconv.AppendInt(b, int64(d.Decimals), 10)
+	b = append(b, `,"name":`...)
+	b = appendString(b, d.Name)
+	b = append(b, `,"symbol":`...)
+	b = appendString(b, d.Symbol)
+	b = append(b, `,"imageUrl":`...)
+	b = appendOptionalString(b, d.ImageURL)
+	b = append(b, `,"tokenCreatedAt":`...)
+	b = appendNullableInt(b, d.CreatedAt)
+	// marketData and the 24h period, keys sorted.
+	b = append(b, `,"marketData":{"holders":`...)
+	b = appendDecimal(b, d.MarketData.Holders)
+	b = append(b, `,"marketCapInUsd":`...)
+	b = appendDecimal(b, d.MarketData.MarketCapInUSD)
+	b = append(b, `,"priceInUsd":`...)
+	b = appendDecimal(b, d.MarketData.PriceInUSD)
+	b = append(b, `,"totalTvlInUsd":`...)
+	b = appendDecimal(b, d.MarketData.TotalTVLInUSD)
+	b = append(b, `},"stats":{"address":`...)
+	b = appendString(b, d.Address)
+	b = append(b, `,"periods":{`...)
+	b = appendString(b, string(token.Window24h))
+	day := d.Stats[token.Window24h]
+	b = append(b, `:{"totalVolumeInUsd":`...)
+	b = appendDecimal(b, day.TotalVolumeInUSD)
+	b = append(b, `,"trades":`...)
+	b = appendQuotedInt(b, day.Trades)
+	return append(b, "}}}}"...)
+}
+
+// appendMultiToken writes multiToken(*d, chainName).
+func appendMultiToken(b []byte, d *token.Detail, chainName string) []byte {
+	b = append(b, `{"chain":`...)
+	b = appendString(b, chainName)
+	b = append(b, `,"decimals":`...)
+	b = strconv.AppendInt(b, int64(d.Decimals), 10)
+	b = append(b, `,"name":`...)
+	b = appendString(b, d.Name)
+	b = append(b, `,"symbol":`...)
+	b = appendString(b, d.Symbol)
+	b = append(b, `,"address":`...)
+	b = appendString(b, d.Address)
+	b = append(b, `,"stats":`...)
+	b = appendMultiStats(b, d)
+	b = append(b, `,"marketData":`...)
+	b = appendMultiMarketData(b, &d.MarketData)
+	b = append(b, `,"metadataAddress":`...)
+	b = appendOptionalString(b, d.MetadataAddress)
+	b = append(b, `,"tokenCreators":`...)
+	b = appendCreators(b, d.Creators)
+	b = append(b, `,"imageUrl":`...)
+	b = appendOptionalString(b, d.ImageURL)
+	b = append(b, `,"uri":`...)
+	b = appendOptionalString(b, d.URI)
+	b = append(b, `,"extra":`...)
+	b = appendExtra(b, &d.Extra, 1000)
+	b = append(b, `,"socialMedias":`...)
+	b = appendSocials(b, d.Socials)
+	b = append(b, `,"tokenCreatedAt":`...)
+	b = appendNullableInt(b, d.CreatedAt)
+	b = append(b, `,"description":`...)
+	b = appendOptionalString(b, d.Description)
+	b = append(b, `,"market":`...)
+	b = appendOptionalString(b, d.Market)
+	b = append(b, `,"extension":{"website":`...)
+	b = appendOptionalString(b, d.Socials.Get(token.SocialWebsite))
+	b = append(b, `,"twitter":`...)
+	b = appendOptionalString(b, d.Socials.Get(token.SocialTwitter))
+	b = append(b, `},"liquidity":[`...)
+	for i := range d.Pools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendLiquidity(b, &d.Pools[i], chainName)
+	}
+	return append(b, "]}"...)
+}
+
+// appendLiquidity writes one liquidityDTO of multiToken.
+func appendLiquidity(b []byte, p *token.PoolLiquidity, chainName string) []byte {
+	b = append(b, `{"programAddress":`...)
+	b = appendString(b, p.ProgramAddress)
+	b = append(b, `,"protocolFamily":`...)
+	b = appendString(b, p.ProtocolFamily)
+	b = append(b, `,"image":`...)
+	b = appendString(b, p.Image)
+	b = append(b, `,"chain":`...)
+	b = appendString(b, chainName)
+	b = append(b, `,"poolAddress":`...)
+	b = appendString(b, p.PoolAddress)
+	b = append(b, `,"protocolName":`...)
+	b = appendString(b, p.ProtocolName)
+	b = append(b, `,"tokenAAddress":`...)
+	b = appendString(b, p.TokenAAddress)
+	b = append(b, `,"tokenBAddress":`...)
+	b = appendString(b, p.TokenBAddress)
+	b = append(b, `,"tvlInUsd":`...)
+	b = appendDecimal(b, p.TVLInUSD)
+	b = append(b, `,"tvlInSol":`...)
+	b = appendDecimal(b, p.TVLInSol)
+	return append(b, '}')
+}
+
+// appendCreators writes creators(cs): [] when empty.
+func appendCreators(b []byte, cs []token.Creator) []byte {
+	b = append(b, '[')
+	for i := range cs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"address":`...)
+		b = appendString(b, cs[i].Address)
+		b = append(b, `,"isVerified":`...)
+		b = appendBool(b, cs[i].IsVerified)
+		b = append(b, `,"share":`...)
+		b = strconv.AppendInt(b, cs[i].Share, 10)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendExtra writes extra(*e, unit).
+func appendExtra(b []byte, e *token.Extra, unit int64) []byte {
+	b = append(b, `{"collectionAddress":`...)
+	b = appendOptionalString(b, e.CollectionAddress)
+	b = append(b, `,"editionNonce":`...)
+	b = appendNullableInt(b, e.EditionNonce)
+	b = append(b, `,"freezeAuthority":`...)
+	b = appendOptionalString(b, e.FreezeAuthority)
+	b = append(b, `,"fungible":`...)
+	b = appendNullableBool(b, e.Fungible)
+	b = append(b, `,"isMutable":`...)
+	b = appendNullableBool(b, e.IsMutable)
+	b = append(b, `,"isNative":`...)
+	b = appendNullableBool(b, e.IsNative)
+	b = append(b, `,"isVerifiedCollection":`...)
+	b = appendNullableBool(b, e.IsVerifiedCollection)
+	b = append(b, `,"isWrapped":`...)
+	b = appendNullableBool(b, e.IsWrapped)
+	b = append(b, `,"key":`...)
+	b = appendOptionalString(b, e.Key)
+	b = append(b, `,"launchFromProgramAddress":`...)
+	b = appendOptionalString(b, e.LaunchFromProgramAddress)
+	b = append(b, `,"launchFromProtocolFamily":`...)
+	b = appendOptionalString(b, e.LaunchFromProtocolFamily)
+	b = append(b, `,"migratedAt":`...)
+	if e.MigratedAt != nil {
+		b = strconv.AppendInt(b, *e.MigratedAt/unit, 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"migratedToPoolAddress":`...)
+	b = appendOptionalString(b, e.MigratedToPoolAddress)
+	b = append(b, `,"migratedToProgramAddress":`...)
+	b = appendOptionalString(b, e.MigratedToProgramAddress)
+	b = append(b, `,"migratedToProtocolFamily":`...)
+	b = appendOptionalString(b, e.MigratedToProtocolFamily)
+	b = append(b, `,"mintAuthority":`...)
+	b = appendOptionalString(b, e.MintAuthority)
+	b = append(b, `,"primarySaleHappened":`...)
+	b = appendNullableBool(b, e.PrimarySaleHappened)
+	b = append(b, `,"programAddress":`...)
+	b = appendOptionalString(b, e.ProgramAddress)
+	b = append(b, `,"sellerFeeBasisPoints":`...)
+	b = appendNullableInt(b, e.SellerFeeBasisPoints)
+	b = append(b, `,"tokenStandard":`...)
+	b = appendOptionalString(b, e.TokenStandard)
+	b = append(b, `,"updateAuthority":`...)
+	b = appendOptionalString(b, e.UpdateAuthority)
+	return append(b, '}')
+}
+
+// appendSocials writes socials(s): every spec key, sorted, null when the token has no link.
+func appendSocials(b []byte, s token.Socials) []byte {
+	if !s.Any() {
+		return append(b, tokenKeys.noSocials...)
+	}
+	for i, k := range tokenKeys.socials {
+		b = append(b, tokenKeys.socialKeys[i]...)
+		b = appendOptionalString(b, s.Get(k))
+	}
+	return append(b, '}')
+}
+
+// appendMarketDataV2 writes marketDataV2(*m).
+func appendMarketDataV2(b []byte, m *token.MarketData) []byte {
+	// A group's three keys are next to each other: one lookup serves them.
+	var group token.HolderGroup
+	var holding token.GroupHolding
+	read := false
+	for i := range tokenKeys.marketDataV2 {
+		f := &tokenKeys.marketDataV2[i]
+		b = append(b, f.key...)
+		if f.get != nil {
+			b = appendDecimal(b, f.get(m))
+			continue
+		}
+		if !read || f.group != group {
+			group, holding, read = f.group, m.Group(f.group), true
+		}
+		switch f.part {
+		case groupRatio:
+			b = appendDecimal(b, holding.HoldingsRatio)
+		case groupHolders:
+			b = appendDecimal(b, holding.TotalHolders)
+		default:
+			b = appendDecimal(b, holding.TotalHoldings)
+		}
+	}
+	return append(b, '}')
+}
+
+// appendPeriodsV2 writes the periods map of tokenV2: every window, sorted, each period(s).
+func appendPeriodsV2(b []byte, stats map[token.Window]token.PeriodStats) []byte {
+	if len(tokenKeys.windows) == 0 {
+		return append(b, "{}"...)
+	}
+	for i, w := range tokenKeys.windows {
+		b = append(b, tokenKeys.windowKeys[i]...)
+		s := stats[w]
+		for j := range tokenKeys.periodV2 {
+			f := &tokenKeys.periodV2[j]
+			b = append(b, f.key...)
+			if f.field.isCount() {
+				b = appendQuotedInt(b, f.field.count(&s)) // decimal.NewFromInt(n)
+			} else {
+				b = appendDecimal(b, f.field.decimal(&s))
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// maxWindows is how many windows appendMultiStats reads into an array on the stack.
+const maxWindows = 8
+
+// appendMultiStats writes the stats map of multiToken: address and every field of every window,
+// keys sorted, counts as JSON numbers (they are int64 in the map).
+func appendMultiStats(b []byte, d *token.Detail) []byte {
+	var buf [maxWindows]token.PeriodStats
+	stats := buf[:0]
+	if len(token.AllWindows) > maxWindows {
+		stats = make([]token.PeriodStats, 0, len(token.AllWindows))
+	}
+	for _, w := range token.AllWindows {
+		stats = append(stats, d.Stats[w])
+	}
+	for i := range tokenKeys.multiStats {
+		f := &tokenKeys.multiStats[i]
+		b = append(b, f.key...)
+		switch {
+		case f.window < 0:
+			b = appendString(b, d.Address)
+		case f.field.isCount():
+			b = strconv.AppendInt(b, f.field.count(&stats[f.window]), 10)
+		default:
+			b = appendDecimal(b, f.field.decimal(&stats[f.window]))
+		}
+	}
+	return append(b, '}')
+}
+
+// appendMultiMarketData writes the marketData map of multiToken: decimals and two int64 counts.
+func appendMultiMarketData(b []byte, m *token.MarketData) []byte {
+	for i := range tokenKeys.multiMarketData {
+		f := &tokenKeys.multiMarketData[i]
+		b = append(b, f.key...)
+		if f.count != nil {
+			b = strconv.AppendInt(b, f.count(m), 10)
+		} else {
+			b = appendDecimal(b, f.get(m))
+		}
+	}
+	return append(b, '}')
+}
+
+// appendOptionalString writes nullable(s): null for "", else the string.
+func appendOptionalString(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, "null"...)
+	}
+	return appendString(b, s)
+}
+
+// appendNullableBool writes a *bool: null or the boolean.
+func appendNullableBool(b []byte, v *bool) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	return strconv.AppendBool(b, *v)
+}
+
+// appendQuotedInt writes n as a JSON string, as both count(n) and decimal.NewFromInt(n) render.
+func appendQuotedInt(b []byte, n int64) []byte {
+	b = append(b, '"')
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, '"')
+}
+
+// appendCountString writes countPtr(n): null or the count as a string.
+func appendCountString(b []byte, n *int64) []byte {
+	if n == nil {
+		return append(b, "null"...)
+	}
+	return appendQuotedInt(b, *n)
+}
+
+// statField is one field of token.PeriodStats.
+type statField uint8
+
+const (
+	// counts (int64)
+	statBuys statField = iota
+	statSells
+	statTrades
+	statBuyers
+	statSellers
+	statTraders
+	// decimals
+	statBuyVolume
+	statSellVolume
+	statTotalVolume
+	statBuyVolumeInUSD
+	statSellVolumeInUSD
+	statTotalVolumeInUSD
+	statOpenInUSD
+	statCloseInUSD
+	statHighInUSD
+	statLowInUSD
+	statPriceChangeRatioInUSD
+	statCurrentLiquidityInUSD
+)
+
+func (f statField) isCount() bool { return f <= statTraders }
+
+func (f statField) count(s *token.PeriodStats) int64 {
+	switch f {
+	case statBuys:
+		return s.Buys
+	case statSells:
+		return s.Sells
+	case statTrades:
+		return s.Trades
+	case statBuyers:
+		return s.Buyers
+	case statSellers:
+		return s.Sellers
+	case statTraders:
+		return s.Traders
+	}
+	panic("statField.count: not a count")
+}
+
+func (f statField) decimal(s *token.PeriodStats) decimal.Decimal {
+	switch f {
+	case statBuyVolume:
+		return s.BuyVolume
+	case statSellVolume:
+		return s.SellVolume
+	case statTotalVolume:
+		return s.TotalVolume
+	case statBuyVolumeInUSD:
+		return s.BuyVolumeInUSD
+	case statSellVolumeInUSD:
+		return s.SellVolumeInUSD
+	case statTotalVolumeInUSD:
+		return s.TotalVolumeInUSD
+	case statOpenInUSD:
+		return s.OpenInUSD
+	case statCloseInUSD:
+		return s.CloseInUSD
+	case statHighInUSD:
+		return s.HighInUSD
+	case statLowInUSD:
+		return s.LowInUSD
+	case statPriceChangeRatioInUSD:
+		return s.PriceChangeRatioInUSD
+	case statCurrentLiquidityInUSD:
+		return s.CurrentLiquidityInUSD
+	}
+	panic("statField.decimal: not a decimal")
+}
+
+// The three values of a holder group in marketDataV2.
+const (
+	groupRatio uint8 = iota
+	groupHolders
+	groupHoldings
+)
+
+// mdField is one key of a marketData map, in the order written. key is `{"name":` for the
+// first key and `,"name":` for the others. get reads a decimal; count, when set, an int64
+// instead; with neither, the value is part of group's holdings.
+type mdField struct {
+	key   string
+	get   func(*token.MarketData) decimal.Decimal
+	count func(*token.MarketData) int64
+	group token.HolderGroup
+	part  uint8
+}
+
+// statKey is one key of a stats map, in the order written (key as in mdField): field of the
+// window at index window of the window list, or the token's address when window is -1.
+type statKey struct {
+	key    string
+	window int
+	field  statField
+}
+
+// tokenKeys holds the sorted key orders of the token records' maps, each key already encoded.
+var tokenKeys = newTokenKeys()
+
+type tokenKeyOrders struct {
+	socials         []string // token.SocialKeys sorted
+	socialKeys      []string // their `{"key":` / `,"key":`
+	noSocials       string   // the socials object of a token without links
+	marketDataV2    []mdField
+	windows         []token.Window // token.AllWindows sorted
+	windowKeys      []string       // their `{"w":` / `,"w":`
+	periodV2        []statKey      // the keys of period(s); window unused
+	multiStats      []statKey
+	multiMarketData []mdField
+}
+
+// objectKey is the encoded key of the i-th member of an object: `{"k":` or `,"k":`.
+func objectKey(i int, k string) string {
+	sep := byte(',')
+	if i == 0 {
+		sep = '{'
+	}
+	return string(appendString([]byte{sep}, k)) + ":"
+}
+
+func newTokenKeys() tokenKeyOrders {
+	var o tokenKeyOrders
+
+	o.socials = slices.Clone(token.SocialKeys)
+	slices.Sort(o.socials)
+	noSocials := []byte{}
+	for i, k := range o.socials {
+		o.socialKeys = append(o.socialKeys, objectKey(i, k))
+		noSocials = append(append(noSocials, o.socialKeys[i]...), "null"...)
+	}
+	if len(o.socials) == 0 {
+		noSocials = append(noSocials, '{')
+	}
+	o.noSocials = string(append(noSocials, '}'))
+
+	// marketDataV2's keys.
+	md := func(name string, get func(*token.MarketData) decimal.Decimal) mdField {
+		return mdField{key: name, get: get}
+	}
+	v2 := []mdField{
+		md("top10HoldingsRatio", func(m *token.MarketData) decimal.Decimal { return m.Top10.HoldingsRatio }),
+		md("top10TotalHoldings", func(m *token.MarketData) decimal.Decimal { return m.Top10.TotalHoldings }),
+		md("top50HoldingsRatio", func(m *token.MarketData) decimal.Decimal { return m.Top50.HoldingsRatio }),
+		md("top50TotalHoldings", func(m *token.MarketData) decimal.Decimal { return m.Top50.TotalHoldings }),
+		md("top100HoldingsRatio", func(m *token.MarketData) decimal.Decimal { return m.Top100.HoldingsRatio }),
+		md("top100TotalHoldings", func(m *token.MarketData) decimal.Decimal { return m.Top100.TotalHoldings }),
+		md("circulatingSupply", func(m *token.MarketData) decimal.Decimal { return m.CirculatingSupply }),
+		md("completionRatio", func(m *token.MarketData) decimal.Decimal { return m.CompletionRatio }),
+		md("fdvInSol", func(m *token.MarketData) decimal.Decimal { return m.FDVInSol }),
+		md("fdvInUsd", func(m *token.MarketData) decimal.Decimal { return m.FDVInUSD }),
+		md("holders", func(m *token.MarketData) decimal.Decimal { return m.Holders }),
+		md("marketCapInSol", func(m *token.MarketData) decimal.Decimal { return m.MarketCapInSol }),
+		md("marketCapInUsd", func(m *token.MarketData) decimal.Decimal { return m.MarketCapInUSD }),
+		md("maxPoolTvlInSol", func(m *token.MarketData) decimal.Decimal { return m.MaxPoolTVLInSol }),
+		md("maxPoolTvlInUsd", func(m *token.MarketData) decimal.Decimal { return m.MaxPoolTVLInUSD }),
+		md("priceInSol", func(m *token.MarketData) decimal.Decimal { return m.PriceInSol }),
+		md("priceInUsd", func(m *token.MarketData) decimal.Decimal { return m.PriceInUSD }),
+		md("totalSupply", func(m *token.MarketData) decimal.Decimal { return m.TotalSupply }),
+		md("totalTvlInSol", func(m *token.MarketData) decimal.Decimal { return m.TotalTVLInSol }),
+		md("totalTvlInUsd", func(m *token.MarketData) decimal.Decimal { return m.TotalTVLInUSD }),
+	}
+	for _, g := range token.AllHolderGroups {
+		v2 = append(v2, mdField{key: string(g) + "HoldingsRatio", group: g, part: groupRatio},
+			mdField{key: string(g) + "TotalHolders", group: g, part: groupHolders},
+			mdField{key: string(g) + "TotalHoldings", group: g, part: groupHoldings})
+	}
+	o.marketDataV2 = sortedFields(v2)
+
+	o.windows = slices.Clone(token.AllWindows)
+	slices.Sort(o.windows)
+	for i, w := range o.windows {
+		o.windowKeys = append(o.windowKeys, objectKey(i, string(w)))
+	}
+
+	// period's keys.
+	o.periodV2 = sortedStatKeys([]statKey{
+		{key: "buyVolumeInUsd", field: statBuyVolumeInUSD}, {key: "buyers", field: statBuyers},
+		{key: "buys", field: statBuys}, {key: "closeInUsd", field: statCloseInUSD},
+		{key: "currentLiquidityInUsd", field: statCurrentLiquidityInUSD}, {key: "highInUsd", field: statHighInUSD},
+		{key: "lowInUsd", field: statLowInUSD}, {key: "openInUsd", field: statOpenInUSD},
+		{key: "priceChangeRatioInUsd", field: statPriceChangeRatioInUSD}, {key: "sellVolumeInUsd", field: statSellVolumeInUSD},
+		{key: "sellers", field: statSellers}, {key: "sells", field: statSells},
+		{key: "totalVolumeInUsd", field: statTotalVolumeInUSD}, {key: "traders", field: statTraders},
+		{key: "trades", field: statTrades},
+	})
+
+	// multiToken's stats keys: the address, then each field under its name and the window.
+	multi := []statKey{{key: "address", window: -1}}
+	for i, w := range token.AllWindows {
+		for _, f := range []struct {
+			name  string
+			field statField
+		}{
+			{"price", statCloseInUSD}, {"buyVolumes", statBuyVolume}, {"sellsVolumes", statSellVolume},
+			{"volumes", statTotalVolume}, {"buyVolumesInUsd", statBuyVolumeInUSD}, {"sellVolumesInUsd", statSellVolumeInUSD},
+			{"volumesInUsd", statTotalVolumeInUSD}, {"openPriceInUsd", statOpenInUSD}, {"closePriceInUsd", statCloseInUSD},
+			{"priceChangeRatioInUsd", statPriceChangeRatioInUSD}, {"highInUsd", statHighInUSD}, {"lowInUsd", statLowInUSD},
+			{"buys", statBuys}, {"sells", statSells}, {"buyers", statBuyers}, {"sellers", statSellers},
+			{"trades", statTrades}, {"traders", statTraders},
+		} {
+			multi = append(multi, statKey{key: f.name + string(w), window: i, field: f.field})
+		}
+	}
+	o.multiStats = sortedStatKeys(multi)
+
+	// multiToken's marketData keys.
+	dev := func(m *token.MarketData) token.GroupHolding { return m.Group(token.Dev) }
+	o.multiMarketData = sortedFields([]mdField{
+		md("totalSupply", func(m *token.MarketData) decimal.Decimal { return m.TotalSupply }),
+		md("marketCapInSol", func(m *token.MarketData) decimal.Decimal { return m.MarketCapInSol }),
+		md("marketCapInUsd", func(m *token.MarketData) decimal.Decimal { return m.MarketCapInUSD }),
+		md("top10TotalHoldings", func(m *token.MarketData) decimal.Decimal { return m.Top10.TotalHoldings }),
+		md("top10HoldingsRatio", func(m *token.MarketData) decimal.Decimal { return m.Top10.HoldingsRatio }),
+		md("top100TotalHoldings", func(m *token.MarketData) decimal.Decimal { return m.Top100.TotalHoldings }),
+		md("top100HoldingsRatio", func(m *token.MarketData) decimal.Decimal { return m.Top100.HoldingsRatio }),
+		md("priceInSol", func(m *token.MarketData) decimal.Decimal { return m.PriceInSol }),
+		md("priceInUsd", func(m *token.MarketData) decimal.Decimal { return m.PriceInUSD }),
+		md("tvlInSol", func(m *token.MarketData) decimal.Decimal { return m.TotalTVLInSol }),
+		md("tvlInUsd", func(m *token.MarketData) decimal.Decimal { return m.TotalTVLInUSD }),
+		md("completionRatio", func(m *token.MarketData) decimal.Decimal { return m.CompletionRatio }),
+		md("devTeamAmount", func(m *token.MarketData) decimal.Decimal { return m.CreatorHoldings() }),
+		md("devTeamRatio", func(m *token.MarketData) decimal.Decimal { return m.CreatorHoldingsRatio() }),
+		{key: "holders", count: func(m *token.MarketData) int64 { return m.Holders.IntPart() }},
+		{key: "devTeamCount", count: func(m *token.MarketData) int64 { return dev(m).TotalHolders.IntPart() }},
+	})
+	return o
+}
+
+// sortedFields sorts fs by key, as encoding/json orders a map's keys, and encodes the keys.
+func sortedFields(fs []mdField) []mdField {
+	slices.SortFunc(fs, func(a, b mdField) int { return strings.Compare(a.key, b.key) })
+	for i := range fs {
+		fs[i].key = objectKey(i, fs[i].key)
+	}
+	return fs
+}
+
+// sortedStatKeys sorts ks by key, as encoding/json orders a map's keys, and encodes the keys.
+func sortedStatKeys(ks []statKey) []statKey {
+	slices.SortFunc(ks, func(a, b statKey) int { return strings.Compare(a.key, b.key) })
+	for i := range ks {
+		ks[i].key = objectKey(i, ks[i].key)
+	}
+	return ks
 }

@@ -24,7 +24,11 @@ import (
 // MarshalJSON), counts the spec types as strings go through count, absent optional values are
 // null (never omitted), and every array is non-nil so it renders as []. The trade, snapshot,
 // PnL, red packet and claim DTOs are encoded by hand (dto_json.go): a field added to one of
-// them needs its line there too, which json_test.go enforces.
+// them needs its line there too, which json_test.go enforces. The token records (tokenV2DTO,
+// tokenFastDTO, multiTokenDTO) are written by hand straight from token.Detail (appendTokenV2,
+// appendTokenFast, appendMultiToken): the handlers no longer build them, and their
+// constructors below are the reference json_test.go compares those writers with, so a change
+// here needs the same change there.
 
 // pageRequest reads cursor, limit (1..100, default def) and direction.
 func pageRequest(c *fiber.Ctx, def int) (ports.PageRequest, error) {

@@ -137,6 +137,81 @@ func positionsFixture(n int) []ports.PricedPosition {
 	return out
 }
 
+// tokenDetailsFixture returns n token details as the ranking, search and multi-detail read them:
+// every window's stats, every holder group, a few social links, creators and pools.
+func tokenDetailsFixture(n int) []token.Detail {
+	r := fixtureRand()
+	ptr := func(v int64) *int64 { return &v }
+	yes, no := true, false
+	out := make([]token.Detail, n)
+	for i := range out {
+		name, symbol := "Token "+strconv.Itoa(i), "TK"+strconv.Itoa(i)
+		created := int64(1_716_000_000_000 + i*60_000)
+		devLast := time.UnixMilli(created - 3_600_000).In(time.FixedZone("UTC+8", 8*3600))
+		socials, err := token.NewSocials(map[string]string{
+			token.SocialTwitter: "https://x.com/" + strings.ToLower(symbol), token.SocialWebsite: "https://" + strings.ToLower(symbol) + ".fun",
+			token.SocialTelegram: "https://t.me/" + strings.ToLower(symbol)})
+		if err != nil {
+			panic(err)
+		}
+		groups := make(map[token.HolderGroup]token.GroupHolding, len(token.AllHolderGroups))
+		for _, g := range token.AllHolderGroups {
+			groups[g] = token.GroupHolding{TotalHolders: decimal.NewFromInt(r.Int64N(500)), TotalHoldings: amount(r), HoldingsRatio: amount(r).Shift(-12)}
+		}
+		stats := make(map[token.Window]token.PeriodStats, len(token.AllWindows))
+		for _, w := range token.AllWindows {
+			buys, sells := r.Int64N(5000), r.Int64N(5000)
+			stats[w] = token.PeriodStats{Buys: buys, Sells: sells, Trades: buys + sells, Buyers: buys / 2, Sellers: sells / 2,
+				Traders: (buys + sells) / 3, BuyVolume: amount(r), SellVolume: amount(r), TotalVolume: amount(r),
+				BuyVolumeInUSD: amount(r), SellVolumeInUSD: amount(r), TotalVolumeInUSD: amount(r), OpenInUSD: amount(r),
+				CloseInUSD: amount(r), HighInUSD: amount(r), LowInUSD: amount(r), PriceChangeRatioInUSD: signedAmount(r).Shift(-9),
+				CurrentLiquidityInUSD: amount(r)}
+		}
+		addr := address(r, 44)
+		d := token.Detail{
+			Token: token.Token{Address: addr, Chain: chain.Sol, Decimals: 6, Name: name, Symbol: symbol,
+				Description: name + " is a community token on Solana.", DevLastTokenCreatedAt: &devLast, DevTotalTokens: ptr(r.Int64N(40)),
+				ImageURL: "https://ipfs.io/ipfs/" + address(r, 46), Market: "pumpfun", MetadataAddress: address(r, 44),
+				URI: "https://ipfs.io/ipfs/" + address(r, 46), CreatedAt: &created, CreatedBlockHeight: ptr(270_000_000 + int64(i)),
+				CreatedSlot: ptr(290_000_000 + int64(i)), CreatedTxSignature: address(r, 88),
+				Creators: []token.Creator{{Address: address(r, 44), IsVerified: true, Share: 100}},
+				Extra: token.Extra{FreezeAuthority: "", Fungible: &yes, IsMutable: &no, Key: "MetadataV1", LaunchFromProgramAddress: "6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P",
+					LaunchFromProtocolFamily: "pumpfun", MigratedAt: ptr(created + 600_000), MigratedToPoolAddress: address(r, 44),
+					MigratedToProgramAddress: "675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8", MigratedToProtocolFamily: "Raydium",
+					PrimarySaleHappened: &no, ProgramAddress: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", SellerFeeBasisPoints: ptr(0),
+					TokenStandard: "Fungible", UpdateAuthority: address(r, 44)},
+				Socials: socials, LaunchpadTag: "pumpfun"},
+			MarketData: token.MarketData{Groups: groups, Top10: token.TopHolding{TotalHoldings: amount(r), HoldingsRatio: amount(r).Shift(-12)},
+				Top50:  token.TopHolding{TotalHoldings: amount(r), HoldingsRatio: amount(r).Shift(-12)},
+				Top100: token.TopHolding{TotalHoldings: amount(r), HoldingsRatio: amount(r).Shift(-12)}, CirculatingSupply: amount(r),
+				CompletionRatio: amount(r).Shift(-12), FDVInSol: amount(r), FDVInUSD: amount(r), Holders: decimal.NewFromInt(r.Int64N(100_000)),
+				MarketCapInSol: amount(r), MarketCapInUSD: amount(r), MaxPoolTVLInSol: amount(r), MaxPoolTVLInUSD: amount(r),
+				PriceInSol: amount(r), PriceInUSD: amount(r), TotalSupply: decimal.New(1_000_000_000, 0), TotalTVLInSol: amount(r),
+				TotalTVLInUSD: amount(r)},
+			Stats: stats,
+			Pools: []token.PoolLiquidity{{ProgramAddress: "675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8", ProtocolFamily: "Raydium",
+				Image: "https://dd.dexscreener.com/ds-data/dexes/raydium.png", Chain: "sol", PoolAddress: address(r, 44),
+				ProtocolName: "Raydium AMM", TokenAAddress: addr, TokenBAddress: "So11111111111111111111111111111111111111112",
+				TVLInUSD: amount(r), TVLInSol: amount(r)}},
+		}
+		if i%4 == 0 { // some tokens have not migrated and have no links
+			d.Extra.MigratedAt, d.Extra.MigratedToPoolAddress, d.Extra.MigratedToProgramAddress, d.Extra.MigratedToProtocolFamily = nil, "", "", ""
+			d.Socials = token.Socials{}
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// tokenAddresses is the comma-separated list of the fixture tokens' addresses.
+func tokenAddresses(ds []token.Detail) string {
+	addrs := make([]string, len(ds))
+	for i, d := range ds {
+		addrs[i] = d.Address
+	}
+	return strings.Join(addrs, ",")
+}
+
 func cursor(s string) *string { return &s }
 
 // readers implements market.Readers over fixed data.
@@ -144,22 +219,47 @@ type readers struct {
 	trades    []trade.Trade
 	snapshots []pool.Snapshot
 	positions []ports.PricedPosition
+	tokens    []token.Detail
 }
+
+// fixtureTokens is how many token details the fixtures hold: a full ranking, search page or
+// multi-detail request.
+const fixtureTokens = 100
+
+var fixtureTokenDetails = tokenDetailsFixture(fixtureTokens)
 
 func newReaders() *readers {
-	return &readers{trades: tradesFixture(20), snapshots: snapshotsFixture(20), positions: positionsFixture(10)}
+	return &readers{trades: tradesFixture(20), snapshots: snapshotsFixture(20), positions: positionsFixture(10),
+		tokens: fixtureTokenDetails}
 }
 
-func (r *readers) SearchTokens(context.Context, ports.TokenSearch) (page.Page[token.Detail], error) {
-	return page.Page[token.Detail]{Items: []token.Detail{}}, nil
+// SearchTokens answers every query with the first tokens of the fixture, in its order.
+func (r *readers) SearchTokens(_ context.Context, s ports.TokenSearch) (page.Page[token.Detail], error) {
+	items := r.tokens[:min(s.Page.Limit, len(r.tokens))]
+	return page.Page[token.Detail]{Items: items, StartCursor: cursor("c2VhcmNoOjA"), EndCursor: cursor("c2VhcmNoOjk5"), HasNext: true}, nil
 }
 
-func (r *readers) TokenDetails(context.Context, chain.Chain, []string) ([]token.Detail, error) {
-	return nil, nil
+func (r *readers) TokenDetails(_ context.Context, _ chain.Chain, addrs []string) ([]token.Detail, error) {
+	want := make(map[string]bool, len(addrs))
+	for _, a := range addrs {
+		want[a] = true
+	}
+	var out []token.Detail
+	for _, d := range r.tokens {
+		if want[d.Address] {
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }
 
-func (r *readers) HotTokens(context.Context, chain.Chain, ranking.Duration, int) ([]ports.HotEntry, error) {
-	return nil, nil
+// HotTokens ranks the fixture's tokens in its order.
+func (r *readers) HotTokens(_ context.Context, _ chain.Chain, _ ranking.Duration, limit int) ([]ports.HotEntry, error) {
+	out := make([]ports.HotEntry, min(limit, len(r.tokens)))
+	for i := range out {
+		out[i] = ports.HotEntry{Address: r.tokens[i].Address, Rank: int32(i + 1), Score: decimal.NewFromInt(int64(len(out) - i))}
+	}
+	return out, nil
 }
 
 func (r *readers) ListTrades(_ context.Context, _ ports.TradeFilter, p ports.PageRequest) (page.Page[trade.Trade], error) {
@@ -284,6 +384,15 @@ var endpoints = []endpoint{
 	{"pnl", "/v2/wallet/sol/" + fixtureWallet + "/pnl-by-token?tokenAddresses=" + strings.Repeat("EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm,", 9) + "So11111111111111111111111111111111111111112"},
 	{"webhook", "/v2/webhook/endpoint/" + fixtureEndpoint},
 	{"whoami", "/v2/whoami"},
+}
+
+// tokenEndpoints are the token record lists, each of fixtureTokens records (BenchmarkTokenHandler).
+var tokenEndpoints = []endpoint{
+	{"hotTokens", "/v2/ranking/sol/hotTokens/1h"},
+	{"search-normal", "/v2/token/search?q=token&mode=normal&limit=100"},
+	{"search-fast", "/v2/token/search?q=token&limit=100"},
+	{"multi", "/v1/token/sol/multi?tokenAddresses=" + tokenAddresses(fixtureTokenDetails)},
+	{"multi-v2", "/v2/token/sol/multi?tokenAddresses=" + tokenAddresses(fixtureTokenDetails)},
 }
 
 func mustStatus(t testing.TB, got int, body []byte, want int) {

@@ -66,6 +66,12 @@ func sendBody(c *fiber.Ctx, write func([]byte) []byte) {
 	resp.Header.SetContentType(fiber.MIMEApplicationJSON)
 }
 
+// sendJSONBody is sendBody for a handler's return statement.
+func sendJSONBody(c *fiber.Ctx, write func([]byte) []byte) error {
+	sendBody(c, write)
+	return nil
+}
+
 // --- primitives: each writes what encoding/json writes for the Go value ---
 
 // appendString writes s as a JSON string the way encoding/json does with HTML escaping off:

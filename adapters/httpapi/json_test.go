@@ -7,8 +7,11 @@ import (
 	mathrand "math/rand"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/shopspring/decimal"
@@ -19,6 +22,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/market"
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/pool"
+	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
@@ -211,6 +215,216 @@ func TestStreamedPagesMatchEncodingJSON(t *testing.T) {
 	}
 }
 
+// randomDetail is a token.Detail with every field random (fill), including the parts fill
+// cannot reach: the creator's last launch time, social links, and stats and holder groups
+// under their real keys (fill's random keys are kept sometimes, and some windows and groups
+// are left out so they read as zeros). One detail in ten is the zero value.
+func randomDetail(r *rand.Rand) token.Detail {
+	var d token.Detail
+	if r.IntN(10) == 0 {
+		return d
+	}
+	fill(r, reflect.ValueOf(&d).Elem())
+	if d.DevLastTokenCreatedAt != nil {
+		t := randomTime(r)
+		d.DevLastTokenCreatedAt = &t
+	}
+	d.Socials = randomSocials(r)
+	if r.IntN(5) > 0 {
+		groups := map[token.HolderGroup]token.GroupHolding{}
+		for _, g := range token.AllHolderGroups {
+			if r.IntN(4) > 0 {
+				var h token.GroupHolding
+				fill(r, reflect.ValueOf(&h).Elem())
+				groups[g] = h
+			}
+		}
+		d.MarketData.Groups = groups
+	}
+	if r.IntN(5) > 0 {
+		stats := map[token.Window]token.PeriodStats{}
+		for _, w := range token.AllWindows {
+			if r.IntN(4) > 0 {
+				var s token.PeriodStats
+				fill(r, reflect.ValueOf(&s).Elem())
+				stats[w] = s
+			}
+		}
+		d.Stats = stats
+	}
+	return d
+}
+
+// randomTime is a time in a random zone (the record shows it in UTC), with or without
+// fractional seconds, sometimes the zero time or outside years 0–9999.
+func randomTime(r *rand.Rand) time.Time {
+	zone := time.FixedZone("z", (r.IntN(49)-24)*1800)
+	switch r.IntN(6) {
+	case 0:
+		return time.Time{}
+	case 1:
+		return time.Unix(r.Int64N(1<<40)-1<<39, 0).In(zone) // years about −15000 to 19000
+	case 2:
+		return time.Unix(r.Int64N(2_000_000_000), int64(r.IntN(1000))*1_000_000).In(zone)
+	default:
+		return time.Unix(r.Int64N(2_000_000_000), r.Int64N(1_000_000_000)).In(zone)
+	}
+}
+
+// randomSocials is a set of links under random spec keys (or the reddit alias); NewSocials
+// drops blank values, so some keys are left without a link.
+func randomSocials(r *rand.Rand) token.Socials {
+	if r.IntN(4) == 0 {
+		return token.Socials{}
+	}
+	links := map[string]string{}
+	for range r.IntN(len(token.SocialKeys) + 2) {
+		k := token.SocialKeys[r.IntN(len(token.SocialKeys))]
+		if r.IntN(10) == 0 {
+			k = "Reddit"
+		}
+		links[k] = randomString(r)
+	}
+	s, err := token.NewSocials(links)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// TestTokenRecordsMatchEncodingJSON: the token record writers give, for random details, the
+// bytes encoding/json writes for the DTOs tokenV2, tokenFast and multiToken build (what the
+// handlers sent through c.JSON before). A field added to those DTOs, or a key to their maps,
+// without its writer line fails here.
+func TestTokenRecordsMatchEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	ptr := func(v int64) *int64 { return &v }
+	yes := true
+	socials, err := token.NewSocials(map[string]string{token.SocialTwitter: "@x", token.SocialTheService: "r/x"})
+	require.NoError(t, err)
+	fixed := []token.Detail{
+		{},
+		{Token: token.Token{Creators: []token.Creator{}}, Stats: map[token.Window]token.PeriodStats{}, Pools: []token.PoolLiquidity{},
+			MarketData: token.MarketData{Groups: map[token.HolderGroup]token.GroupHolding{}}},
+		{Token: token.Token{Address: "A", Chain: "sol", Name: "<b>&", Symbol: `"\`, DevTotalTokens: ptr(0), CreatedAt: ptr(-1),
+			CreatedBlockHeight: ptr(-9223372036854775808), CreatedSlot: ptr(9223372036854775807),
+			Creators: []token.Creator{{Address: "c", IsVerified: true, Share: -5}},
+			Extra:    token.Extra{MigratedAt: ptr(-1999), EditionNonce: ptr(0), Fungible: &yes}, Socials: socials},
+			MarketData: token.MarketData{Holders: decimal.RequireFromString("-123456789012345678901234567890.5"),
+				Groups: map[token.HolderGroup]token.GroupHolding{token.Dev: {TotalHolders: decimal.RequireFromString("1e30"),
+					TotalHoldings: decimal.New(-1, -30), HoldingsRatio: decimal.New(5, 3)}}},
+			Stats: map[token.Window]token.PeriodStats{token.Window24h: {Trades: -7, Buys: 1 << 62, TotalVolumeInUSD: decimal.New(1, 40)}}},
+	}
+	check := func(t *testing.T, d token.Detail, name string) {
+		t.Helper()
+		require.Equal(t, string(reference(t, tokenV2(d))), string(appendTokenV2(nil, &d)), "tokenV2 %s", name)
+		require.Equal(t, string(reference(t, tokenFast(d))), string(appendTokenFast(nil, &d)), "tokenFast %s", name)
+		for _, ch := range []string{"sol", "ethereum", randomString(r)} {
+			require.Equal(t, string(reference(t, multiToken(d, ch))), string(appendMultiToken(nil, &d, ch)), "multiToken %s %q", name, ch)
+		}
+	}
+	for i, d := range fixed {
+		check(t, d, "fixed "+strconv.Itoa(i))
+	}
+	for i := range 2000 {
+		check(t, randomDetail(r), "random "+strconv.Itoa(i))
+	}
+}
+
+// TestTokenListsMatchEncodingJSON: the lists and pages of token records give the bytes c.JSON
+// gave for what the handlers built: a bare array from make (never null) for ranking and
+// multi-detail, toPage for search.
+func TestTokenListsMatchEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for i := range 300 {
+		var ds []token.Detail
+		switch r.IntN(4) {
+		case 0: // nil
+		case 1:
+			ds = []token.Detail{}
+		default:
+			ds = make([]token.Detail, 1+r.IntN(4))
+			for j := range ds {
+				ds[j] = randomDetail(r)
+			}
+		}
+		v2 := make([]tokenV2DTO, len(ds))
+		multi := make([]multiTokenDTO, len(ds))
+		for j, d := range ds {
+			v2[j], multi[j] = tokenV2(d), multiToken(d, "sol")
+		}
+		require.Equal(t, string(reference(t, v2)), string(appendTokenV2List(nil, ds)), "v2 list %d", i)
+		require.Equal(t, string(reference(t, multi)), string(appendMultiTokenList(nil, ds, "sol")), "multi list %d", i)
+
+		var pg page.Page[token.Detail]
+		fill(r, reflect.ValueOf(&pg).Elem()) // cursors, flags and, sometimes nil, items
+		pg.Items = ds
+		require.Equal(t, string(reference(t, toPage(pg, tokenV2))), string(appendTokenV2Page(nil, pg)), "v2 page %d", i)
+		require.Equal(t, string(reference(t, toPage(pg, tokenFast))), string(appendTokenFastPage(nil, pg)), "fast page %d", i)
+	}
+}
+
+// TestTokenListResponseMatchesCJSON: what the ranking handler now sends is the body and headers
+// c.JSON sent.
+func TestTokenListResponseMatchesCJSON(t *testing.T) {
+	app := fiber.New(fiber.Config{JSONEncoder: encodeJSON})
+	r := rand.New(rand.NewPCG(19, 20))
+	ds := []token.Detail{randomDetail(r), randomDetail(r), randomDetail(r)}
+	out := make([]tokenV2DTO, len(ds))
+	for i, d := range ds {
+		out[i] = tokenV2(d)
+	}
+	before := app.AcquireCtx(&fasthttp.RequestCtx{})
+	defer app.ReleaseCtx(before)
+	require.NoError(t, before.JSON(out))
+	after := app.AcquireCtx(&fasthttp.RequestCtx{})
+	defer app.ReleaseCtx(after)
+	after.Response().SetBodyString("stale")
+	require.NoError(t, sendJSONBody(after, func(b []byte) []byte { return appendTokenV2List(b, ds) }))
+	assert.Equal(t, string(before.Response().Body()), string(after.Response().Body()))
+	assert.Equal(t, before.Response().Header.String(), after.Response().Header.String())
+	assert.Equal(t, fiber.MIMEApplicationJSON, string(after.Response().Header.ContentType()))
+}
+
+// TestTokenKeyOrders: the precomputed key orders are encoding/json's (sorted, no duplicates).
+func TestTokenKeyOrders(t *testing.T) {
+	for name, keys := range map[string][]string{
+		"socials": tokenKeys.socialKeys, "windows": tokenKeys.windowKeys,
+		"marketDataV2":    fieldKeys(tokenKeys.marketDataV2),
+		"multiMarketData": fieldKeys(tokenKeys.multiMarketData),
+		"periodV2":        statKeys(tokenKeys.periodV2), "multiStats": statKeys(tokenKeys.multiStats),
+	} {
+		var plain []string
+		for _, k := range keys {
+			var s string
+			require.NoError(t, json.Unmarshal([]byte(strings.TrimSuffix(k[1:], ":")), &s), name)
+			plain = append(plain, s)
+		}
+		assert.True(t, slices.IsSorted(plain), "%s: %v", name, plain)
+		assert.Len(t, slices.Compact(slices.Clone(plain)), len(plain), "%s has duplicate keys", name)
+	}
+	assert.Len(t, tokenKeys.marketDataV2, len(marketDataV2(token.MarketData{})))
+	assert.Len(t, tokenKeys.periodV2, len(period(token.PeriodStats{})))
+	assert.Len(t, tokenKeys.multiStats, len(multiToken(token.Detail{}, "sol").Stats))
+	assert.Len(t, tokenKeys.multiMarketData, len(multiToken(token.Detail{}, "sol").MarketData))
+}
+
+func fieldKeys(fs []mdField) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.key
+	}
+	return out
+}
+
+func statKeys(ks []statKey) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = k.key
+	}
+	return out
+}
+
 func TestOtherValuesGoThroughEncodingJSON(t *testing.T) {
 	for _, v := range []any{
 		fiber.Map{"message": "send Authorization: Bearer <key> & retry", "n": 1},
@@ -351,6 +565,151 @@ func BenchmarkEncodeTradePage(b *testing.B) {
 		for b.Loop() {
 			buf.Reset()
 			_ = enc.Encode(toPage(p, tradeOut))
+		}
+		b.SetBytes(int64(buf.Len()))
+	})
+}
+
+// benchDetails is n token details with realistic values: ASCII addresses and URLs, decimals of
+// up to 12 integer and 12 fractional digits, every window's stats and every holder group, a few
+// social links; the shape fixture_test.go serves the handler benchmarks.
+func benchDetails(n int) []token.Detail {
+	r := rand.New(rand.NewPCG(21, 22))
+	ds := make([]token.Detail, n)
+	for i := range ds {
+		d := &ds[i]
+		realistic(r, reflect.ValueOf(d).Elem())
+		t := time.UnixMilli(1_716_000_000_000 + r.Int64N(1e10))
+		d.DevLastTokenCreatedAt = &t
+		d.Chain, d.Name, d.Symbol = "sol", "Token "+strconv.Itoa(i), "TK"+strconv.Itoa(i)
+		d.Socials = token.Socials{}
+		if i%4 != 0 {
+			s, err := token.NewSocials(map[string]string{token.SocialTwitter: "https://x.com/tk" + strconv.Itoa(i),
+				token.SocialWebsite: "https://tk" + strconv.Itoa(i) + ".fun", token.SocialTelegram: "https://t.me/tk" + strconv.Itoa(i)})
+			if err != nil {
+				panic(err)
+			}
+			d.Socials = s
+		}
+		d.MarketData.Groups = map[token.HolderGroup]token.GroupHolding{}
+		for _, g := range token.AllHolderGroups {
+			var h token.GroupHolding
+			realistic(r, reflect.ValueOf(&h).Elem())
+			d.MarketData.Groups[g] = h
+		}
+		d.Stats = map[token.Window]token.PeriodStats{}
+		for _, w := range token.AllWindows {
+			var s token.PeriodStats
+			realistic(r, reflect.ValueOf(&s).Elem())
+			d.Stats[w] = s
+		}
+	}
+	return ds
+}
+
+// realistic is fill with production-like values: base58 addresses or URLs for text, amounts
+// for decimals, small non-negative integers, pointers set, one or two items in slices; maps
+// are left nil (benchDetails sets those it needs).
+func realistic(r *rand.Rand, v reflect.Value) {
+	if v.Type() == decimalType {
+		v.Set(reflect.ValueOf(decimal.New(r.Int64N(1_000_000_000_000), -int32(r.IntN(13)))))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		if r.IntN(3) == 0 {
+			v.SetString("https://ipfs.io/ipfs/bafkreibk3covs5ltyqxa272uodhculbr6kea6betidfwy3ajsav2vjzyum")
+		} else {
+			v.SetString("EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm")
+		}
+	case reflect.Bool:
+		v.SetBool(r.IntN(2) == 0)
+	case reflect.Int32, reflect.Int64:
+		v.SetInt(r.Int64N(1_000_000))
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		realistic(r, p.Elem())
+		v.Set(p)
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 1+r.IntN(2), 2)
+		for i := range s.Len() {
+			realistic(r, s.Index(i))
+		}
+		v.Set(s)
+	case reflect.Map:
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				realistic(r, v.Field(i))
+			}
+		}
+	default:
+		panic("realistic: unhandled kind " + v.Kind().String())
+	}
+}
+
+// BenchmarkEncodeTokenV2List compares the ways of rendering the hot-token ranking's 100 v2
+// records: the hand-written writer, and what the handler did before (build the DTOs, then
+// encoding/json as c.JSON); build-dtos is the DTO building alone.
+func BenchmarkEncodeTokenV2List(b *testing.B) {
+	ds := benchDetails(100)
+	b.Run("appendTokenV2List", func(b *testing.B) {
+		buf := appendTokenV2List(nil, ds)
+		b.SetBytes(int64(len(buf)))
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = appendTokenV2List(buf[:0], ds)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		b.ReportAllocs()
+		for b.Loop() {
+			out := make([]tokenV2DTO, len(ds))
+			for i, d := range ds {
+				out[i] = tokenV2(d)
+			}
+			buf.Reset()
+			_ = enc.Encode(out)
+		}
+		b.SetBytes(int64(buf.Len()))
+	})
+	b.Run("build-dtos", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out := make([]tokenV2DTO, len(ds))
+			for i, d := range ds {
+				out[i] = tokenV2(d)
+			}
+		}
+	})
+}
+
+// BenchmarkEncodeMultiTokenList compares the two ways of rendering 100 multi-detail records.
+func BenchmarkEncodeMultiTokenList(b *testing.B) {
+	ds := benchDetails(100)
+	b.Run("appendMultiTokenList", func(b *testing.B) {
+		buf := appendMultiTokenList(nil, ds, "sol")
+		b.SetBytes(int64(len(buf)))
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = appendMultiTokenList(buf[:0], ds, "sol")
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		b.ReportAllocs()
+		for b.Loop() {
+			out := make([]multiTokenDTO, len(ds))
+			for i, d := range ds {
+				out[i] = multiToken(d, "sol")
+			}
+			buf.Reset()
+			_ = enc.Encode(out)
 		}
 		b.SetBytes(int64(buf.Len()))
 	})

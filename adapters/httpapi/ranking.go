@@ -98,5 +98,5 @@ func (h *handlers) hotTokens(c *fiber.Ctx) error {
 	for i, d := range ds {
 		out[i] = tokenV2(d)
 	}
-	return c.JSON(out)
+	return sendJSONBody(c, func(b []byte) []byte { return appendTokenV2List(b, ds) })
 }

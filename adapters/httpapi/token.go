@@ -57,9 +57,9 @@ func (h *handlers) searchTokens(c *fiber.Ctx) error {
 		return err
 	}
 	if r.Normal {
-		return c.JSON(toPage(pg, tokenV2))
+		return sendJSONBody(c, func(b []byte) []byte { return appendTokenV2Page(b, pg) })
 	}
-	return c.JSON(toPage(pg, tokenFast))
+	return sendJSONBody(c, func(b []byte) []byte { return appendTokenFastPage(b, pg) })
 }
 
 // multiRequest parses the parameters shared by both multi-detail paths.
@@ -103,11 +103,7 @@ func (h *handlers) multiTokens(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]multiTokenDTO, len(ds))
-	for i, d := range ds {
-		out[i] = multiToken(d, string(ch))
-	}
-	return c.JSON(out)
+	return sendJSONBody(c, func(b []byte) []byte { return appendMultiTokenList(b, ds, string(ch)) })
 }
 
 // multiTokensV2 is the public API's v2 path, GET /v2/token/{chain}/multi: the same lookup over
@@ -125,9 +121,5 @@ func (h *handlers) multiTokensV2(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]tokenV2DTO, len(ds))
-	for i, d := range ds {
-		out[i] = tokenV2(d)
-	}
-	return c.JSON(out)
+	return sendJSONBody(c, func(b []byte) []byte { return appendTokenV2List(b, ds) })
 }
