@@ -362,7 +362,7 @@ func newServer(t testing.TB, logTo io.Writer) *server {
 	}
 	a := &app.Application{
 		Keys:     keys,
-		Market:   market.New(newReaders()),
+		Market:   market.New(newReaders(), market.WithHotCache(wallClock{}, time.Second)), // as served: RANKING_CACHE_TTL=1s,
 		Webhooks: &appwebhook.Service{Endpoints: &endpointStore{ep: fixtureEndpointRecord(t)}, Clock: wallClock{}},
 	}
 	reg := prometheus.NewRegistry()

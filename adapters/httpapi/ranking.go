@@ -90,13 +90,5 @@ func (h *handlers) hotTokens(c *fiber.Ctx) error {
 		return err
 	}
 	r.Keywords = ranking.NewKeywords(include, exclude)
-	ds, err := h.app.Market.HotTokens(c.UserContext(), r)
-	if err != nil {
-		return err
-	}
-	out := make([]tokenV2DTO, len(ds))
-	for i, d := range ds {
-		out[i] = tokenV2(d)
-	}
-	return sendJSONBody(c, func(b []byte) []byte { return appendTokenV2List(b, ds) })
+	return h.sendRanking(c, r, appendTokenV2List)
 }
