@@ -7,11 +7,3 @@ func SetHotWaitHook(s *Service, f func()) {
 	s.hot.onWait = f
 	s.hot.mu.Unlock()
 }
-
-// SetHotReadAheadHook makes every background read of a ranking send its done channel to f
-// when it starts; tests wait on it to know the read has finished.
-func SetHotReadAheadHook(s *Service, f func(done <-chan struct{})) {
-	s.hot.mu.Lock()
-	s.hot.started = f
-	s.hot.mu.Unlock()
-}

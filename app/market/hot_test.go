@@ -141,11 +141,7 @@ func hotCases() []struct {
 func TestHotTokensFiltersManyRequestsFromOneRead(t *testing.T) {
 	s, r, clock := newHotService(t)
 	f := newHotFixture(t)
-	// One read for every request within the TTL, plus the read ahead that the first request in
-	// its last quarter starts.
-	f.expect(r, chain.Sol, ranking.Duration1h, 2)
-	var ahead []<-chan struct{}
-	market.SetHotReadAheadHook(s, func(done <-chan struct{}) { ahead = append(ahead, done) })
+	f.expect(r, chain.Sol, ranking.Duration1h, 1)
 	ctx := context.Background()
 	for round := range 3 {
 		for _, tc := range hotCases() {
@@ -156,11 +152,8 @@ func TestHotTokensFiltersManyRequestsFromOneRead(t *testing.T) {
 		// Still within the TTL at its last nanosecond.
 		clock.Advance(hotTTL/3 - time.Nanosecond)
 	}
-	require.Empty(t, ahead, "no read ahead before the TTL's last quarter")
 	got, err := s.HotTokens(ctx, market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h})
 	require.NoError(t, err)
-	require.Len(t, ahead, 1, "the first request in the last quarter reads ahead")
-	<-ahead[0]
 	require.Len(t, got, 4)
 	assert.True(t, dec("3").Equal(got[2].MarketData.PriceInUSD), "the details are the reader's")
 	assert.Equal(t, int64(3), got[2].Period(token.Window24h).Trades)
@@ -498,111 +491,4 @@ func TestHotTokensVersionIsZeroWithoutTheCache(t *testing.T) {
 		assert.Equal(t, []string{"pop", "bonk", "wif", "dog"}, hotAddrs(got))
 	}
 	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h))
-}
-
-// TestHotTokensReadAhead: in the last quarter of a read's TTL one request starts the next read
-// in the background and every request meanwhile is answered from the current read without
-// waiting; the new read then serves. A failed read ahead leaves the current read serving until
-// it expires. A request that finds the current read expired while a read ahead runs waits for
-// that read instead of starting another.
-func TestHotTokensReadAhead(t *testing.T) {
-	s, r, clock := newHotService(t)
-	ctx := context.Background()
-	req := market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration4h}
-	entries := func(as ...string) []ports.HotEntry {
-		out := make([]ports.HotEntry, len(as))
-		for i, a := range as {
-			out[i] = ports.HotEntry{Address: a, Rank: int32(i + 1)}
-		}
-		return out
-	}
-	det := func(as ...string) []token.Detail {
-		out := make([]token.Detail, len(as))
-		for i, a := range as {
-			out[i] = token.Detail{Token: token.Token{Chain: chain.Sol, Address: a}}
-		}
-		return out
-	}
-	release := make(chan struct{})
-	gomock.InOrder(
-		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration4h, market.HotScanDepth).Return(entries("a", "b"), nil),
-		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, []string{"a", "b"}).Return(det("a", "b"), nil),
-		// The read ahead, held until released.
-		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration4h, market.HotScanDepth).
-			DoAndReturn(func(context.Context, chain.Chain, ranking.Duration, int) ([]ports.HotEntry, error) {
-				<-release
-				return entries("b", "a"), nil
-			}),
-		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, []string{"b", "a"}).Return(det("a", "b"), nil),
-		// A failed read ahead.
-		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration4h, market.HotScanDepth).Return(nil, errors.New("connection reset")),
-		// The read at expiry, which its request waits for.
-		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration4h, market.HotScanDepth).Return(entries("c"), nil),
-		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, []string{"c"}).Return(det("c"), nil),
-		// A read ahead that is still running when the current read expires.
-		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration4h, market.HotScanDepth).
-			DoAndReturn(func(context.Context, chain.Chain, ranking.Duration, int) ([]ports.HotEntry, error) {
-				<-release
-				return entries("d"), nil
-			}),
-		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, []string{"d"}).Return(det("d"), nil),
-	)
-	ahead := make(chan (<-chan struct{}), 4)
-	market.SetHotReadAheadHook(s, func(done <-chan struct{}) { ahead <- done })
-	answer := func() ([]string, uint64) {
-		t.Helper()
-		got, v, err := s.HotTokensVersion(ctx, req)
-		require.NoError(t, err)
-		return hotAddrs(got), v
-	}
-
-	got, v1 := answer()
-	assert.Equal(t, []string{"a", "b"}, got)
-	clock.Advance(hotTTL * 3 / 4)
-	got, v := answer()
-	assert.Equal(t, []string{"a", "b"}, got, "answered from the current read")
-	assert.Equal(t, v1, v)
-	done := <-ahead
-	for range 3 {
-		got, v = answer()
-		assert.Equal(t, []string{"a", "b"}, got, "no waiting while the read ahead runs")
-		assert.Equal(t, v1, v)
-	}
-	assert.Empty(t, ahead, "one read ahead at a time")
-	release <- struct{}{}
-	<-done
-	got, v2 := answer()
-	assert.Equal(t, []string{"b", "a"}, got, "the read ahead serves once complete")
-	assert.NotEqual(t, v1, v2)
-
-	// The read ahead started at 3/4 TTL expires at 7/4 TTL; its last quarter begins at 3/2.
-	clock.Advance(hotTTL * 3 / 4)
-	got, v = answer()
-	assert.Equal(t, []string{"b", "a"}, got)
-	assert.Equal(t, v2, v)
-	<-(<-ahead) // the failed read ahead
-	assert.Equal(t, v2, s.HotVersion(chain.Sol, ranking.Duration4h), "a failed read ahead leaves the current read serving")
-	clock.Advance(hotTTL / 4)
-	got, v3 := answer()
-	assert.Equal(t, []string{"c"}, got, "expired: read again, and waited for")
-	assert.NotEqual(t, v2, v3)
-
-	// Once more into the last quarter, and past the expiry while the read ahead is held.
-	clock.Advance(hotTTL * 3 / 4)
-	answer()
-	done = <-ahead
-	clock.Advance(hotTTL / 4)
-	waiting := make(chan struct{})
-	market.SetHotWaitHook(s, func() { close(waiting) })
-	result := make(chan []string, 1)
-	go func() {
-		got, _, err := s.HotTokensVersion(ctx, req)
-		assert.NoError(t, err)
-		result <- hotAddrs(got)
-	}()
-	<-waiting // it waits for the read ahead rather than reading itself
-	release <- struct{}{}
-	<-done
-	assert.Equal(t, []string{"d"}, <-result)
-	assert.Empty(t, ahead)
 }

@@ -38,33 +38,21 @@ type hotLoad struct {
 // progress while there is one. A failed read is forgotten as soon as it ends, so the next
 // request reads again. Entries exist only for the cacheable keys (v2 chains × durations), and
 // expired ones are dropped whenever a read starts.
-//
-// Reads ahead: the first request after three quarters of a read's ttl starts the next read in
-// the background and is answered from the current one, which is still fresh; the new read
-// replaces it when it completes. A ranking in steady use is therefore never waited for, and no
-// answer is older than ttl. A request that finds the current read expired while the next one
-// is running waits for that one rather than starting another.
 type hotCache struct {
 	clock ports.Clock
 	ttl   time.Duration
 
 	mu    sync.Mutex
 	loads map[hotKey]*hotLoad
-	next  map[hotKey]*hotLoad // background reads in progress
-	reads uint64              // the version of the latest read started
-	// started, when set (by tests), receives each background read's done channel.
-	started func(done <-chan struct{})
+	reads uint64 // the version of the latest read started
 	// onWait, when set (by tests), is called each time a request starts waiting for a read
 	// that another request runs.
 	onWait func()
 }
 
 func newHotCache(clock ports.Clock, ttl time.Duration) *hotCache {
-	return &hotCache{clock: clock, ttl: ttl, loads: map[hotKey]*hotLoad{}, next: map[hotKey]*hotLoad{}}
+	return &hotCache{clock: clock, ttl: ttl, loads: map[hotKey]*hotLoad{}}
 }
-
-// backgroundReadTimeout bounds a read ahead, which no request's context bounds.
-const backgroundReadTimeout = 30 * time.Second
 
 // errLoadPanicked is what the waiting requests get when the read they waited for panicked.
 var errLoadPanicked = errors.New("hot token ranking: the shared read did not finish")
@@ -81,22 +69,11 @@ func (c *hotCache) get(ctx context.Context, k hotKey, load func(context.Context)
 			select {
 			case <-l.done:
 				if now.Before(l.expires) {
-					if _, running := c.next[k]; !running && !now.Before(l.expires.Add(-c.ttl/4)) {
-						c.readAhead(k, now, load)
-					}
 					c.mu.Unlock()
 					return l.cands, l.version, nil
 				}
 				ok = false // expired: read again
 			default: // in progress: wait for it below
-			}
-		}
-		if !ok {
-			if nl, running := c.next[k]; running {
-				// The read ahead is on its way: it becomes the current read, waited for below.
-				delete(c.next, k)
-				c.loads[k] = nl
-				l, ok = nl, true
 			}
 		}
 		if !ok {
@@ -168,34 +145,11 @@ func (c *hotCache) finish(k hotKey, l *hotLoad, cands []token.Detail, err error,
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	l.cands, l.err, l.abandoned = cands, err, abandoned
-	if c.next[k] == l {
-		// A read ahead that completed: it replaces the current read (a failed one is dropped,
-		// and the current read serves until it expires).
-		delete(c.next, k)
-		if err == nil {
-			c.loads[k] = l
-		}
-	} else if err != nil && c.loads[k] == l {
+	if err != nil && c.loads[k] == l {
 		// Errors are never cached.
 		delete(c.loads, k)
 	}
 	close(l.done)
-}
-
-// readAhead starts the next read of k in the background. Called with mu held.
-func (c *hotCache) readAhead(k hotKey, now time.Time, load func(context.Context) ([]token.Detail, error)) {
-	c.reads++
-	l := &hotLoad{done: make(chan struct{}), expires: now.Add(c.ttl), version: c.reads}
-	c.next[k] = l
-	if c.started != nil {
-		c.started(l.done)
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), backgroundReadTimeout)
-		defer cancel()
-		defer func() { _ = recover() }() // run has already published the failure; nothing waits on this goroutine
-		c.run(ctx, k, l, load)
-	}()
 }
 
 // dropExpired forgets the finished reads that have expired, so a ranking nobody asks for any
