@@ -49,7 +49,7 @@ func TestTemporalUnreachableAtPostTime(t *testing.T) {
 	r = good.do(t, "POST", "/v2/kyt/withdrawal", withdrawalBody("11"), "Idempotency-Key", "down-1")
 	require.Equal(t, 200, r.Status, "%s", r.Body)
 	id := r.Object(t)["externalId"].(string)
-	eventually(t, 10*time.Second, "registered", func() bool {
+	eventually(t, 30*time.Second, "registered", func() bool {
 		return good.do(t, "GET", "/v2/kyt/withdrawal/"+id+"/summary", nil).Object(t)["status"] == "registered"
 	})
 }
@@ -66,7 +66,7 @@ func TestWorkerStoppedMidway(t *testing.T) {
 		assert.Equal(t, "pending", e.do(t, "GET", "/v2/kyt/withdrawal/"+id+"/summary", nil).Object(t)["status"])
 		w := startWorker(t, e.rt)
 		defer w.Stop()
-		eventually(t, 10*time.Second, "registered", func() bool {
+		eventually(t, 30*time.Second, "registered", func() bool {
 			return e.do(t, "GET", "/v2/kyt/withdrawal/"+id+"/summary", nil).Object(t)["status"] == "registered"
 		})
 		assert.Equal(t, 1, countRows(t, e, `SELECT count(*) FROM kyt_registrations WHERE external_id = $1`, id))
@@ -81,7 +81,7 @@ func TestWorkerStoppedMidway(t *testing.T) {
 		rcv.delay = 1500 * time.Millisecond // the first request is in flight when the worker dies
 		id := createEndpoint(t, e, key, map[string]any{"url": rcv.srv.URL})
 		evID := publish(t, e, webhook.TokenMigrated, `{"address":"So2"}`)
-		eventually(t, 10*time.Second, "first request", func() bool { return rcv.count() >= 1 })
+		eventually(t, 30*time.Second, "first request", func() bool { return rcv.count() >= 1 })
 		w1.Stop()
 		rcv.mu.Lock()
 		rcv.delay = 0
@@ -220,7 +220,7 @@ func TestJobStream(t *testing.T) {
 	})
 
 	t.Run("the stream follows the job to its end", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		res, sc := openStream(t, ctx, http.DefaultClient, e, jobID)
 		defer res.Body.Close()

@@ -100,7 +100,7 @@ func TestKYTWorkerStoppedMidRegistration(t *testing.T) {
 
 	select {
 	case <-vendor.entered:
-	case <-time.After(15 * time.Second):
+	case <-time.After(30 * time.Second):
 		dumpTemporal(t)
 		t.Fatal("the provider never saw the registration")
 	}

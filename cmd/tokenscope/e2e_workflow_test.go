@@ -81,7 +81,7 @@ func TestKYTRegistration(t *testing.T) {
 		assert.NotEmpty(t, o["attemptIdentifier"])
 		id := o["externalId"].(string)
 		var s map[string]any
-		eventually(t, 10*time.Second, "registered", func() bool {
+		eventually(t, 30*time.Second, "registered", func() bool {
 			s = e.do(t, "GET", "/v2/kyt/withdrawal/"+id+"/summary", nil).Object(t)
 			return s["status"] == "registered"
 		})
@@ -99,7 +99,7 @@ func TestKYTRegistration(t *testing.T) {
 		assert.Nil(t, o["updatedAt"], "null until processed")
 		id := o["externalId"].(string)
 		var s map[string]any
-		eventually(t, 10*time.Second, "registered", func() bool {
+		eventually(t, 30*time.Second, "registered", func() bool {
 			s = e.do(t, "GET", "/v2/kyt/transfers/"+id+"/summary", nil).Object(t)
 			return s["status"] == "registered"
 		})
