@@ -325,17 +325,36 @@ const (
 	ORDER BY rank, address LIMIT $3`
 )
 
-// TokenDetails implements ports.TokenReader with three index lookups: the tokens with their
-// market data, their window statistics, and the pools on either side of which they trade.
+// TokenDetails implements ports.TokenReader with three index lookups sent as one batch (one
+// round trip): the tokens with their market data, their window statistics, and the pools on
+// either side of which they trade. Statistics and pools of addresses that are not tokens are
+// ignored.
 func (r *MarketReader) TokenDetails(ctx context.Context, c chain.Chain, addresses []string) ([]token.Detail, error) {
 	if len(addresses) == 0 {
 		return []token.Detail{}, nil
 	}
-	rows, err := r.pool.Query(ctx, tokenDetailsSQL, string(c), addresses)
+	batch := &pgx.Batch{}
+	batch.Queue(tokenDetailsSQL, string(c), addresses)
+	batch.Queue(tokenStatsSQL, string(c), addresses)
+	batch.Queue(tokenPoolsSQL, string(c), addresses)
+	br := r.pool.SendBatch(ctx, batch)
+	out, err := readTokenDetails(br, c)
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = interpretError(cerr, "token details", string(c))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readTokenDetails reads the three results of TokenDetails' batch in order.
+func readTokenDetails(br pgx.BatchResults, c chain.Chain) ([]token.Detail, error) {
+	rows, err := br.Query()
 	if err != nil {
 		return nil, interpretError(err, "token details", string(c))
 	}
-	var out []token.Detail
+	out := []token.Detail{}
 	for rows.Next() {
 		d, err := scanDetail(rows)
 		if err != nil {
@@ -349,17 +368,12 @@ func (r *MarketReader) TokenDetails(ctx context.Context, c chain.Chain, addresse
 	if err := rows.Err(); err != nil {
 		return nil, interpretError(err, "token details", string(c))
 	}
-	if len(out) == 0 {
-		return []token.Detail{}, nil
-	}
 	index := make(map[string]int, len(out))
-	found := make([]string, len(out))
 	for i, d := range out {
 		index[d.Address] = i
-		found[i] = d.Address
 	}
 
-	srows, err := r.pool.Query(ctx, tokenStatsSQL, string(c), found)
+	srows, err := br.Query()
 	if err != nil {
 		return nil, interpretError(err, "token stats", string(c))
 	}
@@ -372,13 +386,15 @@ func (r *MarketReader) TokenDetails(ctx context.Context, c chain.Chain, addresse
 			srows.Close()
 			return nil, interpretError(err, "token stats", string(c))
 		}
-		out[index[addr]].Stats[token.Window(w)] = s
+		if i, ok := index[addr]; ok {
+			out[i].Stats[token.Window(w)] = s
+		}
 	}
 	if err := srows.Err(); err != nil {
 		return nil, interpretError(err, "token stats", string(c))
 	}
 
-	prows, err := r.pool.Query(ctx, tokenPoolsSQL, string(c), found)
+	prows, err := br.Query()
 	if err != nil {
 		return nil, interpretError(err, "token pools", string(c))
 	}
