@@ -164,8 +164,9 @@ func writeMarkdown(path string, m machine, rows []report.Row, growth []report.Gr
 			"ingested with `tokenscope import` into an empty database\n", m.scale.name, m.scale.tokens, m.scale.wallets, m.scale.trades)
 		fmt.Fprintf(&w, "- then the trades table grown to %d rows (1×) and later %d rows (10×) by copies of those trades, the k-th copy "+
 			"shifted k × 24 h and k × (their block-height span) back in time with its own signatures (`INSERT … SELECT` in the bench, "+
-			"%s in all; tokens, pools, positions and market data are those of the ingested trades). The ingest path runs at a few hundred "+
-			"trades/s at 100k tokens here (ingest row), so a million trades through it would take over an hour\n",
+			"%s in all; tokens, pools, positions and market data are those of the ingested trades). The ingest path runs at under a "+
+			"thousand trades/s at 100k tokens here (ingest row), so a million trades through it would take about 20 minutes and the 10× "+
+			"table several hours\n",
 			m.scale.mainTrades, 10*m.scale.mainTrades, m.historyTook.Round(time.Second))
 	} else {
 		fmt.Fprintf(&w, "- scale `%s`: %d tokens, %d wallets, %d trades from the simulator (seed 1 then 2, 24 h ending at the run's start), "+
