@@ -22,21 +22,9 @@ import (
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 )
-
-// stepClock moves only when told to.
-type stepClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *stepClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *stepClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // hotReaders serves a ranking the test can change, and counts the ranking reads.
 type hotReaders struct {
@@ -86,7 +74,7 @@ func (r *hotReaders) readCount() int {
 // passed the next answer shows the new ranking. Bad parameters are refused whatever is kept.
 func TestRankingAnswersAreReusedOnlyWhileTheirReadIsFresh(t *testing.T) {
 	const ttl = time.Second
-	clock := &stepClock{now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	clock := fakeclock.At(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	r := &hotReaders{readers: newReaders(), order: []string{"aaa", "bbb", "ccc"}}
 	store := &keyStore{keys: map[string]account.Key{}}
 	keys := apikey.New(store, wallClock{})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,21 +16,10 @@ import (
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/job"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
-
-// fakeClock is a ports.Clock that moves only when told to.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
 
 var t0 = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 
@@ -41,7 +29,7 @@ func newService(t *testing.T) (*appjob.Service, *portsmock.MockJobStore, *portsm
 	store := portsmock.NewMockJobStore(ctrl)
 	runner := portsmock.NewMockJobRunner(ctrl)
 	// The clock is in another zone: the job's times must come out in UTC.
-	clock := &fakeClock{now: t0.In(time.FixedZone("X", 3600))}
+	clock := fakeclock.At(t0.In(time.FixedZone("X", 3600)))
 	return &appjob.Service{Store: store, Runner: runner, Clock: clock}, store, runner
 }
 

@@ -18,35 +18,18 @@ import (
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
 
-// fakeClock is a ports.Clock that moves only when told to.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 const hotTTL = time.Second
 
-func newHotService(t *testing.T) (*market.Service, readers, *fakeClock) {
+func newHotService(t *testing.T) (*market.Service, readers, *fakeclock.Clock) {
 	ctrl := gomock.NewController(t)
 	r := readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
 		portsmock.NewMockRedPacketReader(ctrl), portsmock.NewMockPositionReader(ctrl)}
-	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	clock := fakeclock.At(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	return market.New(r, market.WithHotCache(clock, hotTTL)), r, clock
 }
 
@@ -402,7 +385,7 @@ func TestHotTokensWithoutCacheReadEveryTime(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	r := readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
 		portsmock.NewMockRedPacketReader(ctrl), portsmock.NewMockPositionReader(ctrl)}
-	clock := &fakeClock{}
+	clock := fakeclock.At(time.Time{})
 	f.expect(r, chain.Sol, ranking.Duration1h, 6)
 	for _, s := range []*market.Service{market.New(r), market.New(r, market.WithHotCache(clock, 0)),
 		market.New(r, market.WithHotCache(clock, hotTTL), market.WithHotCache(clock, 0))} {
@@ -481,7 +464,7 @@ func TestHotTokensVersionIsZeroWithoutTheCache(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	r := readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
 		portsmock.NewMockRedPacketReader(ctrl), portsmock.NewMockPositionReader(ctrl)}
-	s := market.New(r, market.WithHotCache(&fakeClock{}, 0))
+	s := market.New(r, market.WithHotCache(fakeclock.At(time.Time{}), 0))
 	f := newHotFixture(t)
 	f.expect(r, chain.Sol, ranking.Duration1h, 2)
 	for range 2 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,34 +14,17 @@ import (
 	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/webhook"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
-
-// fakeClock is a ports.Clock that moves only when told to.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 type doubles struct {
 	endpoints *portsmock.MockEndpointStore
 	attempts  *portsmock.MockAttemptStore
 	guard     *portsmock.MockURLGuard
 	filter    *portsmock.MockFilterCompiler
-	clock     *fakeClock
+	clock     *fakeclock.Clock
 }
 
 var t0 = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
@@ -55,7 +37,7 @@ func newService(t *testing.T) (*appwebhook.Service, doubles) {
 		attempts:  portsmock.NewMockAttemptStore(ctrl),
 		guard:     portsmock.NewMockURLGuard(ctrl),
 		filter:    portsmock.NewMockFilterCompiler(ctrl),
-		clock:     &fakeClock{now: t0},
+		clock:     fakeclock.At(t0),
 	}
 	return &appwebhook.Service{Endpoints: d.endpoints, Attempts: d.attempts, Guard: d.guard, Filter: d.filter, Clock: d.clock}, d
 }
