@@ -437,12 +437,12 @@ func (l endpointListDTO) appendJSON(b []byte) []byte {
 // --- token records: the v2 record (search normal mode, ranking, v2 multi-detail), the fast
 // search record and the multi-detail record ---
 //
-// Their DTOs (tokenV2DTO, tokenFastDTO, multiTokenDTO) hold maps, which encoding/json writes
-// with the keys sorted byte-wise. The writers below take the token.Detail itself and write
-// each map's keys in that order, worked out once (tokenKeys) from the key lists the DTO
-// constructors use; no DTO, map or intermediate string is built. tokenV2, tokenFast and
-// multiToken remain the reference: json_test.go compares these writers with encoding/json's
-// output for them on random details.
+// The records hold maps (market data, periods, stats, socials), which encoding/json wrote with
+// the keys sorted byte-wise. The writers below take the token.Detail itself and write each
+// map's keys in that order, worked out once (tokenKeys); no DTO, map or intermediate string is
+// built. The DTOs encoding/json used to write (tokenV2DTO, tokenFastDTO, multiTokenDTO) live on
+// in dto_token_reference_test.go as the oracle: json_test.go compares these writers with
+// encoding/json's output for them on random details.
 
 // appendTokenV2List writes the bare array of v2 records of ranking and v2 multi-detail ([] when
 // empty, as the handlers' make([]tokenV2DTO, len(ds)) was).
