@@ -19,49 +19,51 @@ import (
 // in declaration order under their json tags, exactly as encoding/json would; json_test.go
 // fails when a field is added to one of these types without being added here.
 
-// appendTradePage writes toPage(p, tradeOut) without building the DTO slice: each trade is
-// converted into a DTO on the stack and encoded. Like toPage's slice, data is [] when empty.
-func appendTradePage(b []byte, p page.Page[trade.Trade]) []byte {
-	b = append(b, `{"data":[`...)
-	for i := range p.Items {
+// appendArray writes items as a JSON array, item writing each one: [] when empty or nil.
+func appendArray[T any](b []byte, items []T, item func(*T, []byte) []byte) []byte {
+	b = append(b, '[')
+	for i := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		dto := tradeOut(p.Items[i])
-		b = dto.appendJSON(b)
+		b = item(&items[i], b)
 	}
-	b = append(b, ']')
+	return append(b, ']')
+}
+
+// appendPage writes toPage(p, …) without building the DTO slice, item writing each item: the
+// page envelope with data [] when empty, like toPage's slice.
+func appendPage[T any](b []byte, p page.Page[T], item func(*T, []byte) []byte) []byte {
+	b = append(b, `{"data":`...)
+	b = appendArray(b, p.Items, item)
 	return appendPageTail(b, p.StartCursor, p.EndCursor, p.HasNext, p.HasPrev)
+}
+
+// appendTradePage writes toPage(p, tradeOut): each trade is converted into a DTO on the stack
+// and encoded.
+func appendTradePage(b []byte, p page.Page[trade.Trade]) []byte {
+	return appendPage(b, p, func(t *trade.Trade, b []byte) []byte {
+		dto := tradeOut(*t)
+		return dto.appendJSON(b)
+	})
 }
 
 // appendSnapshotPage writes toPage(p, snapshotOut) as appendTradePage does.
 func appendSnapshotPage(b []byte, p page.Page[pool.Snapshot]) []byte {
-	b = append(b, `{"data":[`...)
-	for i := range p.Items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		dto := snapshotOut(p.Items[i])
-		b = dto.appendJSON(b)
-	}
-	b = append(b, ']')
-	return appendPageTail(b, p.StartCursor, p.EndCursor, p.HasNext, p.HasPrev)
+	return appendPage(b, p, func(s *pool.Snapshot, b []byte) []byte {
+		dto := snapshotOut(*s)
+		return dto.appendJSON(b)
+	})
 }
 
 // appendPnLPage writes pnlPageDTO{pageDTO: toPage(r.Page, pnlEntryOut), Summary:
 // pnlSummaryOut(r.Summary)} as appendTradePage does: the page's fields, then summary
 // (encoding/json flattens the embedded page).
 func appendPnLPage(b []byte, r market.PnLResult) []byte {
-	b = append(b, `{"data":[`...)
-	for i := range r.Page.Items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		dto := pnlEntryOut(r.Page.Items[i])
-		b = dto.appendJSON(b)
-	}
-	b = append(b, ']')
-	b = appendPageTail(b, r.Page.StartCursor, r.Page.EndCursor, r.Page.HasNext, r.Page.HasPrev)
+	b = appendPage(b, r.Page, func(e *market.PnLEntry, b []byte) []byte {
+		dto := pnlEntryOut(*e)
+		return dto.appendJSON(b)
+	})
 	b = b[:len(b)-1] // reopen the object for summary
 	b = append(b, `,"summary":`...)
 	summary := pnlSummaryOut(r.Summary)
@@ -87,14 +89,7 @@ func appendItems[T any](b []byte, items []T, item func(*T, []byte) []byte) []byt
 	if items == nil {
 		return append(b, "null"...)
 	}
-	b = append(b, '[')
-	for i := range items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = item(&items[i], b)
-	}
-	return append(b, ']')
+	return appendArray(b, items, item)
 }
 
 func appendRedPacketPage[T any](b []byte, p redPacketPageDTO[T], item func(*T, []byte) []byte) []byte {
@@ -447,46 +442,25 @@ func (l endpointListDTO) appendJSON(b []byte) []byte {
 // appendTokenV2List writes the bare array of v2 records of ranking and v2 multi-detail ([] when
 // empty, as the handlers' make([]tokenV2DTO, len(ds)) was).
 func appendTokenV2List(b []byte, ds []token.Detail) []byte {
-	b = append(b, '[')
-	for i := range ds {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendTokenV2(b, &ds[i])
-	}
-	return append(b, ']')
+	return appendArray(b, ds, tokenV2Item)
 }
 
 // appendMultiTokenList writes the bare array of multi-detail records ([] when empty).
 func appendMultiTokenList(b []byte, ds []token.Detail, chainName string) []byte {
-	b = append(b, '[')
-	for i := range ds {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendMultiToken(b, &ds[i], chainName)
-	}
-	return append(b, ']')
+	return appendArray(b, ds, func(d *token.Detail, b []byte) []byte { return appendMultiToken(b, d, chainName) })
 }
+
+// tokenV2Item is appendTokenV2 as an appendArray item writer.
+func tokenV2Item(d *token.Detail, b []byte) []byte { return appendTokenV2(b, d) }
 
 // appendTokenV2Page writes toPage(p, tokenV2) as appendTradePage does.
 func appendTokenV2Page(b []byte, p page.Page[token.Detail]) []byte {
-	b = append(b, `{"data":`...)
-	b = appendTokenV2List(b, p.Items)
-	return appendPageTail(b, p.StartCursor, p.EndCursor, p.HasNext, p.HasPrev)
+	return appendPage(b, p, tokenV2Item)
 }
 
 // appendTokenFastPage writes toPage(p, tokenFast) as appendTradePage does.
 func appendTokenFastPage(b []byte, p page.Page[token.Detail]) []byte {
-	b = append(b, `{"data":[`...)
-	for i := range p.Items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendTokenFast(b, &p.Items[i])
-	}
-	b = append(b, ']')
-	return appendPageTail(b, p.StartCursor, p.EndCursor, p.HasNext, p.HasPrev)
+	return appendPage(b, p, func(d *token.Detail, b []byte) []byte { return appendTokenFast(b, d) })
 }
 
 // appendTokenV2 writes tokenV2(*d).
@@ -626,14 +600,9 @@ func appendMultiToken(b []byte, d *token.Detail, chainName string) []byte {
 	b = appendOptionalString(b, d.Socials.Get(token.SocialWebsite))
 	b = append(b, `,"twitter":`...)
 	b = appendOptionalString(b, d.Socials.Get(token.SocialTwitter))
-	b = append(b, `},"liquidity":[`...)
-	for i := range d.Pools {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendLiquidity(b, &d.Pools[i], chainName)
-	}
-	return append(b, "]}"...)
+	b = append(b, `},"liquidity":`...)
+	b = appendArray(b, d.Pools, func(p *token.PoolLiquidity, b []byte) []byte { return appendLiquidity(b, p, chainName) })
+	return append(b, '}')
 }
 
 // appendLiquidity writes one liquidityDTO of multiToken.
@@ -663,20 +632,15 @@ func appendLiquidity(b []byte, p *token.PoolLiquidity, chainName string) []byte 
 
 // appendCreators writes creators(cs): [] when empty.
 func appendCreators(b []byte, cs []token.Creator) []byte {
-	b = append(b, '[')
-	for i := range cs {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	return appendArray(b, cs, func(c *token.Creator, b []byte) []byte {
 		b = append(b, `{"address":`...)
-		b = appendString(b, cs[i].Address)
+		b = appendString(b, c.Address)
 		b = append(b, `,"isVerified":`...)
-		b = appendBool(b, cs[i].IsVerified)
+		b = appendBool(b, c.IsVerified)
 		b = append(b, `,"share":`...)
-		b = strconv.AppendInt(b, cs[i].Share, 10)
-		b = append(b, '}')
-	}
-	return append(b, ']')
+		b = strconv.AppendInt(b, c.Share, 10)
+		return append(b, '}')
+	})
 }
 
 // appendExtra writes extra(*e, unit).

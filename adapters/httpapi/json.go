@@ -60,15 +60,11 @@ var encoders = sync.Pool{New: func() any {
 // buffer, which the server keeps with each connection's context (Fiber leaves fasthttp's
 // ReduceMemoryUsage off), so once it has grown to the route's response size a response costs
 // no allocation and no copy.
-func sendBody(c *fiber.Ctx, write func([]byte) []byte) {
+// It returns nil, so a handler can end with it.
+func sendBody(c *fiber.Ctx, write func([]byte) []byte) error {
 	resp := c.Response()
 	resp.SwapBody(write(resp.SwapBody(nil)[:0]))
 	resp.Header.SetContentType(fiber.MIMEApplicationJSON)
-}
-
-// sendJSONBody is sendBody for a handler's return statement.
-func sendJSONBody(c *fiber.Ctx, write func([]byte) []byte) error {
-	sendBody(c, write)
 	return nil
 }
 

@@ -380,7 +380,7 @@ func TestTokenListResponseMatchesCJSON(t *testing.T) {
 	after := app.AcquireCtx(&fasthttp.RequestCtx{})
 	defer app.ReleaseCtx(after)
 	after.Response().SetBodyString("stale")
-	require.NoError(t, sendJSONBody(after, func(b []byte) []byte { return appendTokenV2List(b, ds) }))
+	require.NoError(t, sendBody(after, func(b []byte) []byte { return appendTokenV2List(b, ds) }))
 	assert.Equal(t, string(before.Response().Body()), string(after.Response().Body()))
 	assert.Equal(t, before.Response().Header.String(), after.Response().Header.String())
 	assert.Equal(t, fiber.MIMEApplicationJSON, string(after.Response().Header.ContentType()))

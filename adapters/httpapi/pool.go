@@ -29,6 +29,5 @@ func (h *handlers) listSnapshots(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sendBody(c, func(b []byte) []byte { return appendSnapshotPage(b, pg) })
-	return nil
+	return sendBody(c, func(b []byte) []byte { return appendSnapshotPage(b, pg) })
 }

@@ -70,8 +70,7 @@ func (h *handlers) sendRanking(c *fiber.Ctx, r market.HotRequest, encode func([]
 	key := string(c.Request().URI().Path()) + "?" + string(c.Request().URI().QueryString())
 	if v := h.app.Market.HotVersion(r.Chain, r.Duration); v != 0 {
 		if body := h.rankings.get(key, v); body != nil {
-			sendBody(c, func(b []byte) []byte { return append(b, body...) })
-			return nil
+			return sendBody(c, func(b []byte) []byte { return append(b, body...) })
 		}
 	}
 	ds, v, err := h.app.Market.HotTokensVersion(c.UserContext(), r)

@@ -26,8 +26,7 @@ func (h *handlers) walletRedPackets(c *fiber.Ctx) error {
 		return err
 	}
 	dto := toRedPacketPage(out, redPacketOut)
-	sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*redPacketDTO).appendJSON) })
-	return nil
+	return sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*redPacketDTO).appendJSON) })
 }
 
 // listRedPackets is operation 6, GET /v2/redpacket, optionally by creator and/or chain.
@@ -52,8 +51,7 @@ func (h *handlers) listRedPackets(c *fiber.Ctx) error {
 		return err
 	}
 	dto := toRedPacketPage(out, redPacketOut)
-	sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*redPacketDTO).appendJSON) })
-	return nil
+	return sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*redPacketDTO).appendJSON) })
 }
 
 // redPacketClaims is operation 7, GET /v2/redpacket/{id}/claims; an unknown packet is 404.
@@ -70,6 +68,5 @@ func (h *handlers) redPacketClaims(c *fiber.Ctx) error {
 		return err
 	}
 	dto := toRedPacketPage(out, claimOut)
-	sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*claimDTO).appendJSON) })
-	return nil
+	return sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*claimDTO).appendJSON) })
 }

@@ -71,6 +71,5 @@ func (h *handlers) whoami(c *fiber.Ctx) error {
 	if scopes == nil {
 		scopes = []account.Scope{}
 	}
-	sendBody(c, whoamiDTO{AccountID: p.AccountID, KeyID: p.KeyID, Scopes: scopes}.appendJSON)
-	return nil
+	return sendBody(c, whoamiDTO{AccountID: p.AccountID, KeyID: p.KeyID, Scopes: scopes}.appendJSON)
 }

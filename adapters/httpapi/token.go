@@ -57,9 +57,9 @@ func (h *handlers) searchTokens(c *fiber.Ctx) error {
 		return err
 	}
 	if r.Normal {
-		return sendJSONBody(c, func(b []byte) []byte { return appendTokenV2Page(b, pg) })
+		return sendBody(c, func(b []byte) []byte { return appendTokenV2Page(b, pg) })
 	}
-	return sendJSONBody(c, func(b []byte) []byte { return appendTokenFastPage(b, pg) })
+	return sendBody(c, func(b []byte) []byte { return appendTokenFastPage(b, pg) })
 }
 
 // multiRequest parses the parameters shared by both multi-detail paths.
@@ -103,7 +103,7 @@ func (h *handlers) multiTokens(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendJSONBody(c, func(b []byte) []byte { return appendMultiTokenList(b, ds, string(ch)) })
+	return sendBody(c, func(b []byte) []byte { return appendMultiTokenList(b, ds, string(ch)) })
 }
 
 // multiTokensV2 is the public API's v2 path, GET /v2/token/{chain}/multi: the same lookup over
@@ -121,5 +121,5 @@ func (h *handlers) multiTokensV2(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendJSONBody(c, func(b []byte) []byte { return appendTokenV2List(b, ds) })
+	return sendBody(c, func(b []byte) []byte { return appendTokenV2List(b, ds) })
 }

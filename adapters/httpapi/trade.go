@@ -56,6 +56,5 @@ func (h *handlers) listTrades(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sendBody(c, func(b []byte) []byte { return appendTradePage(b, pg) })
-	return nil
+	return sendBody(c, func(b []byte) []byte { return appendTradePage(b, pg) })
 }

@@ -37,6 +37,5 @@ func (h *handlers) pnlByToken(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sendBody(c, func(b []byte) []byte { return appendPnLPage(b, res) })
-	return nil
+	return sendBody(c, func(b []byte) []byte { return appendPnLPage(b, res) })
 }

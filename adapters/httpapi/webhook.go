@@ -103,8 +103,7 @@ func (h *handlers) createEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sendBody(c, endpointOf(e).appendJSON)
-	return nil
+	return sendBody(c, endpointOf(e).appendJSON)
 }
 
 func (h *handlers) listEndpoints(c *fiber.Ctx) error {
@@ -138,8 +137,7 @@ func (h *handlers) listEndpoints(c *fiber.Ctx) error {
 	if cursor != "" {
 		out.PrevIterator = encodeIterator(cursor)
 	}
-	sendBody(c, out.appendJSON)
-	return nil
+	return sendBody(c, out.appendJSON)
 }
 
 func (h *handlers) getEndpoint(c *fiber.Ctx) error {
@@ -147,8 +145,7 @@ func (h *handlers) getEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sendBody(c, endpointOf(e).appendJSON)
-	return nil
+	return sendBody(c, endpointOf(e).appendJSON)
 }
 
 func (h *handlers) patchEndpoint(c *fiber.Ctx) error {
@@ -156,8 +153,7 @@ func (h *handlers) patchEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sendBody(c, endpointOf(e).appendJSON)
-	return nil
+	return sendBody(c, endpointOf(e).appendJSON)
 }
 
 func (h *handlers) deleteEndpoint(c *fiber.Ctx) error {
