@@ -59,6 +59,9 @@ func (s *JobStore) Insert(ctx context.Context, j job.Job, started func(context.C
 
 // Get reads the account's job.
 func (s *JobStore) Get(ctx context.Context, accountID, id string) (job.Job, error) {
+	if unstorableID(id) {
+		return job.Job{}, fault.NotFound("job", id)
+	}
 	r, err := s.q.GetJob(ctx, s.pool, dbsqlc.GetJobParams{ID: id, AccountID: accountID})
 	if err != nil {
 		return job.Job{}, interpretError(err, "job", id)

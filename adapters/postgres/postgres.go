@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5"
@@ -155,6 +156,8 @@ func interpretError(err error, what, id string) error {
 			return &fault.Error{Kind: fault.KindConflict, Message: what + " already exists", Err: err}
 		case "23514", "22003", "22P02":
 			return &fault.Error{Kind: fault.KindInvalid, Message: what + ": value out of range", Err: err}
+		case "22021": // character_not_in_repertoire: a NUL byte or invalid UTF-8 in a text value
+			return &fault.Error{Kind: fault.KindInvalid, Message: what + ": text must be valid UTF-8 without NUL bytes", Err: err}
 		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
@@ -162,6 +165,11 @@ func interpretError(err error, what, id string) error {
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+// unstorableID reports whether id could never be a row's key: a text column holds no NUL byte
+// and no invalid UTF-8, and Postgres refuses such a value instead of finding nothing. A lookup
+// by such an id is NotFound without a query.
+func unstorableID(id string) bool { return !utf8.ValidString(id) || strings.IndexByte(id, 0) >= 0 }
 
 // InterpretError is interpretError for sibling adapter packages.
 func InterpretError(err error, what, id string) error { return interpretError(err, what, id) }

@@ -76,6 +76,9 @@ func webhookAccountArg(accountID string) *string {
 
 // Get reads one endpoint; accountID "" reads any account's (the delivery worker).
 func (s *WebhookStore) Get(ctx context.Context, accountID, id string) (*webhook.Endpoint, error) {
+	if unstorableID(id) {
+		return nil, fault.NotFound("webhook endpoint", id)
+	}
 	row, err := s.q.GetWebhookEndpoint(ctx, s.pool, dbsqlc.GetWebhookEndpointParams{ID: id, AccountID: webhookAccountArg(accountID)})
 	if err != nil {
 		return nil, interpretError(err, "webhook endpoint", id)
@@ -117,6 +120,9 @@ func (s *WebhookStore) List(ctx context.Context, accountID, cursor string, limit
 
 // Update is the read-modify-write of one endpoint under FOR UPDATE.
 func (s *WebhookStore) Update(ctx context.Context, accountID, id string, fn func(*webhook.Endpoint) error) (*webhook.Endpoint, error) {
+	if unstorableID(id) {
+		return nil, fault.NotFound("webhook endpoint", id)
+	}
 	var out *webhook.Endpoint
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		row, err := s.q.GetWebhookEndpointForUpdate(ctx, tx, dbsqlc.GetWebhookEndpointForUpdateParams{ID: id, AccountID: webhookAccountArg(accountID)})
@@ -155,6 +161,9 @@ func (s *WebhookStore) Update(ctx context.Context, accountID, id string, fn func
 
 // Delete removes the account's endpoint (its attempts go with it).
 func (s *WebhookStore) Delete(ctx context.Context, accountID, id string) error {
+	if unstorableID(id) {
+		return fault.NotFound("webhook endpoint", id)
+	}
 	n, err := s.q.DeleteWebhookEndpoint(ctx, s.pool, dbsqlc.DeleteWebhookEndpointParams{ID: id, AccountID: accountID})
 	if err != nil {
 		return interpretError(err, "webhook endpoint", id)

@@ -90,7 +90,12 @@ func deadline(ctx context.Context, err error) error {
 	return err
 }
 
-// Summary reads one of the account's registrations.
+// Summary reads one of the account's registrations. An id that is not a UUID names none: it
+// is NotFound without asking the store (which keeps ids as UUIDs and would refuse the cast).
 func (s *Service) Summary(ctx context.Context, accountID string, kind kyt.Kind, externalID string) (kyt.Registration, error) {
-	return s.Store.Get(ctx, accountID, kind, externalID)
+	id, ok := kyt.ParseExternalID(externalID)
+	if !ok {
+		return kyt.Registration{}, fault.NotFound("kyt "+string(kind), externalID)
+	}
+	return s.Store.Get(ctx, accountID, kind, id)
 }

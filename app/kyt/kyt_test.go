@@ -3,6 +3,7 @@ package kyt_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,4 +97,21 @@ func TestInvalidRequestsNeverReachThePorts(t *testing.T) {
 			assert.Equal(t, fault.KindInvalid, fault.KindOf(err))
 		})
 	}
+}
+
+// An externalId that is not a UUID names no registration: NotFound, and the store (whose ids
+// are UUIDs) is never asked. A UUID in capitals is looked up in the lowercase form handed out.
+func TestSummaryOfAMalformedIDIsNotFound(t *testing.T) {
+	svc, store, _, _ := newService(t)
+	ctx := context.Background()
+	for _, id := range []string{"notauuid", "", "00000000-0000-0000-0000-00000000000g", "{00000000-0000-0000-0000-000000000000}",
+		"00000000000000000000000000000000", "00000000-0000-0000-0000-0000000000000"} {
+		_, err := svc.Summary(ctx, "acc", kyt.KindWithdrawal, id)
+		assert.True(t, fault.Is(err, fault.KindNotFound), "%q: %v", id, err)
+	}
+	id := kyt.ExternalID("acc", "k")
+	store.EXPECT().Get(gomock.Any(), "acc", kyt.KindTransfer, id).Return(kyt.Registration{ExternalID: id}, nil)
+	reg, err := svc.Summary(ctx, "acc", kyt.KindTransfer, strings.ToUpper(id))
+	require.NoError(t, err)
+	assert.Equal(t, id, reg.ExternalID)
 }

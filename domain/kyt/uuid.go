@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"strconv"
+	"strings"
 )
 
 // Namespace is the RFC 4122 namespace under which tokenscope derives externalIds. It is a
@@ -39,4 +40,27 @@ func NameUUID(namespace [16]byte, name string) string {
 	b[23] = '-'
 	hex.Encode(b[24:], u[10:])
 	return string(b[:])
+}
+
+// ParseExternalID reads an externalId as a client echoes it: an RFC 4122 UUID in canonical
+// 8-4-4-4-12 form, hex digits in either case. It returns the lowercase form tokenscope hands
+// out; ok is false for anything else, which therefore names no registration.
+func ParseExternalID(s string) (id string, ok bool) {
+	if len(s) != 36 {
+		return "", false
+	}
+	b := []byte(strings.ToLower(s))
+	for i, c := range b {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return "", false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return "", false
+			}
+		}
+	}
+	return string(b), true
 }
