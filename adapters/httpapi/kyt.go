@@ -34,6 +34,9 @@ func usdOrNil(r kyt.Registration) *string {
 
 // withdrawalDTO is the KytWithdrawalBaseResponse. updatedAt is required there, so a pending
 // registration reports its acceptance time; the summary's processedAt tells the two apart.
+// usdAmount is a required string there too: "" while no USD price is known (the caller sent
+// none in USD, market data has none, the provider has not priced it), never null and never an
+// invented "0".
 type withdrawalDTO struct {
 	Address           string  `json:"address"`
 	Asset             string  `json:"asset"`
@@ -44,7 +47,7 @@ type withdrawalDTO struct {
 	Memo              *string `json:"memo"`
 	Network           string  `json:"network"`
 	UpdatedAt         string  `json:"updatedAt"`
-	USDAmount         *string `json:"usdAmount"`
+	USDAmount         string  `json:"usdAmount"`
 }
 
 // transferDTO is the KytTransferBaseResponse: the fields the provider fills stay null until
@@ -82,9 +85,13 @@ func withdrawalOf(r kyt.Registration) withdrawalDTO {
 	if updated.IsZero() {
 		updated = r.CreatedAt
 	}
-	return withdrawalDTO{Address: w.Address, Asset: w.Asset, AssetAmount: w.AssetAmount, AssetID: w.AssetID,
+	d := withdrawalDTO{Address: w.Address, Asset: w.Asset, AssetAmount: w.AssetAmount, AssetID: w.AssetID,
 		AttemptIdentifier: r.AttemptIdentifier, ExternalID: r.ExternalID, Memo: w.Memo, Network: string(w.Network),
-		UpdatedAt: updated.UTC().Format(kytTime), USDAmount: usdOrNil(r)}
+		UpdatedAt: updated.UTC().Format(kytTime)}
+	if r.USDAmount != nil {
+		d.USDAmount = r.USDAmount.String()
+	}
+	return d
 }
 
 func transferOf(r kyt.Registration) transferDTO {
