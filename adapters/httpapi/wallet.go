@@ -6,6 +6,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/market"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/pnl"
 )
 
 // pnlByToken is operation 8, GET /v2/wallet/{chain}/{walletAddress}/pnl-by-token. The default
@@ -27,6 +28,10 @@ func (h *handlers) pnlByToken(c *fiber.Ctx) error {
 		return err
 	}
 	if err := checkText("walletAddress", c.Params("walletAddress")); err != nil {
+		return err
+	}
+	// The SDK's resolution is validated; every value is answered over the whole history.
+	if _, err := pnl.ParseResolution("resolution", queryString(c, "resolution")); err != nil {
 		return err
 	}
 	p, err := pageRequest(c, market.MaxAddresses)

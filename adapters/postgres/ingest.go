@@ -193,6 +193,8 @@ func (a *applier) outbox(ctx context.Context, eventID, channel string, payload a
 func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {
 	for _, e := range b.TokensCreated {
 		t := e.Token
+		// A tag sent as the spec's word is stored as the launchpad id it stands for.
+		t.LaunchpadTag = token.CanonicalTag(string(t.LaunchpadTag))
 		rec := tokenRecord(t)
 		creators, _ := json.Marshal(rec.TokenCreators)
 		extra, _ := json.Marshal(rec.Extra)

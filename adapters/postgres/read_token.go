@@ -69,7 +69,7 @@ func scanDetail(row pgx.Row, more ...any) (token.Detail, error) {
 		t := devLast.UTC()
 		d.DevLastTokenCreatedAt = &t
 	}
-	d.LaunchpadTag = token.Tag(tag)
+	d.LaunchpadTag = token.CanonicalTag(tag)
 	md.Holders = decimal.NewFromInt(holders)
 
 	d.Creators = []token.Creator{}

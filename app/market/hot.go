@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -145,20 +143,17 @@ func (r HotRequest) apply(cands []token.Detail) []token.Detail {
 		return out
 	}
 	type match struct {
-		key decimal.Decimal
+		key token.SortKey
 		i   int
 	}
 	var ms []match
 	for i := range cands {
 		if r.matches(&cands[i]) {
-			ms = append(ms, match{key: token.Value(cands[i], r.SortBy), i: i})
+			ms = append(ms, match{key: token.KeyOf(cands[i], r.SortBy), i: i})
 		}
 	}
 	slices.SortStableFunc(ms, func(a, b match) int {
-		if c := a.key.Cmp(b.key); c != 0 {
-			if r.Desc {
-				return -c
-			}
+		if c := a.key.Compare(b.key, r.Desc); c != 0 {
 			return c
 		}
 		return strings.Compare(cands[a.i].Address, cands[b.i].Address)

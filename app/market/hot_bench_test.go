@@ -59,7 +59,7 @@ func num(format string, args ...any) decimal.Decimal {
 	return decimal.RequireFromString(fmt.Sprintf(format, args...))
 }
 
-// benchDetail is token i: every fourth one launched on alpha_fun, every third with a twitter
+// benchDetail is token i: every fourth one launched on pump_fun, every third with a twitter
 // link, prices spread over 0.0001..10.
 func benchDetail(c chain.Chain, i int) token.Detail {
 	links := map[string]string{}
@@ -69,7 +69,7 @@ func benchDetail(c chain.Chain, i int) token.Detail {
 	socials, _ := token.NewSocials(links)
 	tag := token.Tag("")
 	if i%4 == 0 {
-		tag = token.AlphaFun
+		tag = token.PumpFun
 	}
 	d := token.Detail{
 		Token: token.Token{Address: benchAddr(i), Chain: c, Decimals: 6, Name: "Token " + strconv.Itoa(i),
@@ -106,7 +106,7 @@ func benchRequests() map[string]market.HotRequest {
 	lo := decimal.RequireFromString("1")
 	return map[string]market.HotRequest{
 		"rank": {Chain: chain.Sol, Duration: ranking.Duration1h},
-		"tag":  {Chain: chain.Sol, Duration: ranking.Duration1h, Tag: token.AlphaFun},
+		"tag":  {Chain: chain.Sol, Duration: ranking.Duration1h, Tag: token.PumpFun},
 		"sort": {Chain: chain.Sol, Duration: ranking.Duration1h, SortBy: token.FieldMarketCapInUSD, Desc: true},
 		"filter_sort": {Chain: chain.Sol, Duration: ranking.Duration1h, SortBy: token.FieldHolders, Desc: false,
 			Ranges: []token.Filter{{Field: token.FieldPriceInUSD, Min: &lo}}, Socials: []token.SocialFilter{"has_twitter"}},

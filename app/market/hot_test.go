@@ -61,10 +61,10 @@ func newHotFixture(t *testing.T) hotFixture {
 		f.entries = append(f.entries, ports.HotEntry{Address: a, Rank: int32(i + 1), Score: decimal.NewFromInt(int64(10 - i))})
 	}
 	f.details = []token.Detail{
-		det("bonk", "Bonk", "2", "30", token.AlphaFun, true),
-		det("dog", "Dogwifcat", "0.5", "40", token.BetaLaunchpad, false),
+		det("bonk", "Bonk", "2", "30", token.PumpFun, true),
+		det("dog", "Dogwifcat", "0.5", "40", token.RaydiumLaunchpad, false),
 		det("pop", "Popcat", "0.1", "10", "", false),
-		det("wif", "Dogwifhat", "3", "20", token.BetaLaunchpad, true),
+		det("wif", "Dogwifhat", "3", "20", token.RaydiumLaunchpad, true),
 	}
 	return f
 }
@@ -102,8 +102,8 @@ func hotCases() []struct {
 		want []string
 	}{
 		{"rank order", base, []string{"pop", "bonk", "wif", "dog"}},
-		{"tag", with(func(r *market.HotRequest) { r.Tag = token.BetaLaunchpad }), []string{"wif", "dog"}},
-		{"launchpads", with(func(r *market.HotRequest) { r.Launchpads = []token.Tag{token.AlphaFun, token.BetaLaunchpad} }),
+		{"tag", with(func(r *market.HotRequest) { r.Tag = token.RaydiumLaunchpad }), []string{"wif", "dog"}},
+		{"launchpads", with(func(r *market.HotRequest) { r.Launchpads = []token.Tag{token.PumpFun, token.RaydiumLaunchpad} }),
 			[]string{"bonk", "wif", "dog"}},
 		{"twitter", with(func(r *market.HotRequest) { r.Socials = []token.SocialFilter{"has_twitter"} }), []string{"bonk", "wif"}},
 		{"price range", with(func(r *market.HotRequest) {
@@ -115,9 +115,9 @@ func hotCases() []struct {
 			[]string{"wif", "bonk", "dog", "pop"}},
 		{"holders asc", with(func(r *market.HotRequest) { r.SortBy = token.FieldHolders }), []string{"pop", "wif", "bonk", "dog"}},
 		{"beta by holders desc", with(func(r *market.HotRequest) {
-			r.Launchpads, r.SortBy, r.Desc = []token.Tag{token.BetaLaunchpad}, token.FieldHolders, true
+			r.Launchpads, r.SortBy, r.Desc = []token.Tag{token.RaydiumLaunchpad}, token.FieldHolders, true
 		}), []string{"dog", "wif"}},
-		{"nothing matches", with(func(r *market.HotRequest) { r.Tag = token.DeltaFun }), []string{}},
+		{"nothing matches", with(func(r *market.HotRequest) { r.Tag = token.BonkFun }), []string{}},
 	}
 }
 
@@ -147,7 +147,7 @@ func TestHotTokensFiltersManyRequestsFromOneRead(t *testing.T) {
 	for range 2 {
 		_, err := s.HotTokens(ctx, market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration24h})
 		require.NoError(t, err)
-		_, err = s.HotTokens(ctx, market.HotRequest{Chain: chain.Eth, Duration: ranking.Duration1h, Tag: token.AlphaFun})
+		_, err = s.HotTokens(ctx, market.HotRequest{Chain: chain.Eth, Duration: ranking.Duration1h, Tag: token.PumpFun})
 		require.NoError(t, err)
 	}
 }

@@ -63,11 +63,11 @@ var launchpads = []struct {
 	tag            token.Tag
 	program, famil string
 }{
-	{token.AlphaFun, "alphaFunProgram1111111111111111111111111111", "alphafun"},
-	{token.BetaLaunchpad, "betaLaunchpadProgram11111111111111111111111", "betalaunchpad"},
-	{token.GammaDynamicBoundingCurve, "gammaDbcProgram111111111111111111111111111", "gammadbc"},
-	{token.DeltaFun, "deltaFunProgram1111111111111111111111111111", "deltafun"},
-	{token.EpsilonFun, "epsilonFunProgram11111111111111111111111111", "epsilonfun"},
+	{token.PumpFun, "alphaFunProgram1111111111111111111111111111", "alphafun"},
+	{token.RaydiumLaunchpad, "betaLaunchpadProgram11111111111111111111111", "betalaunchpad"},
+	{token.MeteoraDynamicBondingCurve, "gammaDbcProgram111111111111111111111111111", "gammadbc"},
+	{token.BonkFun, "deltaFunProgram1111111111111111111111111111", "deltafun"},
+	{token.MoonitFun, "epsilonFunProgram11111111111111111111111111", "epsilonfun"},
 }
 
 const (

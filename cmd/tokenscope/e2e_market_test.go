@@ -286,8 +286,8 @@ func seedReadAPI(t *testing.T, e *env) seeded {
 			TotalSupply: dd("1000"), CirculatingSupply: dd("1000"), Creator: mktDev}
 	}
 	events := []ingest.Event{
-		tok(mktBonk, "Zqxmkt Bonk", "ZQBONK", chain.Sol, bonkSocials, token.AlphaFun, created),
-		tok(mktWif, "Zqxmkt Dogwifhat", "ZQWIF", chain.Sol, wifSocials, token.BetaLaunchpad, created+1000),
+		tok(mktBonk, "Zqxmkt Bonk", "ZQBONK", chain.Sol, bonkSocials, token.PumpFun, created),
+		tok(mktWif, "Zqxmkt Dogwifhat", "ZQWIF", chain.Sol, wifSocials, token.RaydiumLaunchpad, created+1000),
 		tok(mktPop, "Zqxmkt Popcat", "ZQPOP", chain.Sol, token.Socials{}, "", created+2000),
 		tok(mktEth, "Zqxmkt Ether Thing", "ZQETH", chain.Eth, token.Socials{}, "", created+3000),
 		ingest.PoolCreated{Pool: pool.Pool{Chain: chain.Sol, Address: mktPool, ProgramAddress: "DexProg", ProtocolFamily: "Raydium",

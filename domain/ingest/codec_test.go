@@ -38,7 +38,7 @@ func TestRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	events := []ingest.Event{
 		ingest.TokenCreated{Token: token.Token{Address: "t1", Chain: chain.Sol, Decimals: 6, Name: "One", Symbol: "ONE",
-			CreatedAt: i64(1_700_000_000_000), CreatedBlockHeight: i64(99), Socials: socials, LaunchpadTag: token.AlphaFun,
+			CreatedAt: i64(1_700_000_000_000), CreatedBlockHeight: i64(99), Socials: socials, LaunchpadTag: token.PumpFun,
 			Creators: []token.Creator{{Address: "dev", Share: 100}}},
 			TotalSupply: d("1000000000"), CirculatingSupply: d("800000000"), Creator: "dev", CurvePool: "c1", CurveTargetInNative: d("85")},
 		ingest.TokenMigrated{Chain: chain.Sol, Address: "t1", PoolAddress: "p2", ProgramAddress: "prog", ProtocolFamily: "fam", At: 5},

@@ -288,3 +288,18 @@ func TestSummarizeWinRate(t *testing.T) {
 		})
 	}
 }
+
+func TestParseResolution(t *testing.T) {
+	for _, in := range []string{"1d", "7d", "30d", "all", "ALL", " 7D "} {
+		_, err := pnl.ParseResolution("resolution", in)
+		assert.NoError(t, err, in)
+	}
+	r, err := pnl.ParseResolution("resolution", "")
+	require.NoError(t, err)
+	assert.Equal(t, pnl.ResolutionAll, r)
+	_, err = pnl.ParseResolution("resolution", "2d")
+	fe, ok := fault.As(err)
+	require.True(t, ok)
+	assert.Equal(t, "resolution", fe.Param)
+	assert.Equal(t, []string{"1d", "7d", "30d", "all"}, fe.Allowed)
+}

@@ -29,6 +29,9 @@ const (
 	FieldCreatorHoldings      Field = "marketData.creatorHoldings"
 	FieldCreatorHoldingsRatio Field = "marketData.creatorHoldingsRatio"
 	FieldTokenCreatedAt       Field = "tokenCreatedAt"
+	// FieldATHMarketCapInUSD is in the public SDK's TokenField. tokenscope keeps no all-time
+	// high, so no token has data for it: it sorts every token last and matches no filter.
+	FieldATHMarketCapInUSD Field = "marketData.athMarketCapInUsd"
 )
 
 // StatMetric is the part of a stats field before its window suffix.
@@ -76,9 +79,10 @@ func fieldList(tvl ...Field) []Field {
 // MultiFields is the sortBy/filterBy vocabulary of the multi-detail operation, in the spec's order.
 var MultiFields = fieldList(FieldTVLInUSD)
 
-// RankingFields is the sortBy/rangeFilters vocabulary of the ranking operation: MultiFields with
-// tvlInUsd replaced by maxPoolTvlInUsd and totalTvlInUsd.
-var RankingFields = fieldList(FieldMaxPoolTVLInUSD, FieldTotalTVLInUSD)
+// RankingFields is the public API's v2 TokenField, the sortBy/rangeFilters vocabulary of the
+// ranking operation and of the v2 multi path: MultiFields with tvlInUsd replaced by
+// maxPoolTvlInUsd and totalTvlInUsd, plus athMarketCapInUsd (which the public SDK adds).
+var RankingFields = append(fieldList(FieldMaxPoolTVLInUSD, FieldTotalTVLInUSD), FieldATHMarketCapInUSD)
 
 // ParseField accepts one of allowed, matching case-insensitively, and returns its canonical spelling.
 func ParseField(param, s string, allowed []Field) (Field, error) {
@@ -95,49 +99,97 @@ func ParseField(param, s string, allowed []Field) (Field, error) {
 	return "", fault.InvalidParam(param, s, names...)
 }
 
-type valuer func(Detail) decimal.Decimal
+// valuer reads a field; ok is false when the token has no data for it.
+type valuer func(Detail) (v decimal.Decimal, ok bool)
 
 var valuers = buildValuers()
 
 func buildValuers() map[Field]valuer {
+	always := func(f func(Detail) decimal.Decimal) valuer {
+		return func(d Detail) (decimal.Decimal, bool) { return f(d), true }
+	}
+	count := func(f func(Detail) int64) valuer {
+		return func(d Detail) (decimal.Decimal, bool) { return decimal.NewFromInt(f(d)), true }
+	}
 	m := map[Field]valuer{
-		FieldPriceInUSD:           func(d Detail) decimal.Decimal { return d.MarketData.PriceInUSD },
-		FieldMarketCapInUSD:       func(d Detail) decimal.Decimal { return d.MarketData.MarketCapInUSD },
-		FieldTVLInUSD:             func(d Detail) decimal.Decimal { return d.MarketData.TotalTVLInUSD },
-		FieldMaxPoolTVLInUSD:      func(d Detail) decimal.Decimal { return d.MarketData.MaxPoolTVLInUSD },
-		FieldTotalTVLInUSD:        func(d Detail) decimal.Decimal { return d.MarketData.TotalTVLInUSD },
-		FieldTop10TotalHoldings:   func(d Detail) decimal.Decimal { return d.MarketData.Top10.TotalHoldings },
-		FieldTop10HoldingsRatio:   func(d Detail) decimal.Decimal { return d.MarketData.Top10.HoldingsRatio },
-		FieldTop100TotalHoldings:  func(d Detail) decimal.Decimal { return d.MarketData.Top100.TotalHoldings },
-		FieldTop100HoldingsRatio:  func(d Detail) decimal.Decimal { return d.MarketData.Top100.HoldingsRatio },
-		FieldHolders:              func(d Detail) decimal.Decimal { return d.MarketData.Holders },
-		FieldCreatorHoldings:      func(d Detail) decimal.Decimal { return d.MarketData.CreatorHoldings() },
-		FieldCreatorHoldingsRatio: func(d Detail) decimal.Decimal { return d.MarketData.CreatorHoldingsRatio() },
-		FieldTokenCreatedAt: func(d Detail) decimal.Decimal {
+		FieldPriceInUSD:           always(func(d Detail) decimal.Decimal { return d.MarketData.PriceInUSD }),
+		FieldMarketCapInUSD:       always(func(d Detail) decimal.Decimal { return d.MarketData.MarketCapInUSD }),
+		FieldTVLInUSD:             always(func(d Detail) decimal.Decimal { return d.MarketData.TotalTVLInUSD }),
+		FieldMaxPoolTVLInUSD:      always(func(d Detail) decimal.Decimal { return d.MarketData.MaxPoolTVLInUSD }),
+		FieldTotalTVLInUSD:        always(func(d Detail) decimal.Decimal { return d.MarketData.TotalTVLInUSD }),
+		FieldTop10TotalHoldings:   always(func(d Detail) decimal.Decimal { return d.MarketData.Top10.TotalHoldings }),
+		FieldTop10HoldingsRatio:   always(func(d Detail) decimal.Decimal { return d.MarketData.Top10.HoldingsRatio }),
+		FieldTop100TotalHoldings:  always(func(d Detail) decimal.Decimal { return d.MarketData.Top100.TotalHoldings }),
+		FieldTop100HoldingsRatio:  always(func(d Detail) decimal.Decimal { return d.MarketData.Top100.HoldingsRatio }),
+		FieldHolders:              always(func(d Detail) decimal.Decimal { return d.MarketData.Holders }),
+		FieldCreatorHoldings:      always(func(d Detail) decimal.Decimal { return d.MarketData.CreatorHoldings() }),
+		FieldCreatorHoldingsRatio: always(func(d Detail) decimal.Decimal { return d.MarketData.CreatorHoldingsRatio() }),
+		FieldTokenCreatedAt: func(d Detail) (decimal.Decimal, bool) {
 			if d.CreatedAt == nil {
-				return decimal.Zero
+				return decimal.Zero, false
 			}
-			return decimal.NewFromInt(*d.CreatedAt)
+			return decimal.NewFromInt(*d.CreatedAt), true
 		},
+		FieldATHMarketCapInUSD: func(Detail) (decimal.Decimal, bool) { return decimal.Zero, false },
 	}
 	for _, w := range AllWindows {
-		m[StatField(StatPriceChangeRatioInUSD, w)] = func(d Detail) decimal.Decimal { return d.Period(w).PriceChangeRatioInUSD }
-		m[StatField(StatBuys, w)] = func(d Detail) decimal.Decimal { return decimal.NewFromInt(d.Period(w).Buys) }
-		m[StatField(StatSells, w)] = func(d Detail) decimal.Decimal { return decimal.NewFromInt(d.Period(w).Sells) }
-		m[StatField(StatTrades, w)] = func(d Detail) decimal.Decimal { return decimal.NewFromInt(d.Period(w).Trades) }
-		m[StatField(StatTraders, w)] = func(d Detail) decimal.Decimal { return decimal.NewFromInt(d.Period(w).Traders) }
-		m[StatField(StatVolumesInUSD, w)] = func(d Detail) decimal.Decimal { return d.Period(w).TotalVolumeInUSD }
+		m[StatField(StatPriceChangeRatioInUSD, w)] = always(func(d Detail) decimal.Decimal { return d.Period(w).PriceChangeRatioInUSD })
+		m[StatField(StatBuys, w)] = count(func(d Detail) int64 { return d.Period(w).Buys })
+		m[StatField(StatSells, w)] = count(func(d Detail) int64 { return d.Period(w).Sells })
+		m[StatField(StatTrades, w)] = count(func(d Detail) int64 { return d.Period(w).Trades })
+		m[StatField(StatTraders, w)] = count(func(d Detail) int64 { return d.Period(w).Traders })
+		m[StatField(StatVolumesInUSD, w)] = always(func(d Detail) decimal.Decimal { return d.Period(w).TotalVolumeInUSD })
 	}
 	return m
 }
 
-// Value reads field f of d. Absent data (a missing stats window, no creation time) reads as 0,
-// and so does a field outside the vocabulary; ParseField keeps those out of requests.
-func Value(d Detail, f Field) decimal.Decimal {
-	if v, ok := valuers[f]; ok {
-		return v(d)
+// Lookup reads field f of d; ok is false when d has no data for f: athMarketCapInUsd (never
+// tracked), tokenCreatedAt of a token whose creation time is unknown, and a field outside the
+// vocabulary (ParseField keeps those out of requests). A missing stats window reads as 0: no
+// trades in it.
+func Lookup(d Detail, f Field) (v decimal.Decimal, ok bool) {
+	if get, known := valuers[f]; known {
+		return get(d)
 	}
-	return decimal.Zero
+	return decimal.Zero, false
+}
+
+// Value is Lookup with absent data read as 0.
+func Value(d Detail, f Field) decimal.Decimal {
+	v, _ := Lookup(d, f)
+	return v
+}
+
+// SortKey is one token's value of the sort field.
+type SortKey struct {
+	Value decimal.Decimal
+	// Missing means the token has no data for the field.
+	Missing bool
+}
+
+// KeyOf is d's sort key for f.
+func KeyOf(d Detail, f Field) SortKey {
+	v, ok := Lookup(d, f)
+	return SortKey{Value: v, Missing: !ok}
+}
+
+// Compare orders k before (-1) or after (1) o in a sort that is descending when desc; a key
+// without data comes after every key with data in both directions (like SQL's NULLS LAST), so
+// a field nothing has data for leaves the tie-break order. Equal keys compare 0.
+func (k SortKey) Compare(o SortKey, desc bool) int {
+	switch {
+	case k.Missing && o.Missing:
+		return 0
+	case k.Missing:
+		return 1
+	case o.Missing:
+		return -1
+	}
+	c := k.Value.Cmp(o.Value)
+	if desc {
+		return -c
+	}
+	return c
 }
 
 // ParseSortDirection reads asc/desc case-insensitively; empty means desc, the default of both
@@ -152,19 +204,20 @@ func ParseSortDirection(param, raw string) (bool, error) {
 	return false, fault.InvalidParam(param, raw, "asc", "desc")
 }
 
-// SortDetails orders ds by f. Equal values are ordered by address ascending in both directions,
-// so a ranking never reshuffles between identical requests.
+// SortDetails orders ds by f, tokens without data for f last (SortKey.Compare). Equal values
+// are ordered by address ascending in both directions, so a ranking never reshuffles between
+// identical requests.
 func SortDetails(ds []Detail, f Field, desc bool) {
-	keys := make([]decimal.Decimal, len(ds))
+	keys := make([]SortKey, len(ds))
 	idx := make([]int, len(ds))
 	for i := range ds {
-		keys[i] = Value(ds[i], f)
+		keys[i] = KeyOf(ds[i], f)
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
 		i, j := idx[a], idx[b]
-		if c := keys[i].Cmp(keys[j]); c != 0 {
-			return (c > 0) == desc
+		if c := keys[i].Compare(keys[j], desc); c != 0 {
+			return c < 0
 		}
 		return ds[i].Address < ds[j].Address
 	})

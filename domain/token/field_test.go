@@ -14,8 +14,10 @@ func TestFieldLists(t *testing.T) {
 	// 1 price + 5 price-change + 1 market cap + 1 tvl + 4 top + holders + 2 creator
 	// + 7 buys + 7 sells + 5 trades + 5 traders + 5 volumes + tokenCreatedAt = 45.
 	assert.Len(t, token.MultiFields, 45)
-	// Ranking swaps the one tvl field for two: 46.
-	assert.Len(t, token.RankingFields, 46)
+	// Ranking swaps the one tvl field for two and adds the SDK's athMarketCapInUsd: 47.
+	assert.Len(t, token.RankingFields, 47)
+	assert.Contains(t, token.RankingFields, token.Field("marketData.athMarketCapInUsd"))
+	assert.NotContains(t, token.MultiFields, token.Field("marketData.athMarketCapInUsd"))
 	assert.Contains(t, token.MultiFields, token.Field("marketData.tvlInUsd"))
 	assert.NotContains(t, token.RankingFields, token.Field("marketData.tvlInUsd"))
 	assert.Contains(t, token.RankingFields, token.Field("marketData.maxPoolTvlInUsd"))
@@ -164,4 +166,53 @@ func TestSortDetails(t *testing.T) {
 			assert.Equal(t, tc.want, addrs(ds))
 		})
 	}
+}
+
+// A field a token has no data for (athMarketCapInUsd for every token, tokenCreatedAt for a
+// token without a creation time) sorts after every value in both directions, like SQL's
+// NULLS LAST, and satisfies no filter condition.
+func TestFieldWithoutDataSortsLastAndMatchesNothing(t *testing.T) {
+	created := func(addr string, at *int64) token.Detail {
+		return token.Detail{Token: token.Token{Address: addr, CreatedAt: at}}
+	}
+	one, two := int64(1), int64(2)
+	addrs := func(ds []token.Detail) []string {
+		out := make([]string, len(ds))
+		for i, d := range ds {
+			out[i] = d.Address
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		desc bool
+		want []string
+	}{
+		{true, []string{"B", "A", "C", "D"}},
+		{false, []string{"A", "B", "C", "D"}},
+	} {
+		ds := []token.Detail{created("D", nil), created("B", &two), created("C", nil), created("A", &one)}
+		token.SortDetails(ds, token.FieldTokenCreatedAt, tc.desc)
+		assert.Equal(t, tc.want, addrs(ds), "tokenCreatedAt desc=%v", tc.desc)
+
+		ds = []token.Detail{created("D", nil), created("B", &two), created("C", nil), created("A", &one)}
+		token.SortDetails(ds, token.FieldATHMarketCapInUSD, tc.desc)
+		assert.Equal(t, []string{"A", "B", "C", "D"}, addrs(ds), "athMarketCapInUsd desc=%v: address order", tc.desc)
+	}
+
+	_, ok := token.Lookup(sampleDetail(), token.FieldATHMarketCapInUSD)
+	assert.False(t, ok)
+	v, ok := token.Lookup(sampleDetail(), token.FieldTokenCreatedAt)
+	assert.True(t, ok)
+	assert.True(t, dec("1710417600000").Equal(v))
+
+	for _, raw := range []string{`{"field":"marketData.athMarketCapInUsd","min":"0"}`,
+		`{"field":"marketData.athMarketCapInUsd","operator":"ne","value":"1"}`} {
+		fs, err := token.ParseFilters("rangeFilters", raw, token.RankingFields)
+		require.NoError(t, err)
+		assert.False(t, token.MatchesAll(fs, sampleDetail()), raw)
+	}
+	fs, err := token.ParseFilters("rangeFilters", `{"field":"tokenCreatedAt","operator":"ne","value":"1"}`, token.RankingFields)
+	require.NoError(t, err)
+	assert.False(t, token.MatchesAll(fs, created("X", nil)), "unknown creation time")
+	assert.True(t, token.MatchesAll(fs, created("X", &two)))
 }

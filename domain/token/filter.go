@@ -172,9 +172,13 @@ func validOperator(op Operator) bool {
 	return false
 }
 
-// Matches reports whether d satisfies the condition.
+// Matches reports whether d satisfies the condition. A token without data for the field
+// satisfies none (as a comparison with SQL NULL).
 func (f Filter) Matches(d Detail) bool {
-	v := Value(d, f.Field)
+	v, ok := Lookup(d, f.Field)
+	if !ok {
+		return false
+	}
 	switch f.Op {
 	case OpGT:
 		return v.GreaterThan(f.Value)

@@ -97,14 +97,33 @@ func TestWindow(t *testing.T) {
 }
 
 func TestParseTag(t *testing.T) {
-	tag, err := token.ParseTag("tag", "GAMMA_DYNAMIC_BOUNDING_CURVE")
-	require.NoError(t, err)
-	assert.Equal(t, token.GammaDynamicBoundingCurve, tag)
+	// The spec's neutral words stand for the public API's launchpad ids, in RankingTag order.
+	tests := []struct {
+		in   string
+		want token.Tag
+	}{
+		{"pump_fun", token.PumpFun}, {"alpha_fun", token.PumpFun}, {"Pump_Fun", token.PumpFun},
+		{"raydium_launchpad", token.RaydiumLaunchpad}, {"beta_launchpad", token.RaydiumLaunchpad},
+		{"meteora_dynamic_bounding_curve", token.MeteoraDynamicBondingCurve},
+		{"GAMMA_DYNAMIC_BOUNDING_CURVE", token.MeteoraDynamicBondingCurve},
+		{"bonk_fun", token.BonkFun}, {"delta_fun", token.BonkFun},
+		{"moonit_fun", token.MoonitFun}, {" epsilon_fun ", token.MoonitFun},
+		{"boop_fun", token.BoopFun},
+	}
+	for _, tc := range tests {
+		got, err := token.ParseTag("tag", tc.in)
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+		assert.Equal(t, tc.want, token.CanonicalTag(tc.in), "stored %q reads as the id", tc.in)
+	}
 
-	_, err = token.ParseTag("tag", "pump_fun")
+	_, err := token.ParseTag("tag", "pump")
 	fe, ok := fault.As(err)
 	require.True(t, ok)
-	assert.Equal(t, []string{"alpha_fun", "beta_launchpad", "gamma_dynamic_bounding_curve", "delta_fun", "epsilon_fun"}, fe.Allowed)
+	assert.Equal(t, "tag", fe.Param)
+	assert.Equal(t, []string{"alpha_fun", "beta_launchpad", "gamma_dynamic_bounding_curve", "delta_fun", "epsilon_fun",
+		"pump_fun", "raydium_launchpad", "meteora_dynamic_bounding_curve", "bonk_fun", "moonit_fun", "boop_fun"}, fe.Allowed)
+	assert.Equal(t, token.Tag("someday_fun"), token.CanonicalTag("someday_fun"), "unknown stored values are kept")
 }
 
 func TestMarketDataCreatorIsDevGroup(t *testing.T) {
