@@ -11,6 +11,9 @@ package simulate
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -58,21 +61,35 @@ var chains = []chainInfo{
 	{chain.Bsc, "0xbb4cdb9cbd36b01bd1cbaed60bd16a21e8acf7c7", decimal.NewFromInt(600), 3_000, decimal.NewFromInt(8), decimal.NewFromInt(22)},
 }
 
-// launchpads maps each tag to the program and protocol family its curve belongs to.
-var launchpads = []struct {
-	tag            token.Tag
-	program, famil string
-}{
-	{token.PumpFun, "alphaFunProgram1111111111111111111111111111", "alphafun"},
-	{token.RaydiumLaunchpad, "betaLaunchpadProgram11111111111111111111111", "betalaunchpad"},
-	{token.MeteoraDynamicBondingCurve, "gammaDbcProgram111111111111111111111111111", "gammadbc"},
-	{token.BonkFun, "deltaFunProgram1111111111111111111111111111", "deltafun"},
-	{token.MoonitFun, "epsilonFunProgram11111111111111111111111111", "epsilonfun"},
+// launchpad is one launch platform: its public launchpad id, the protocol family and name of
+// its bonding curves, and the DEX family a completed curve migrates to. The families are
+// values of the public API's DexProtocolFamily, so its protocols filter finds them.
+type launchpad struct {
+	tag                        token.Tag
+	family, name               string
+	migrateFamily, migrateName string
+}
+
+var launchpads = []launchpad{
+	{token.PumpFun, "Pumpfun", "Pump.fun", "Pumpswap", "PumpSwap"},
+	{token.RaydiumLaunchpad, "Raydium", "Raydium LaunchLab", "Raydium", "Raydium CPMM"},
+	{token.MeteoraDynamicBondingCurve, "Meteora", "Meteora Dynamic Bonding Curve", "Meteora", "Meteora DAMM"},
+	{token.BonkFun, "BonkFun", "Bonk.fun", "Raydium", "Raydium CPMM"},
+	{token.MoonitFun, "Moonshot", "Moonit", "Meteora", "Meteora DAMM"},
+	{token.BoopFun, "BoopFun", "Boop.fun", "Raydium", "Raydium CPMM"},
+}
+
+// program is the address of a simulated program (a contract on the EVM chains), derived from
+// its name: well-formed for the chain and stable across runs, but not the real program's.
+func program(c chain.Chain, name string) string {
+	h := sha256.Sum256([]byte("tokenscope simulated program " + string(c) + " " + name))
+	if c == chain.Sol {
+		return base58(h[:])
+	}
+	return "0x" + hex.EncodeToString(h[:20])
 }
 
 const (
-	ammProgram = "ammProgram11111111111111111111111111111111"
-	ammFamily  = "constantproduct"
 	// supply is every token's total supply; the curve starts holding all of it.
 	supply        = 1_000_000_000
 	feeBps        = 100
@@ -83,6 +100,7 @@ var genesis = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 
 type simToken struct {
 	info      chainInfo
+	lp        launchpad
 	address   string
 	name      string
 	pool      string
@@ -94,6 +112,8 @@ type simToken struct {
 	createdAt int64
 	decimals  int32
 	balances  map[string]decimal.Decimal
+	// program and family are those of the pool the token trades in now (curve, then DEX).
+	program, family string
 }
 
 type simPacket struct {
@@ -131,37 +151,70 @@ func New(cfg Config) *Simulator {
 	return s
 }
 
-func (s *Simulator) hex(n int) string {
-	const digits = "0123456789abcdef"
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = digits[s.rng.IntN(16)]
+// random draws n bytes from the seeded source.
+func (s *Simulator) random(n int) []byte {
+	b := make([]byte, (n+7)/8*8)
+	for i := 0; i < len(b); i += 8 {
+		binary.BigEndian.PutUint64(b[i:], s.rng.Uint64())
 	}
-	return string(b)
+	return b[:n]
 }
 
-func (s *Simulator) base58(n int) string {
-	const digits = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = digits[s.rng.IntN(len(digits))]
+func (s *Simulator) hex(n int) string { return hex.EncodeToString(s.random((n + 1) / 2))[:n] }
+
+// base58 encodes b in the Bitcoin/Solana alphabet; leading zero bytes become '1's, so the text
+// decodes back to exactly len(b) bytes.
+func base58(b []byte) string {
+	const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+	zeros := 0
+	for zeros < len(b) && b[zeros] == 0 {
+		zeros++
 	}
-	return string(b)
+	var digits []byte // base 58, least significant first
+	for _, x := range b[zeros:] {
+		carry := int(x)
+		for i := range digits {
+			carry += int(digits[i]) << 8
+			digits[i] = byte(carry % 58)
+			carry /= 58
+		}
+		for carry > 0 {
+			digits = append(digits, byte(carry%58))
+			carry /= 58
+		}
+	}
+	out := make([]byte, zeros+len(digits))
+	for i := range zeros {
+		out[i] = '1'
+	}
+	for i, d := range digits {
+		out[len(out)-1-i] = alphabet[d]
+	}
+	return string(out)
 }
 
+// address is a fresh account: on sol the base58 of 32 bytes, on the EVM chains 0x + 40 hex.
 func (s *Simulator) address(c chain.Chain) string {
 	if c == chain.Sol {
-		return s.base58(44)
+		return base58(s.random(32))
 	}
-	return "0x" + s.hex(40)
+	return "0x" + hex.EncodeToString(s.random(20))
 }
 
+// txid is a fresh transaction signature: on sol the base58 of 64 bytes, on the EVM chains
+// 0x + 64 hex. The last 8 bytes count the signatures made, so none repeats.
 func (s *Simulator) txid(c chain.Chain) string {
 	s.seq++
-	if c == chain.Sol {
-		return s.base58(80) + fmt.Sprint(s.seq)
+	n := 64
+	if c != chain.Sol {
+		n = 32
 	}
-	return "0x" + s.hex(56) + fmt.Sprintf("%08x", s.seq)
+	b := s.random(n)
+	binary.BigEndian.PutUint64(b[n-8:], s.seq)
+	if c == chain.Sol {
+		return base58(b)
+	}
+	return "0x" + hex.EncodeToString(b)
 }
 
 func height(c chainInfo, at int64) int64 { return (at - genesis) / c.blockMs }
@@ -218,7 +271,9 @@ func (s *Simulator) launch(ctx context.Context, sink Sink, at int64) error {
 	// sol gets most launches, as on the real launchpads.
 	info := chains[[]int{0, 0, 0, 1, 2}[s.rng.IntN(5)]]
 	lp := launchpads[s.rng.IntN(len(launchpads))]
-	t := &simToken{info: info, address: s.address(info.c), pool: s.address(info.c), createdAt: at, decimals: 6,
+	curve := program(info.c, string(lp.tag))
+	t := &simToken{info: info, lp: lp, address: s.address(info.c), pool: s.address(info.c), createdAt: at, decimals: 6,
+		program: curve, family: lp.family,
 		amm:      pool.ConstantProduct{ReserveA: decimal.NewFromInt(supply), ReserveB: info.curveNative},
 		weight:   1_000_000 / int64(n%97+1), // heavy tail that does not depend on launch order alone
 		balances: map[string]decimal.Decimal{}}
@@ -251,7 +306,7 @@ func (s *Simulator) launch(ctx context.Context, sink Sink, at int64) error {
 			Symbol: fmt.Sprintf("T%d", n), CreatedAt: &created, CreatedBlockHeight: &h, CreatedSlot: &h,
 			CreatedTxSignature: s.txid(info.c), Creators: []token.Creator{{Address: dev, Share: 100}},
 			ImageURL: "https://img.example/" + t.address[:8] + ".png", URI: "https://meta.example/" + t.address[:8],
-			Extra:   token.Extra{LaunchFromProgramAddress: lp.program, LaunchFromProtocolFamily: lp.famil, TokenStandard: "Fungible"},
+			Extra:   token.Extra{LaunchFromProgramAddress: curve, LaunchFromProtocolFamily: lp.family, TokenStandard: "Fungible"},
 			Socials: socials, LaunchpadTag: lp.tag},
 		TotalSupply: decimal.NewFromInt(supply), CirculatingSupply: decimal.NewFromInt(supply), Creator: dev,
 		CurvePool: t.pool, CurveTargetInNative: info.target,
@@ -259,8 +314,8 @@ func (s *Simulator) launch(ctx context.Context, sink Sink, at int64) error {
 	if err := sink.Emit(ctx, tokenEvent); err != nil {
 		return err
 	}
-	if err := sink.Emit(ctx, ingest.PoolCreated{Pool: pool.Pool{Chain: info.c, Address: t.pool, ProgramAddress: lp.program,
-		ProtocolFamily: lp.famil, ProtocolName: string(lp.tag), TokenAAddress: t.address, TokenADecimals: t.decimals,
+	if err := sink.Emit(ctx, ingest.PoolCreated{Pool: pool.Pool{Chain: info.c, Address: t.pool, ProgramAddress: curve,
+		ProtocolFamily: lp.family, ProtocolName: lp.name, TokenAAddress: t.address, TokenADecimals: t.decimals,
 		TokenBAddress: info.native, TokenBDecimals: 9}, IsBondingCurve: true, At: at}); err != nil {
 		return err
 	}
@@ -336,7 +391,7 @@ func (s *Simulator) swap(ctx context.Context, sink Sink, t *simToken, walletIdx 
 		TokenAmountInUSD: usd, TokenPriceInNative: priceNative, TokenPriceInUSD: priceNative.Mul(t.info.priceUSD),
 		SideTokenAddress: t.info.native, SideTokenSymbol: t.info.c.Native(), SideTokenAmount: nativeAmt,
 		SideTokenAmountInNative: nativeAmt, SideTokenAmountInUSD: usd, SideTokenPriceInNative: decimal.NewFromInt(1),
-		SideTokenPriceInUSD: t.info.priceUSD, DexProgramAddress: ammProgram, DexProtocolFamily: ammFamily}
+		SideTokenPriceInUSD: t.info.priceUSD, DexProgramAddress: t.program, DexProtocolFamily: t.family}
 	if s.rng.IntN(200) == 0 {
 		tr.Status = trade.Failed
 	}
@@ -373,13 +428,14 @@ func (s *Simulator) snapshot(ctx context.Context, sink Sink, t *simToken, at, h 
 func (s *Simulator) migrate(ctx context.Context, sink Sink, t *simToken, at, h int64) error {
 	t.migrated = true
 	t.pool = s.address(t.info.c)
-	if err := sink.Emit(ctx, ingest.PoolCreated{Pool: pool.Pool{Chain: t.info.c, Address: t.pool, ProgramAddress: ammProgram,
-		ProtocolFamily: ammFamily, ProtocolName: "Constant Product AMM", TokenAAddress: t.address, TokenADecimals: t.decimals,
+	t.program, t.family = program(t.info.c, t.lp.migrateFamily), t.lp.migrateFamily
+	if err := sink.Emit(ctx, ingest.PoolCreated{Pool: pool.Pool{Chain: t.info.c, Address: t.pool, ProgramAddress: t.program,
+		ProtocolFamily: t.family, ProtocolName: t.lp.migrateName, TokenAAddress: t.address, TokenADecimals: t.decimals,
 		TokenBAddress: t.info.native, TokenBDecimals: 9}, At: at}); err != nil {
 		return err
 	}
 	if err := sink.Emit(ctx, ingest.TokenMigrated{Chain: t.info.c, Address: t.address, PoolAddress: t.pool,
-		ProgramAddress: ammProgram, ProtocolFamily: ammFamily, At: at}); err != nil {
+		ProgramAddress: t.program, ProtocolFamily: t.family, At: at}); err != nil {
 		return err
 	}
 	return s.snapshot(ctx, sink, t, at, h)
@@ -422,7 +478,8 @@ func (s *Simulator) redPackets(ctx context.Context, sink Sink, at int64) error {
 	each := decimal.NewFromInt(int64(1+s.rng.IntN(1000)) * 1000)
 	// Expirations of one to ten minutes, so a live market shows packets expiring.
 	expiration := int64(60 * (1 + s.rng.IntN(10)))
-	p := redpacket.RedPacket{ID: "rp_" + s.hex(24), Creator: t.dev, ClaimAuthority: t.dev, Mint: t.address, Chain: t.info.c,
+	// A packet's id is its on-chain account.
+	p := redpacket.RedPacket{ID: s.address(t.info.c), Creator: t.dev, ClaimAuthority: t.dev, Mint: t.address, Chain: t.info.c,
 		MaxClaims: maxClaims, TotalAmount: each.Mul(decimal.NewFromInt(int64(maxClaims))), ClaimedAmount: decimal.Zero,
 		RefundedAmount: decimal.Zero, CreatedAt: at, Expiration: expiration, ExpiredAt: redpacket.ExpiresAt(at, expiration),
 		Memo: "gm", ShareID: s.hex(8), TxHash: s.txid(t.info.c)}
