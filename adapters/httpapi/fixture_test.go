@@ -347,6 +347,7 @@ func fixtureEndpointRecord(t testing.TB) *webhook.Endpoint {
 // server is the real API over the fixtures, built the way cmd/tokenscope's httpDeps does.
 type server struct {
 	app      *fiber.App
+	admin    *fiber.App // the admin address (/metrics) over the same registry
 	key      string
 	keys     *apikey.Service
 	registry *prometheus.Registry
@@ -370,7 +371,7 @@ func newServer(t testing.TB, logTo io.Writer) *server {
 		App: a, Auth: a.Keys, Log: slog.New(slog.NewJSONHandler(logTo, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		Registry: reg, Metrics: httpapi.NewMetrics(reg), RequestTimeout: 15 * time.Second,
 	}
-	return &server{app: httpapi.New(d), key: full, keys: keys, registry: reg}
+	return &server{app: httpapi.New(d), admin: httpapi.NewAdmin(d), key: full, keys: keys, registry: reg}
 }
 
 // endpoint is one benchmarked request.

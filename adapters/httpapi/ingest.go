@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -20,16 +22,40 @@ type ingestResponse struct {
 // read as a stream and applied in batches, each committed with its derived state; the answer
 // comes after the last batch commits. A malformed line fails the request with an error naming
 // the line and field; batches before it stay committed, and re-sending the body is safe because
-// every event is idempotent.
+// every event is idempotent. A body that cannot be read to its end (a malformed chunk, a
+// connection cut short) is a 400 on the body, with the same rule for earlier batches.
 func (h *handlers) ingest(c *fiber.Ctx) error {
 	var body io.Reader = c.Context().RequestBodyStream()
 	if body == nil {
 		body = bytes.NewReader(c.Body())
 	}
-	res, err := h.app.Ingest.Stream(c.UserContext(), body, nil)
+	br := &bodyReader{r: body}
+	res, err := h.app.Ingest.Stream(c.UserContext(), br, nil)
+	if br.failed.Load() {
+		// Whatever the decoder made of the bytes before the break (often a cut-off line), the
+		// cause is the body; its unread rest must not be parsed as a next request.
+		c.Set(fiber.HeaderConnection, "close")
+		return errUnreadableBody()
+	}
 	if err != nil {
 		return err
 	}
 	return c.JSON(ingestResponse{Events: res.Events, Inserted: res.Inserted, Skipped: res.Skipped, Trades: res.Trades,
 		Rederived: res.Rederived})
+}
+
+// bodyReader notes whether reading the request body failed (rather than ended), and replaces
+// the transport's error with the body fault. The decoder reads it in its own goroutine.
+type bodyReader struct {
+	r      io.Reader
+	failed atomic.Bool
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		b.failed.Store(true)
+		return n, errUnreadableBody()
+	}
+	return n, err
 }

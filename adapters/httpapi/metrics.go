@@ -59,6 +59,12 @@ func (m *Metrics) observe(method, route string, status int, d time.Duration) {
 	s.latency.Observe(d.Seconds())
 }
 
+// count records a request without a latency: one refused before routing, whose start fasthttp
+// does not report. Its route's request count can therefore exceed its histogram count.
+func (m *Metrics) count(method, route string, status int) {
+	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
+}
+
 func (m *Metrics) add(k seriesKey) series {
 	// The strings may alias a request's buffers; the cache keeps copies.
 	k.method, k.route = strings.Clone(k.method), strings.Clone(k.route)

@@ -55,15 +55,18 @@ func routeOf(c *fiber.Ctx) string {
 
 // withRequestID accepts a sane incoming X-Request-Id or makes one, and echoes it.
 func withRequestID(c *fiber.Ctx) error {
-	st := &requestState{}
-	if id := c.Get(fiber.HeaderXRequestID); id == "" || len(id) > 128 || strings.ContainsAny(id, " \t\r\n") {
-		st.id = newRequestID()
-	} else {
-		st.id = strings.Clone(id) // c.Get aliases a buffer fasthttp reuses
-	}
+	st := &requestState{id: acceptRequestID(c.Get(fiber.HeaderXRequestID))}
 	c.Locals(stateKey{}, st)
 	c.Set(fiber.HeaderXRequestID, st.id)
 	return c.Next()
+}
+
+// acceptRequestID keeps an incoming request id that is sane, or makes a new one.
+func acceptRequestID(id string) string {
+	if id == "" || len(id) > 128 || strings.ContainsAny(id, " \t\r\n") {
+		return newRequestID()
+	}
+	return strings.Clone(id) // the header aliases a buffer fasthttp reuses
 }
 
 // Request ids are 24 hex digits: 32 random bits chosen at start-up, then 64 bits that are a
@@ -244,7 +247,7 @@ func withBodyLimit(max int) fiber.Handler {
 			buf, err := io.ReadAll(io.LimitReader(c.Context().RequestBodyStream(), int64(max)+1))
 			if err != nil {
 				c.Set(fiber.HeaderConnection, "close")
-				return fault.Invalid("body", "", "could not read the request body")
+				return errUnreadableBody()
 			}
 			if len(buf) > max {
 				c.Set(fiber.HeaderConnection, "close")
@@ -256,6 +259,13 @@ func withBodyLimit(max int) fiber.Handler {
 		}
 		return c.Next()
 	}
+}
+
+// errUnreadableBody is the fault of a request body that cannot be read to its end: a malformed
+// chunk, a connection closed before Content-Length bytes, the read timeout. fasthttp's error is
+// not shown (its text may quote the request).
+func errUnreadableBody() *fault.Error {
+	return fault.Invalid("body", "", "could not read the request body: it broke off or its chunked framing is malformed")
 }
 
 // responseBytes is the body size for the access log. A streamed body (the job stream) is not

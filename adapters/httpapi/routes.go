@@ -16,9 +16,8 @@ func routes(r fiber.Router, h *handlers) {
 	ingest := need(account.ScopeIngest)
 
 	r.Get("/v2/whoami", read, h.whoami)
-	// Read API (operations 1–9).
+	// Read API (operations 1–9; multi-token detail is in dexRoutes).
 	r.Get("/v2/token/search", read, h.searchTokens)
-	r.Get("/v2/token/:chain/multi", read, h.multiTokensV2)
 	r.Get("/v2/trade/:chain", read, h.listTrades)
 	r.Get("/v2/dexpools/:chain/:poolAddress/snapshots", read, h.listSnapshots)
 	r.Get("/v2/redpacket/wallet/:address/redpackets", read, h.walletRedPackets)
@@ -49,11 +48,14 @@ func routes(r fiber.Router, h *handlers) {
 	dexRoutes(r, h)
 }
 
-// dexRoutes lists the operations published under {dex_base_url}; the main API serves them too.
+// dexRoutes lists the operations published under {dex_base_url}; the main API serves them too,
+// so each path answers the same on both addresses. The spec publishes multi-token detail as
+// the v1 path there, and the public client sends the v2 path to the same address.
 func dexRoutes(r fiber.Router, h *handlers) {
 	read := need(account.ScopeRead)
 	// Multi-token detail (operation 2).
 	r.Get("/v1/token/:chain/multi", read, h.multiTokens)
+	r.Get("/v2/token/:chain/multi", read, h.multiTokensV2)
 }
 
 // whoamiDTO is the whoami answer (fields in the key order the map it replaced rendered in),

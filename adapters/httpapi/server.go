@@ -25,6 +25,16 @@ type Deps struct {
 	Registry       *prometheus.Registry
 	Metrics        *Metrics
 	RequestTimeout time.Duration
+	// ReadTimeout bounds the time a client takes to send a request, headers and body (a streamed
+	// ingest body included); 0 means DefaultReadTimeout.
+	ReadTimeout time.Duration
+}
+
+func (d Deps) readTimeout() time.Duration {
+	if d.ReadTimeout > 0 {
+		return d.ReadTimeout
+	}
+	return DefaultReadTimeout
 }
 
 // handlers carries the dependencies every handler method uses.
@@ -36,24 +46,24 @@ type handlers struct {
 }
 
 func newFiber(d Deps, name string) *fiber.App {
+	render := errorHandler(d.Log)
 	f := fiber.New(fiber.Config{
 		AppName:      name,
-		ErrorHandler: errorHandler(d.Log),
+		ErrorHandler: render,
 		// The real 1 MiB limit is withBodyLimit; this ceiling only bounds the streamed ingest route.
 		BodyLimit:             512 << 20,
 		DisableStartupMessage: true,
-		ReadTimeout:           30 * time.Second,
+		ReadBufferSize:        HeaderLimit,
+		ReadTimeout:           d.readTimeout(),
 		IdleTimeout:           120 * time.Second,
 		// Streaming request bodies lets the ingest route read NDJSON without buffering it whole.
 		StreamRequestBody: true,
 		JSONEncoder:       encodeJSON,
 	})
+	guardTransport(f, d, render)
 	f.Use(withRequestID, withAccessLog(d.Log, d.Metrics), withRecover(d.Log), withBodyLimit(BodyLimit))
 	f.Get("/healthz", healthz)
 	f.Get("/readyz", readyz(d.Checks))
-	if d.Registry != nil {
-		f.Get("/metrics", metricsHandler(d.Registry))
-	}
 	return f
 }
 
@@ -73,6 +83,18 @@ func NewDex(d Deps) *fiber.App {
 	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedRankings()}
 	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth))
 	dexRoutes(api, h)
+	f.Use(notFound)
+	return f
+}
+
+// NewAdmin builds the operators' address: /metrics (Prometheus text), /healthz and /readyz. It
+// has no authentication, so it belongs on a loopback or otherwise private address; the API
+// addresses do not serve /metrics.
+func NewAdmin(d Deps) *fiber.App {
+	f := newFiber(d, "tokenscope-admin")
+	if d.Registry != nil {
+		f.Get("/metrics", metricsHandler(d.Registry))
+	}
 	f.Use(notFound)
 	return f
 }

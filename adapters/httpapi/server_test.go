@@ -149,15 +149,16 @@ func TestMetricsCountEveryRequest(t *testing.T) {
 	require.Equal(t, http.StatusOK, s.get(t, endpoints[0].path).status)
 	require.Equal(t, http.StatusNotFound, s.get(t, "/nope").status)
 
-	text := string(s.do(t, "GET", "/metrics").body)
+	require.Equal(t, http.StatusNotFound, s.get(t, "/metrics").status, "not on the API address")
+	text := string((&server{app: s.admin}).do(t, "GET", "/metrics").body)
 	for _, want := range []string{
 		`tokenscope_http_requests_total{method="GET",route="/v2/whoami",status="200"} 3`,
 		`tokenscope_http_requests_total{method="GET",route="/v2/trade/:chain",status="200"} 1`,
 		// A request refused by the auth middleware never reached its route.
 		`tokenscope_http_requests_total{method="GET",route="unmatched",status="401"} 1`,
-		`tokenscope_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
+		`tokenscope_http_requests_total{method="GET",route="unmatched",status="404"} 2`,
 		`tokenscope_http_request_duration_seconds_count{method="GET",route="/v2/whoami"} 3`,
-		`tokenscope_http_request_duration_seconds_count{method="GET",route="unmatched"} 2`,
+		`tokenscope_http_request_duration_seconds_count{method="GET",route="unmatched"} 3`,
 		`tokenscope_http_request_duration_seconds_count{method="GET",route="/v2/trade/:chain"} 1`,
 	} {
 		assert.Contains(t, text, want)

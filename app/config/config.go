@@ -16,8 +16,10 @@ type Config struct {
 	DBMaxConns          int32
 	HTTPAddr            string
 	DexHTTPAddr         string
-	WorkerHealthAddr    string // the worker's /healthz and /readyz
-	TemporalAddress     string // empty: `dev` embeds a server
+	AdminHTTPAddr       string        // /metrics (and health) for operators; no authentication
+	HTTPReadTimeout     time.Duration // how long a client may take to send a request
+	WorkerHealthAddr    string        // the worker's /healthz and /readyz
+	TemporalAddress     string        // empty: `dev` embeds a server
 	TemporalNS          string
 	TemporalUIPort      int
 	TemporalPort        int
@@ -50,6 +52,7 @@ func Load() (Config, error) {
 		DatabaseURL:      str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tokenscope?sslmode=disable"),
 		HTTPAddr:         str("HTTP_ADDR", ":8080"),
 		DexHTTPAddr:      str("DEX_HTTP_ADDR", ":8081"),
+		AdminHTTPAddr:    str("ADMIN_HTTP_ADDR", "127.0.0.1:9091"),
 		WorkerHealthAddr: str("WORKER_HEALTH_ADDR", ":8090"),
 		TemporalAddress:  str("TEMPORAL_ADDRESS", ""),
 		TemporalNS:       str("TEMPORAL_NAMESPACE", "default"),
@@ -66,6 +69,10 @@ func Load() (Config, error) {
 	c.TemporalUIPort = integer("TEMPORAL_UI_PORT", 8233, &errs)
 	c.TemporalPort = integer("TEMPORAL_PORT", 7233, &errs)
 	c.RequestTimeout = duration("REQUEST_TIMEOUT", 15*time.Second, &errs)
+	c.HTTPReadTimeout = duration("HTTP_READ_TIMEOUT", 30*time.Second, &errs)
+	if c.HTTPReadTimeout <= 0 {
+		errs = append(errs, "HTTP_READ_TIMEOUT must be positive, got "+c.HTTPReadTimeout.String())
+	}
 	c.ShutdownTimeout = duration("SHUTDOWN_TIMEOUT", 20*time.Second, &errs)
 	c.KYTDeadline = duration("KYT_REGISTER_DEADLINE", 5*time.Second, &errs)
 	c.WebhookDisableAfter = duration("WEBHOOK_DISABLE_AFTER", 5*24*time.Hour, &errs)

@@ -3,7 +3,6 @@ package config_test
 import (
 	"os"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -29,16 +28,23 @@ func TestEveryVariableIsDocumented(t *testing.T) {
 func TestLoadDefaultsAndErrors(t *testing.T) {
 	t.Setenv("HTTP_ADDR", "")
 	t.Setenv("REQUEST_TIMEOUT", "")
+	t.Setenv("ADMIN_HTTP_ADDR", "")
+	t.Setenv("HTTP_READ_TIMEOUT", "")
 	c, err := config.Load()
 	require.NoError(t, err)
 	assert.Equal(t, ":8080", c.HTTPAddr)
 	assert.Equal(t, 15*time.Second, c.RequestTimeout)
+	assert.Equal(t, "127.0.0.1:9091", c.AdminHTTPAddr, "/metrics stays on loopback unless configured")
+	assert.Equal(t, 30*time.Second, c.HTTPReadTimeout)
 
 	t.Setenv("REQUEST_TIMEOUT", "soon")
 	t.Setenv("DB_MAX_CONNS", "many")
+	t.Setenv("HTTP_READ_TIMEOUT", "0s")
 	_, err = config.Load()
 	require.Error(t, err)
-	assert.True(t, strings.Contains(err.Error(), "REQUEST_TIMEOUT") && strings.Contains(err.Error(), "DB_MAX_CONNS"), err.Error())
+	for _, v := range []string{"REQUEST_TIMEOUT", "DB_MAX_CONNS", "HTTP_READ_TIMEOUT"} {
+		assert.Contains(t, err.Error(), v)
+	}
 }
 
 func TestRankingCacheTTL(t *testing.T) {

@@ -80,6 +80,12 @@ func TestComposeServices(t *testing.T) {
 	}
 	assert.Contains(t, published, "8080", "main API")
 	assert.Contains(t, published, "8081", "dex API (multi-token detail)")
+	// /metrics has no authentication: reachable from the compose network, never published.
+	assert.Equal(t, ":9091", *api.Environment["ADMIN_HTTP_ADDR"])
+	assert.NotContains(t, published, "9091", "the admin address is not published")
+	for _, port := range api.Ports {
+		assert.NotEqual(t, uint32(9091), port.Target, "the admin address is not published")
+	}
 	assert.Contains(t, strings.Join(api.HealthCheck.Test, " "), ":8080/readyz")
 	assert.Contains(t, strings.Join(p.Services["worker"].HealthCheck.Test, " "), ":8090/readyz")
 	assert.Equal(t, ":8090", *p.Services["worker"].Environment["WORKER_HEALTH_ADDR"])

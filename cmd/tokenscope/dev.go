@@ -91,16 +91,17 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, args []str
 		}
 	}()
 
-	mainLn, dexLn, err := listenHTTP(cfg)
+	lns, err := listenHTTP(cfg)
 	if err != nil {
 		return err
 	}
-	return serveHTTP(ctx, rt, mainLn, dexLn, func() {
+	return serveHTTP(ctx, rt, lns, func() {
 		api := localURL(cfg.HTTPAddr)
 		fmt.Printf(`
 tokenscope is running (Ctrl-C stops everything)
   API           %s
-  DEX API       %s   (multi-token detail: /v1/token/{chain}/multi)
+  DEX API       %s   (multi-token detail: /v1/token/{chain}/multi, /v2/token/{chain}/multi)
+  Metrics       %s/metrics
   Temporal      %s   (namespace %s)
   Temporal UI   %s
   API key       %s   (scopes read, kyt, webhook, ingest)
@@ -108,7 +109,7 @@ tokenscope is running (Ctrl-C stops everything)
 try:
   curl -H "Authorization: Bearer $(cat %s)" "%s/v2/token/search?q=a"
 
-`, api, localURL(cfg.DexHTTPAddr), temporalAddr, cfg.TemporalNS, orNone(uiURL), keyFile, keyFile, api)
+`, api, localURL(cfg.DexHTTPAddr), localURL(cfg.AdminHTTPAddr), temporalAddr, cfg.TemporalNS, orNone(uiURL), keyFile, keyFile, api)
 	})
 }
 

@@ -95,9 +95,9 @@ func TestErrorsAndOperability(t *testing.T) {
 		assert.Equal(t, "up", checks["postgres"])
 		assert.Equal(t, "up", checks["temporal"])
 	})
-	t.Run("metrics count requests by route and status", func(t *testing.T) {
+	t.Run("metrics (admin address) count requests by route and status", func(t *testing.T) {
 		e.do(t, "GET", "/v2/whoami", nil)
-		r := e.do(t, "GET", "/metrics", nil, "Authorization", "")
+		r := e.doURL(t, "GET", e.admin+"/metrics", nil, "Authorization", "")
 		require.Equal(t, 200, r.Status)
 		assert.Contains(t, string(r.Body), `tokenscope_http_requests_total{method="GET",route="/v2/whoami",status="200"}`)
 		assert.Contains(t, string(r.Body), `tokenscope_http_request_duration_seconds_bucket{method="GET",route="/v2/whoami"`)
@@ -110,7 +110,7 @@ func TestErrorsAndOperability(t *testing.T) {
 			`tokenscope_workflow_outcomes_total{outcome="completed",type="CalculatePnLJob"} 1`,
 		}
 		require.Eventually(t, func() bool {
-			body := string(e.do(t, "GET", "/metrics", nil, "Authorization", "").Body)
+			body := string(e.doURL(t, "GET", e.admin+"/metrics", nil, "Authorization", "").Body)
 			for _, w := range want {
 				if !strings.Contains(body, w) {
 					return false

@@ -51,10 +51,11 @@ func sharedTemporal() *temporaltest.TestServer {
 
 // env is one running tokenscope over the package database.
 type env struct {
-	rt   *runtime
-	base string // main API, e.g. http://127.0.0.1:41234
-	dex  string // dex API
-	key  string // all scopes, account "e2e"
+	rt    *runtime
+	base  string // main API, e.g. http://127.0.0.1:41234
+	dex   string // dex API
+	admin string // operator address (/metrics)
+	key   string // all scopes, account "e2e"
 }
 
 // envOption adjusts the configuration before the env starts.
@@ -74,6 +75,7 @@ func testConfig(t *testing.T) config.Config {
 	cfg.DatabaseURL = pgtest.URL(t)
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.DexHTTPAddr = "127.0.0.1:0"
+	cfg.AdminHTTPAddr = "127.0.0.1:0"
 	cfg.WebhookAllowed = "127.0.0.0/8"
 	cfg.ShutdownTimeout = 5 * time.Second
 	cfg.TemporalNS = sharedTemporal().GetDefaultNamespace()
@@ -99,10 +101,10 @@ func newEnvWithClient(t *testing.T, tc client.Client, withWorker bool, opts ...e
 	pool, err := postgres.Open(ctx, cfg.DatabaseURL, 10)
 	require.NoError(t, err)
 	rt := newRuntime(cfg, testLogger(), pool, tc)
-	mainLn, dexLn, err := listenHTTP(cfg)
+	lns, err := listenHTTP(cfg)
 	require.NoError(t, err)
 	done := make(chan error, 1)
-	go func() { done <- serveHTTP(ctx, rt, mainLn, dexLn, nil) }()
+	go func() { done <- serveHTTP(ctx, rt, lns, nil) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -120,7 +122,8 @@ func newEnvWithClient(t *testing.T, tc client.Client, withWorker bool, opts ...e
 	if withWorker {
 		startWorker(t, rt)
 	}
-	e := &env{rt: rt, base: "http://" + mainLn.Addr().String(), dex: "http://" + dexLn.Addr().String()}
+	e := &env{rt: rt, base: "http://" + lns.main.Addr().String(), dex: "http://" + lns.dex.Addr().String(),
+		admin: "http://" + lns.admin.Addr().String()}
 	e.key = e.keyFor(t, "e2e", account.AllScopes...)
 	return e
 }

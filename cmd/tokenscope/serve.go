@@ -48,11 +48,11 @@ func runServe(ctx context.Context, cfg config.Config, log *slog.Logger, args []s
 		return err
 	}
 	defer closeAll()
-	mainLn, dexLn, err := listenHTTP(cfg)
+	lns, err := listenHTTP(cfg)
 	if err != nil {
 		return err
 	}
-	return serveHTTP(ctx, rt, mainLn, dexLn, nil)
+	return serveHTTP(ctx, rt, lns, nil)
 }
 
 func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
@@ -106,43 +106,63 @@ func serveWorkerHealth(ctx context.Context, rt *runtime) error {
 	return srv.Shutdown(shutdown)
 }
 
-// listenHTTP opens the main and dex listeners.
-func listenHTTP(cfg config.Config) (net.Listener, net.Listener, error) {
-	mainLn, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		return nil, nil, err
-	}
-	dexLn, err := net.Listen("tcp", cfg.DexHTTPAddr)
-	if err != nil {
-		_ = mainLn.Close()
-		return nil, nil, err
-	}
-	return mainLn, dexLn, nil
+// listeners are the three HTTP addresses of `serve` and `dev`.
+type listeners struct {
+	main, dex net.Listener
+	// admin serves /metrics, off the API addresses.
+	admin net.Listener
 }
 
-// serveHTTP runs the main and dex APIs until ctx ends, then drains in-flight requests.
-// ready, when not nil, is called once both listeners accept connections.
-func serveHTTP(ctx context.Context, rt *runtime, mainLn, dexLn net.Listener, ready func()) error {
-	deps := httpDeps(rt)
-	main := httpapi.New(deps)
-	dex := httpapi.NewDex(deps)
-	g, gctx := errgroup.WithContext(ctx)
-	serve := func(app *fiber.App, ln net.Listener) func() error {
-		return func() error { return app.Listener(ln) }
+// listenHTTP opens the main, dex and admin listeners.
+func listenHTTP(cfg config.Config) (listeners, error) {
+	var lns listeners
+	var err error
+	for _, l := range []struct {
+		ln   *net.Listener
+		addr string
+	}{{&lns.main, cfg.HTTPAddr}, {&lns.dex, cfg.DexHTTPAddr}, {&lns.admin, cfg.AdminHTTPAddr}} {
+		if *l.ln, err = net.Listen("tcp", l.addr); err != nil {
+			lns.close()
+			return listeners{}, err
+		}
 	}
-	g.Go(serve(main, mainLn))
-	g.Go(serve(dex, dexLn))
-	rt.log.Info("http listening", "addr", mainLn.Addr().String(), "dexAddr", dexLn.Addr().String())
+	return lns, nil
+}
+
+// close closes the listeners opened so far.
+func (l listeners) close() {
+	for _, ln := range []net.Listener{l.main, l.dex, l.admin} {
+		if ln != nil {
+			_ = ln.Close()
+		}
+	}
+}
+
+// serveHTTP runs the main, dex and admin apps until ctx ends, then drains in-flight requests.
+// ready, when not nil, is called once every listener accepts connections.
+func serveHTTP(ctx context.Context, rt *runtime, lns listeners, ready func()) error {
+	deps := httpDeps(rt)
+	apps := []struct {
+		app *fiber.App
+		ln  net.Listener
+	}{{httpapi.New(deps), lns.main}, {httpapi.NewDex(deps), lns.dex}, {httpapi.NewAdmin(deps), lns.admin}}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, a := range apps {
+		g.Go(func() error { return a.app.Listener(a.ln) })
+	}
+	rt.log.Info("http listening", "addr", lns.main.Addr().String(), "dexAddr", lns.dex.Addr().String(),
+		"adminAddr", lns.admin.Addr().String())
 	if ready != nil {
 		ready()
 	}
 	g.Go(func() error {
 		<-gctx.Done()
 		rt.log.Info("http draining")
-		return errors.Join(
-			main.ShutdownWithTimeout(rt.cfg.ShutdownTimeout),
-			dex.ShutdownWithTimeout(rt.cfg.ShutdownTimeout),
-		)
+		var errs []error
+		for _, a := range apps {
+			errs = append(errs, a.app.ShutdownWithTimeout(rt.cfg.ShutdownTimeout))
+		}
+		return errors.Join(errs...)
 	})
 	err := g.Wait()
 	if ctx.Err() != nil {

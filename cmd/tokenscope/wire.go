@@ -124,6 +124,7 @@ func httpDeps(rt *runtime) httpapi.Deps {
 	return httpapi.Deps{
 		App: rt.app, Auth: rt.app.Keys, Checks: readinessChecks(rt), Log: rt.log,
 		Registry: rt.registry, Metrics: httpapi.NewMetrics(rt.registry), RequestTimeout: rt.cfg.RequestTimeout,
+		ReadTimeout: rt.cfg.HTTPReadTimeout,
 	}
 }
 

@@ -182,7 +182,7 @@ func (s *stack) startService(ctx context.Context) error {
 var errExitedEarly = errors.New("tokenscope dev exited before it was ready")
 
 func (s *stack) startServiceOnce(ctx context.Context) error {
-	ports, err := loopback.FreePorts("127.0.0.1", 3)
+	ports, err := loopback.FreePorts("127.0.0.1", 4)
 	if err != nil {
 		return err
 	}
@@ -194,6 +194,8 @@ func (s *stack) startServiceOnce(ctx context.Context) error {
 		fmt.Sprintf("HTTP_ADDR=127.0.0.1:%d", ports[0]),
 		fmt.Sprintf("DEX_HTTP_ADDR=127.0.0.1:%d", ports[1]),
 		fmt.Sprintf("TEMPORAL_PORT=%d", ports[2]),
+		// /metrics is unused here, but its fixed default could collide with another service.
+		fmt.Sprintf("ADMIN_HTTP_ADDR=127.0.0.1:%d", ports[3]),
 		"TEMPORAL_UI_PORT=0",
 		"DEV_SIMULATE=false",
 		"SHUTDOWN_TIMEOUT=10s",
