@@ -77,7 +77,7 @@ func (s *startCounter) start(ctx context.Context) error {
 func TestKYTStoreInsert(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.NewKYTStore(pgtest.Pool(t))
-	ensureAccounts(t, "kyt-ins", "kyt-ins-other")
+	freshAccounts(t, "kyt-ins", "kyt-ins-other")
 
 	type ctxKey struct{}
 	w := withdrawal(t, "kyt-ins", "w-1", "5")
@@ -139,7 +139,7 @@ func TestKYTStoreInsert(t *testing.T) {
 // no row is ever left without its workflow; a later insert of the same key starts afresh.
 func TestKYTStoreInsertRollsBack(t *testing.T) {
 	s := postgres.NewKYTStore(pgtest.Pool(t))
-	ensureAccounts(t, "kyt-rb")
+	freshAccounts(t, "kyt-rb")
 	errPlain := errors.New("temporal unreachable")
 
 	for _, tc := range []struct {
@@ -253,7 +253,7 @@ func raceInserts(t *testing.T, s *postgres.KYTStore, reg kyt.Registration, calle
 // to commit and return the stored row.
 func TestKYTStoreConcurrentIdenticalInserts(t *testing.T) {
 	s := postgres.NewKYTStore(pgtest.Pool(t))
-	ensureAccounts(t, "kyt-race")
+	freshAccounts(t, "kyt-race")
 	reg := withdrawal(t, "kyt-race", "race", "5")
 	const callers = 8
 
@@ -276,7 +276,7 @@ func TestKYTStoreConcurrentIdenticalInserts(t *testing.T) {
 // one more start, still one row.
 func TestKYTStoreConcurrentInsertsAfterAFailedStart(t *testing.T) {
 	s := postgres.NewKYTStore(pgtest.Pool(t))
-	ensureAccounts(t, "kyt-race-fail")
+	freshAccounts(t, "kyt-race-fail")
 	reg := withdrawal(t, "kyt-race-fail", "race", "5")
 	const callers = 8
 	errStart := errors.New("start refused")
@@ -303,7 +303,7 @@ func TestKYTStoreConcurrentInsertsAfterAFailedStart(t *testing.T) {
 func TestKYTStoreUpdate(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.NewKYTStore(pgtest.Pool(t))
-	ensureAccounts(t, "kyt-upd")
+	freshAccounts(t, "kyt-upd")
 	reg := withdrawal(t, "kyt-upd", "upd", "5")
 	_, _, err := s.Insert(ctx, reg, func(context.Context) error { return nil })
 	require.NoError(t, err)

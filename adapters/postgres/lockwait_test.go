@@ -96,11 +96,16 @@ func inTx(t *testing.T, statements func(tx pgx.Tx)) (commit func()) {
 	}
 }
 
-// ensureAccounts creates the accounts the store rows reference.
-func ensureAccounts(t *testing.T, ids ...string) {
+// freshAccounts (re)creates the accounts the store rows reference, without any rows of an
+// earlier run (deleting an account cascades to its endpoints, registrations and jobs), so a
+// suite can run any number of times on the package database.
+func freshAccounts(t *testing.T, ids ...string) {
 	t.Helper()
+	ctx := context.Background()
+	_, err := pgtest.Pool(t).Exec(ctx, `DELETE FROM accounts WHERE id = ANY($1)`, ids)
+	require.NoError(t, err)
 	for _, id := range ids {
-		_, err := pgtest.Pool(t).Exec(context.Background(), `INSERT INTO accounts (id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING`, id)
+		_, err := pgtest.Pool(t).Exec(ctx, `INSERT INTO accounts (id, name) VALUES ($1, $1)`, id)
 		require.NoError(t, err)
 	}
 }

@@ -58,7 +58,7 @@ func countEndpoints(t *testing.T, accountID string) int {
 func TestWebhookStoreCreateGetRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
-	ensureAccounts(t, "wh-rt", "wh-rt-other")
+	freshAccounts(t, "wh-rt", "wh-rt-other")
 
 	full := newTestEndpoint(t, "wh-rt", "ep_rt_full", webhook.Patch{
 		Channels:    webhook.Value([]webhook.Channel{webhook.TokenCreated}),
@@ -96,7 +96,7 @@ func TestWebhookStoreCreateGetRoundTrip(t *testing.T) {
 func TestWebhookStoreCreateConflict(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
-	ensureAccounts(t, "wh-dup")
+	freshAccounts(t, "wh-dup")
 
 	first := newTestEndpoint(t, "wh-dup", "ep_dup", webhook.Patch{Description: webhook.Value("first")})
 	require.NoError(t, s.Create(ctx, first))
@@ -111,7 +111,7 @@ func TestWebhookStoreCreateConflict(t *testing.T) {
 func TestWebhookStoreEndpointLimit(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
-	ensureAccounts(t, "wh-limit", "wh-limit-other")
+	freshAccounts(t, "wh-limit", "wh-limit-other")
 
 	for i := range webhook.MaxEndpointsPerAccount {
 		require.NoError(t, s.Create(ctx, newTestEndpoint(t, "wh-limit", fmt.Sprintf("ep_limit_%02d", i), webhook.Patch{})))
@@ -139,7 +139,7 @@ func TestWebhookStoreEndpointLimit(t *testing.T) {
 func TestWebhookStoreConcurrentCreatesRespectTheLimit(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
-	ensureAccounts(t, "wh-race")
+	freshAccounts(t, "wh-race")
 	const existing, callers = 3, 12 // 7 free slots, 12 callers
 	for i := range existing {
 		require.NoError(t, s.Create(ctx, newTestEndpoint(t, "wh-race", fmt.Sprintf("ep_race_old_%d", i), webhook.Patch{})))
@@ -180,7 +180,7 @@ func TestWebhookStoreConcurrentCreatesRespectTheLimit(t *testing.T) {
 func TestWebhookStoreUpdate(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
-	ensureAccounts(t, "wh-upd", "wh-upd-other")
+	freshAccounts(t, "wh-upd", "wh-upd-other")
 	orig := newTestEndpoint(t, "wh-upd", "ep_upd", webhook.Patch{
 		Description: webhook.Value("before"),
 		Metadata:    webhook.Value(map[string]string{"k": "v"}),
@@ -232,7 +232,7 @@ func TestWebhookStoreUpdate(t *testing.T) {
 // even when the closure had already changed the endpoint it was given.
 func TestWebhookStoreUpdateRollsBack(t *testing.T) {
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
-	ensureAccounts(t, "wh-rb")
+	freshAccounts(t, "wh-rb")
 	orig := newTestEndpoint(t, "wh-rb", "ep_rb", webhook.Patch{Description: webhook.Value("kept")})
 	require.NoError(t, s.Create(context.Background(), orig))
 	change := func(e *webhook.Endpoint) {
@@ -304,7 +304,7 @@ func TestWebhookStoreUpdateRollsBack(t *testing.T) {
 func TestWebhookStoreConcurrentUpdatesSerialise(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
-	ensureAccounts(t, "wh-ser")
+	freshAccounts(t, "wh-ser")
 	require.NoError(t, s.Create(ctx, newTestEndpoint(t, "wh-ser", "ep_ser", webhook.Patch{
 		Metadata: webhook.Value(map[string]string{"seed": "x"})})))
 
