@@ -1,0 +1,218 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tokenscope/tokenscope/adapters/postgres"
+	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/trade"
+)
+
+// positionRowSQL is one wallet_positions row as jsonb, without the time it was written.
+const positionRowSQL = `SELECT (to_jsonb(p) - 'updated_at_ms')::text FROM wallet_positions p
+	WHERE chain = $1 AND wallet = $2 AND token_address = $3`
+
+// positionSnapshot is the (sol, wallet, tok1) row as jsonb text; "" when there is none.
+func positionSnapshot(t *testing.T, wallet string) string {
+	t.Helper()
+	var s string
+	err := pgtest.Pool(t).QueryRow(context.Background(), positionRowSQL, "sol", wallet, "tok1").Scan(&s)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ""
+	}
+	require.NoError(t, err)
+	return s
+}
+
+// assertPosition checks the (sol, wallet, tok1) row equals want, numbers by value (jsonb
+// equality compares numerics as numbers, so 100 and 100.0 are the same position).
+func assertPosition(t *testing.T, wallet, want string) {
+	t.Helper()
+	var same bool
+	var got string
+	require.NoError(t, pgtest.Pool(t).QueryRow(context.Background(),
+		`SELECT $4::jsonb = (to_jsonb(p) - 'updated_at_ms'), (to_jsonb(p) - 'updated_at_ms')::text FROM wallet_positions p
+		WHERE chain = $1 AND wallet = $2 AND token_address = $3`, "sol", wallet, "tok1", want).Scan(&same, &got))
+	assert.True(t, same, "position\n got %s\nwant %s", got, want)
+}
+
+func batchOf(events ...ingest.Event) ingest.Batch { return ingest.NewBatch(events) }
+
+// corruptPosition overwrites the figures of the (sol, wallet, tok1) row with nonsense.
+func corruptPosition(t *testing.T, wallet string) {
+	t.Helper()
+	tag, err := pgtest.Pool(t).Exec(context.Background(), `UPDATE wallet_positions SET balance = 999, cost_usd = 1,
+		realized_usd = -5, buys = 0, sells = 7, last_tx_signature = 'bogus', first_block_height = NULL
+		WHERE chain = 'sol' AND wallet = $1 AND token_address = 'tok1'`, wallet)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), tag.RowsAffected())
+}
+
+// seedRederive ingests wallet w's three trades of the ingest suite's example (buy 100 at $1,
+// buy 100 at $3, sell 150 at $4) and returns the position the engine derived.
+func seedRederive(t *testing.T) (s *postgres.IngestStore, want string) {
+	t.Helper()
+	pgtest.Truncate(t, engineTables...)
+	s = postgres.NewIngestStore(pgtest.Pool(t))
+	apply(t, s, tokenEvent(chain.Sol, "tok1"), tokenEvent(chain.Sol, "tok2"), tokenEvent(chain.Eth, "tokE"))
+	apply(t, s, swap("w", trade.Buy, "100", "1", 40*time.Second, "a"), swap("w", trade.Buy, "100", "3", 30*time.Second, "b"),
+		swap("w", trade.Sell, "150", "4", 20*time.Second, "c"))
+	want = positionSnapshot(t, "w")
+	require.NotEmpty(t, want)
+	p := position(t, "w")
+	require.Equal(t, "50", p.Balance.String()) // the ingest suite's worked example
+	require.True(t, dec("300").Equal(p.RealizedProfitInUSD))
+	return s, want
+}
+
+func TestWalletRederiverWalletTokens(t *testing.T) {
+	s, _ := seedRederive(t)
+	other := swap("w", trade.Buy, "1", "1", 10*time.Second, "d")
+	other.TokenAddress = "tok2"
+	eth := swap("w", trade.Buy, "1", "1", 10*time.Second, "e")
+	eth.Chain, eth.TokenAddress = chain.Eth, "tokE"
+	apply(t, s, other, eth, swap("x", trade.Buy, "1", "1", 10*time.Second, "f"))
+
+	r := postgres.NewWalletRederiver(pgtest.Pool(t))
+	for _, tc := range []struct {
+		c      chain.Chain
+		wallet string
+		want   []string
+	}{
+		{chain.Sol, "w", []string{"tok1", "tok2"}},
+		{chain.Eth, "w", []string{"tokE"}},
+		{chain.Sol, "x", []string{"tok1"}},
+		{chain.Sol, "nobody", nil},
+	} {
+		got, err := r.WalletTokens(context.Background(), tc.c, tc.wallet)
+		require.NoError(t, err)
+		if tc.want == nil {
+			assert.Empty(t, got, "%s/%s", tc.c, tc.wallet)
+			continue
+		}
+		assert.Equal(t, tc.want, got, "%s/%s", tc.c, tc.wallet)
+	}
+}
+
+func TestWalletRederiverRederivePosition(t *testing.T) {
+	ctx := context.Background()
+	r := postgres.NewWalletRederiver(pgtest.Pool(t))
+
+	t.Run("a damaged position is rebuilt from the trades", func(t *testing.T) {
+		_, want := seedRederive(t)
+		corruptPosition(t, "w")
+		n, err := r.RederivePosition(ctx, chain.Sol, "w", "tok1", now)
+		require.NoError(t, err)
+		assert.Equal(t, 3, n)
+		assertPosition(t, "w", want)
+	})
+
+	t.Run("a missing position is recreated", func(t *testing.T) {
+		_, want := seedRederive(t)
+		_, err := pgtest.Pool(t).Exec(ctx, `DELETE FROM wallet_positions WHERE wallet = 'w'`)
+		require.NoError(t, err)
+		n, err := r.RederivePosition(ctx, chain.Sol, "w", "tok1", now)
+		require.NoError(t, err)
+		assert.Equal(t, 3, n)
+		assertPosition(t, "w", want)
+	})
+
+	t.Run("a position without trades is removed", func(t *testing.T) {
+		seedRederive(t)
+		_, err := pgtest.Pool(t).Exec(ctx, `INSERT INTO wallet_positions (chain, wallet, token_address, balance, buys)
+			VALUES ('sol', 'ghost', 'tok1', 5, 1)`)
+		require.NoError(t, err)
+		n, err := r.RederivePosition(ctx, chain.Sol, "ghost", "tok1", now)
+		require.NoError(t, err)
+		assert.Zero(t, n)
+		assert.Empty(t, positionSnapshot(t, "ghost"))
+	})
+
+	t.Run("a cancelled context changes nothing", func(t *testing.T) {
+		seedRederive(t)
+		corruptPosition(t, "w")
+		damaged := positionSnapshot(t, "w")
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		_, err := r.RederivePosition(cctx, chain.Sol, "w", "tok1", now)
+		assert.Equal(t, fault.KindUnavailable, fault.KindOf(err), "%v", err)
+		assertPosition(t, "w", damaged)
+	})
+}
+
+// TestWalletRederiverWaitsForAnIngestOfThePair: an ingest batch that has written a new trade of
+// the pair but not committed holds the position row; the re-deriver queues on that row and,
+// once the batch commits, replays the new trade too. The batch is held half-way by the test's
+// lock on the token's market row, which the batch updates after the positions.
+func TestWalletRederiverWaitsForAnIngestOfThePair(t *testing.T) {
+	ctx := context.Background()
+	s, _ := seedRederive(t)
+	r := postgres.NewWalletRederiver(pgtest.Pool(t))
+
+	release := holdRowLock(t, `SELECT 1 FROM token_market WHERE chain = 'sol' AND address = 'tok1' FOR UPDATE`)
+	var wg sync.WaitGroup
+	var ingestErr, rederiveErr error
+	var replayed int
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, ingestErr = s.Apply(ctx, batchOf(swap("w", trade.Buy, "10", "5", 10*time.Second, "late")), now)
+	}()
+	awaitLockWaiters(t, 1) // the batch, at the market row
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		replayed, rederiveErr = r.RederivePosition(ctx, chain.Sol, "w", "tok1", now)
+	}()
+	awaitLockWaiters(t, 2) // and the re-deriver, at the position row
+	release()
+	wg.Wait()
+	require.NoError(t, ingestErr)
+	require.NoError(t, rederiveErr)
+	assert.Equal(t, 4, replayed, "the batch's trade is replayed")
+	// 50 left costing $100, plus 10 bought at $5: 60 costing $150; realized stays $300.
+	p := position(t, "w")
+	assert.Equal(t, "60", p.Balance.String())
+	assert.True(t, dec("150").Equal(p.CostInUSD), "cost %s", p.CostInUSD)
+	assert.True(t, dec("300").Equal(p.RealizedProfitInUSD), "realized %s", p.RealizedProfitInUSD)
+	assert.Equal(t, int64(3), p.Buys)
+}
+
+// TestWalletRederiverConcurrentRederivesAgree: re-derivations of one pair queued together run
+// one after the other and all land on the same position.
+func TestWalletRederiverConcurrentRederivesAgree(t *testing.T) {
+	_, want := seedRederive(t)
+	corruptPosition(t, "w")
+	r := postgres.NewWalletRederiver(pgtest.Pool(t))
+	const callers = 6
+
+	release := holdRowLock(t, `SELECT 1 FROM wallet_positions WHERE chain = 'sol' AND wallet = 'w' AND token_address = 'tok1' FOR UPDATE`)
+	ns, errs := make([]int, callers), make([]error, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ns[i], errs[i] = r.RederivePosition(context.Background(), chain.Sol, "w", "tok1", now)
+		}()
+	}
+	awaitLockWaiters(t, callers)
+	release()
+	wg.Wait()
+	for i := range callers {
+		require.NoError(t, errs[i], "caller %d", i)
+		assert.Equal(t, 3, ns[i], "caller %d", i)
+	}
+	assertPosition(t, "w", want)
+}
