@@ -18,11 +18,12 @@ import (
 // then certainly read nothing before the others, so a missing lock in a store shows as a wrong
 // outcome on every run, not on an unlucky one.
 
-// lockWaitersSQL counts the other sessions of this test database that wait for a heavyweight
-// lock (a row, a transaction id or an advisory lock). The package's tests run one at a time,
-// so they are the test's own callers.
+// lockWaitersSQL counts the other client sessions of this test database that wait for a
+// heavyweight lock (a row, a transaction id or an advisory lock). The package's tests run one
+// at a time, so they are the test's own callers; autovacuum workers are not counted.
 const lockWaitersSQL = `SELECT count(*) FROM pg_stat_activity
-	WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`
+	WHERE datname = current_database() AND backend_type = 'client backend' AND wait_event_type = 'Lock'
+	AND pid <> pg_backend_pid()`
 
 // waitForLockWaiters returns once at least n sessions wait for a lock, or with ctx's error.
 // It counts on a connection of its own, so callers holding every pooled connection cannot
@@ -75,21 +76,6 @@ func holdRowLock(t *testing.T, sql string, args ...any) (release func()) {
 	}
 	require.NoError(t, rows.Err())
 	require.Positive(t, n, "the statement locked no row: %s", sql)
-	return func() {
-		t.Helper()
-		require.NoError(t, tx.Commit(ctx))
-	}
-}
-
-// inTx runs statements in a transaction of its own and returns commit; used to play a
-// concurrent writer whose transaction is still open.
-func inTx(t *testing.T, statements func(tx pgx.Tx)) (commit func()) {
-	t.Helper()
-	ctx := context.Background()
-	tx, err := pgtest.Pool(t).Begin(ctx)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
-	statements(tx)
 	return func() {
 		t.Helper()
 		require.NoError(t, tx.Commit(ctx))
