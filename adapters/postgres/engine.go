@@ -192,7 +192,10 @@ func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowR
 		return nil
 	}
 	cs, as := refArrays(refs)
-	solUSD := solPriceUSD(ctx, tx)
+	solUSD, err := solPriceUSD(ctx, tx)
+	if err != nil {
+		return err
+	}
 	type base struct {
 		creator                         string
 		total, circ, target             decimal.Decimal

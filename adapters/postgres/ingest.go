@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -400,13 +401,17 @@ func (a *applier) snapshots(ctx context.Context, b ingest.Batch) error {
 	a.res.Skipped += len(b.Snapshots) - int(ct.RowsAffected())
 	// The newest snapshot of each pool becomes its current state; an older one arriving late does not.
 	// SOL-denominated TVL: the native amount on sol, the USD value over the SOL price elsewhere.
+	solUSD, err := solPriceUSD(ctx, a.tx)
+	if err != nil {
+		return err
+	}
 	touched, err := a.tx.Query(ctx, `WITH newest AS (
 			SELECT DISTINCT ON (chain, pool_address) * FROM ingest_snapshots ORDER BY chain, pool_address, block_height DESC)
 		UPDATE pools p SET reserve_a = n.a_amount_native, reserve_b = n.b_amount_native, tvl_usd = n.tvl_usd,
 			tvl_sol = CASE WHEN p.chain = 'sol' THEN n.tvl_native ELSE COALESCE(n.tvl_usd / NULLIF($1::numeric, 0), 0) END,
 			snapshot_block_height = n.block_height, updated_at_ms = n.snapshot_time_ms
 		FROM newest n WHERE p.chain = n.chain AND p.address = n.pool_address AND n.block_height > p.snapshot_block_height
-		RETURNING p.chain, p.token_a_address`, solPriceUSD(ctx, a.tx))
+		RETURNING p.chain, p.token_a_address`, solUSD)
 	if err != nil {
 		return fmt.Errorf("update pools: %w", err)
 	}
@@ -421,12 +426,19 @@ func (a *applier) snapshots(ctx context.Context, b ingest.Batch) error {
 }
 
 // solPriceUSD is the SOL price of the newest sol trade (its side token is SOL in every sol pool
-// the engine prices), used to express other chains' values in SOL. Zero before any sol trade.
-func solPriceUSD(ctx context.Context, q pgx.Tx) decimal.Decimal {
+// the engine prices), used to express other chains' values in SOL. Zero before any sol trade;
+// any other failure (a broken transaction, a cancelled context) is returned, not swallowed.
+func solPriceUSD(ctx context.Context, q pgx.Tx) (decimal.Decimal, error) {
 	var p decimal.Decimal
-	_ = q.QueryRow(ctx, `SELECT side_token_price_usd FROM trades WHERE chain = 'sol' AND status = 'SUCCEEDED'
+	err := q.QueryRow(ctx, `SELECT side_token_price_usd FROM trades WHERE chain = 'sol' AND status = 'SUCCEEDED'
 		ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1`).Scan(&p)
-	return p
+	if errors.Is(err, pgx.ErrNoRows) {
+		return decimal.Zero, nil
+	}
+	if err != nil {
+		return decimal.Zero, fmt.Errorf("read the SOL price: %w", err)
+	}
+	return p, nil
 }
 
 func (a *applier) migrations(ctx context.Context, b ingest.Batch) error {

@@ -14,3 +14,6 @@ var (
 	TokenPoolsSQL   = tokenPoolsSQL
 	HotTokensSQL    = hotTokensSQL
 )
+
+// SOLPriceUSD is the engine's SOL price lookup, for its error test.
+var SOLPriceUSD = solPriceUSD
