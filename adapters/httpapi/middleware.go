@@ -163,13 +163,15 @@ func withTimeout(d time.Duration) fiber.Handler {
 
 // presentedKey reads the key from `Authorization: Bearer <key>` or `X-API-KEY: <key>`
 // (real clients of this API send the latter; when both are present the API key header wins).
+// The key is a copy: c.Get aliases a buffer fasthttp reuses for the next request, and the key
+// cache keeps the key's prefix as a map key, which the next request would rewrite in place.
 func presentedKey(c *fiber.Ctx) string {
 	if k := strings.TrimSpace(c.Get("X-API-KEY")); k != "" {
-		return k
+		return strings.Clone(k)
 	}
 	h := strings.TrimSpace(c.Get(fiber.HeaderAuthorization))
 	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		return strings.TrimSpace(h[7:])
+		return strings.Clone(strings.TrimSpace(h[7:]))
 	}
 	return ""
 }

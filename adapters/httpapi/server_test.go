@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -238,4 +239,21 @@ func TestReadResponses(t *testing.T) {
 		`"channels":["sol.token.migrated","sol.token.created"],"createdAt":"2024-05-29T16:26:40.123Z",`+
 		`"updatedAt":"2024-05-29T16:26:40.123Z","description":"Migrations for the trading desk","disabled":false,`+
 		`"filter":null,"filterTypes":["sol.token.migrated"],"metadata":{"env":"prod","team":"desk"},"rateLimit":50}`, string(r.body))
+}
+
+// TestKeysStayValidAcrossRequests: the key cache outlives the request, so what it keeps must not
+// alias the request's buffers (fasthttp reuses them for the next request, which rewrote a cached
+// prefix in place and made valid keys fail with 401).
+func TestKeysStayValidAcrossRequests(t *testing.T) {
+	s := newServer(t, io.Discard)
+	var keys []string
+	for i := range 300 {
+		k, _, err := s.keys.Create(context.Background(), fixtureAccount, "k"+strconv.Itoa(i), account.AllScopes)
+		require.NoError(t, err)
+		keys = append(keys, k)
+		for _, k := range []string{k, keys[i/2], keys[i/3]} {
+			r := s.do(t, "GET", "/v2/whoami", "Authorization", "Bearer "+k)
+			require.Equal(t, http.StatusOK, r.status, "request %d with %s: %s", i, k, r.body)
+		}
+	}
 }
