@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/shopspring/decimal"
@@ -336,15 +334,4 @@ func pnlSummaryOut(s pnl.Summary) pnlSummaryDTO {
 type pnlPageDTO struct {
 	pageDTO[pnlEntryDTO]
 	Summary pnlSummaryDTO `json:"summary"`
-}
-
-// checkText rejects values Postgres cannot store as text (a NUL byte or invalid UTF-8), which
-// would otherwise surface as a database error instead of naming the parameter.
-func checkText(param string, vs ...string) error {
-	for _, v := range vs {
-		if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
-			return fault.Invalid(param, strings.ToValidUTF8(strings.ReplaceAll(v, "\x00", ""), "?"), "must be valid UTF-8 text without NUL bytes")
-		}
-	}
-	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/text"
 )
 
 // requestState is what the middleware records about one request for the handlers, the error
@@ -200,14 +201,50 @@ func withAuth(auth Authenticator) fiber.Handler {
 	}
 }
 
-// need guards a route with a scope.
+// need guards a route with a scope. Being the first handler that runs with the route matched,
+// it also refuses path values that are not text (see withText): path escapes are not decoded,
+// so only raw bytes a client wrote into the request line can be NUL or invalid UTF-8.
 func need(s account.Scope) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if err := principal(c).Require(s); err != nil {
 			return err
 		}
+		for _, name := range c.Route().Params {
+			if err := text.Check(name, c.Params(name)); err != nil {
+				return err
+			}
+		}
 		return c.Next()
 	}
+}
+
+// withText refuses, before any handler decodes the request, text Postgres cannot hold (a NUL or
+// invalid UTF-8, see domain/text): in a query value, named by its key, and a NUL anywhere in a
+// JSON body, named by its path (text.CheckJSON). Handlers and use cases may then take every
+// string as storable. The streamed ingest body is checked line by line by its codec.
+func withText(c *fiber.Ctx) error {
+	var err error
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		if err != nil || text.StorableBytes(k) && text.StorableBytes(v) {
+			return
+		}
+		name := strings.TrimSuffix(string(k), "[]")
+		if err = text.Check(text.Shown(name), name); err == nil {
+			err = text.Check(name, string(v))
+		}
+	})
+	if err != nil {
+		return err
+	}
+	// c.Body() undoes a Content-Encoding, as the handlers see the body; a request without a
+	// body (every read) skips it. The streamed route is tested first: asking for its body would
+	// read the whole stream.
+	if !streamedPaths[c.Path()] && len(c.Request().Body()) > 0 {
+		if err := text.CheckJSON(c.Body()); err != nil {
+			return err
+		}
+	}
+	return c.Next()
 }
 
 // principal is the authenticated caller; routes behind withAuth always have one.

@@ -22,9 +22,6 @@ func (h *handlers) listSnapshots(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := checkText("poolAddress", c.Params("poolAddress")); err != nil {
-		return err
-	}
 	pg, err := h.app.Market.Snapshots(c.UserContext(), ch, c.Params("poolAddress"), at, p)
 	if err != nil {
 		return err

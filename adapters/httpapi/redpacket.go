@@ -18,9 +18,6 @@ func (h *handlers) walletRedPackets(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := checkText("address", c.Params("address")); err != nil {
-		return err
-	}
 	out, err := h.app.Market.RedPackets(c.UserContext(), ports.RedPacketFilter{Creator: c.Params("address")}, p)
 	if err != nil {
 		return err
@@ -32,9 +29,6 @@ func (h *handlers) walletRedPackets(c *fiber.Ctx) error {
 // listRedPackets is operation 6, GET /v2/redpacket, optionally by creator and/or chain.
 func (h *handlers) listRedPackets(c *fiber.Ctx) error {
 	f := ports.RedPacketFilter{Creator: queryString(c, "creator")}
-	if err := checkText("creator", f.Creator); err != nil {
-		return err
-	}
 	if s := queryString(c, "chain"); s != "" {
 		ch, err := chain.Parse("chain", s)
 		if err != nil {
@@ -58,9 +52,6 @@ func (h *handlers) listRedPackets(c *fiber.Ctx) error {
 func (h *handlers) redPacketClaims(c *fiber.Ctx) error {
 	p, err := pageRequest(c, redPacketDefaultLimit)
 	if err != nil {
-		return err
-	}
-	if err := checkText("id", c.Params("id")); err != nil {
 		return err
 	}
 	out, err := h.app.Market.Claims(c.UserContext(), c.Params("id"), p)

@@ -71,7 +71,7 @@ func newFiber(d Deps, name string) *fiber.App {
 func New(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope")
 	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedRankings()}
-	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth))
+	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withText)
 	routes(api, h)
 	f.Use(notFound)
 	return f
@@ -81,7 +81,7 @@ func New(d Deps) *fiber.App {
 func NewDex(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope-dex")
 	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedRankings()}
-	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth))
+	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withText)
 	dexRoutes(api, h)
 	f.Use(notFound)
 	return f

@@ -16,9 +16,6 @@ import (
 func (h *handlers) searchTokens(c *fiber.Ctx) error {
 	var r market.SearchRequest
 	r.Query = queryString(c, "q")
-	if err := checkText("q", r.Query); err != nil {
-		return err
-	}
 	chains, err := boundedList(c, "chains")
 	if err != nil {
 		return err
@@ -31,9 +28,6 @@ func (h *handlers) searchTokens(c *fiber.Ctx) error {
 		r.Chains = append(r.Chains, ch)
 	}
 	if r.Protocols, err = boundedList(c, "protocols"); err != nil {
-		return err
-	}
-	if err := checkText("protocols", r.Protocols...); err != nil {
 		return err
 	}
 	if r.SortBy, err = market.ParseSearchSort(queryString(c, "sortBy")); err != nil {
@@ -71,9 +65,6 @@ func multiRequest(c *fiber.Ctx, ch chain.Chain, fields []token.Field) (market.Mu
 	}
 	if len(addrs) == 0 {
 		return r, fault.Missing("tokenAddresses")
-	}
-	if err := checkText("tokenAddresses", addrs...); err != nil {
-		return r, err
 	}
 	r.Addresses = addrs
 	if s := queryString(c, "sortBy"); s != "" {

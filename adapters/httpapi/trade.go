@@ -23,14 +23,6 @@ func (h *handlers) listTrades(c *fiber.Ctx) error {
 	if f.Signatures, err = boundedList(c, "transactionsSignature"); err != nil {
 		return err
 	}
-	for _, p := range []struct{ name, v string }{{"tokenAddress", f.TokenAddress}, {"walletAddress", f.Wallet}, {"poolAddress", f.PoolAddress}} {
-		if err := checkText(p.name, p.v); err != nil {
-			return err
-		}
-	}
-	if err := checkText("transactionsSignature", f.Signatures...); err != nil {
-		return err
-	}
 	if f.ToMs, err = secondsOrMillis(c, "beforeTimestamp", true); err != nil {
 		return err
 	}

@@ -24,12 +24,6 @@ func (h *handlers) pnlByToken(c *fiber.Ctx) error {
 	if len(tokens) == 0 {
 		return fault.Missing("tokenAddresses")
 	}
-	if err := checkText("tokenAddresses", tokens...); err != nil {
-		return err
-	}
-	if err := checkText("walletAddress", c.Params("walletAddress")); err != nil {
-		return err
-	}
 	// The SDK's resolution is validated; every value is answered over the whole history.
 	if _, err := pnl.ParseResolution("resolution", queryString(c, "resolution")); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/text"
 	"github.com/tokenscope/tokenscope/domain/webhook"
 )
 
@@ -80,8 +81,10 @@ func decodeIterator(c *fiber.Ctx, dst any) error {
 	if err != nil {
 		return bad
 	}
+	// The iterator is the client's to forge: what it decodes to goes to Postgres, so it is
+	// held to the rule withText applies to everything else.
 	var it iterator
-	if json.Unmarshal(b, &it) != nil || json.Unmarshal(it.ID, dst) != nil {
+	if text.CheckJSON(b) != nil || json.Unmarshal(b, &it) != nil || json.Unmarshal(it.ID, dst) != nil {
 		return bad
 	}
 	return nil

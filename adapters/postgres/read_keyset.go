@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/page"
+	"github.com/tokenscope/tokenscope/domain/text"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -93,7 +93,7 @@ func valid(sqlType, v string) bool {
 		return err == nil
 	}
 	// text: what Postgres can store (a forged cursor can carry anything; its checksum is no secret).
-	return utf8.ValidString(v) && !strings.ContainsRune(v, 0)
+	return text.Storable(v)
 }
 
 // clause renders the keyset condition (empty without a cursor) and the ORDER BY for dir. Prev

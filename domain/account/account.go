@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/text"
 )
 
 // Scope is a permission carried by an API key.
@@ -125,9 +126,10 @@ func Hash(full string) []byte {
 	return sum[:]
 }
 
-// PrefixOf extracts the lookup prefix of a presented key, or "" when it is malformed.
+// PrefixOf extracts the lookup prefix of a presented key, or "" when it is malformed, which
+// includes a key that is not text (a header may carry any byte; the prefix is looked up).
 func PrefixOf(full string) string {
-	if !strings.HasPrefix(full, KeyPrefix) {
+	if !strings.HasPrefix(full, KeyPrefix) || !text.Storable(full) {
 		return ""
 	}
 	rest := full[len(KeyPrefix):]

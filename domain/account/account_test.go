@@ -64,7 +64,8 @@ func TestAuthenticate(t *testing.T) {
 }
 
 func TestPrefixOfMalformed(t *testing.T) {
-	for _, s := range []string{"", "tsk_", "tsk_abc", "tsk_abc_", "xyz_abc_def", "Bearer tsk_a_b"} {
+	for _, s := range []string{"", "tsk_", "tsk_abc", "tsk_abc_", "xyz_abc_def", "Bearer tsk_a_b",
+		"tsk_\xff_abc", "tsk_a\x00_b", "tsk_ab_c\xfe"} {
 		assert.Equal(t, "", account.PrefixOf(s), s)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
+	"github.com/tokenscope/tokenscope/domain/text"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
@@ -116,8 +117,13 @@ func (d *Decoder) Next() (Event, error) {
 }
 
 // Unmarshal decodes one NDJSON object into its event without validating it; on error it also
-// returns the offending field ("" when the line is not JSON at all).
+// returns the offending field ("" when the line is not JSON at all). A NUL in any string is
+// refused first (text.CheckJSON): Postgres cannot store it, and no field is decoded past it.
 func Unmarshal(b []byte) (Event, string, error) {
+	if err := text.CheckJSON(b); err != nil {
+		fe, _ := fault.As(err)
+		return nil, fe.Param, err
+	}
 	var head struct {
 		Type string `json:"type"`
 	}

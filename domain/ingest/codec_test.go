@@ -92,6 +92,17 @@ func TestDecodeErrorsNameLineAndField(t *testing.T) {
 		{"bad side", `{"type":"trade","side":"HOLD"}`, "side"},
 		{"nested field", `{"type":"pool.snapshot","tokenA":{"priceUsd":"x"}}`, "tokenA.priceUsd"},
 		{"bad red packet amount", `{"type":"redpacket.claimed","amount":"1.5"}`, "amount"},
+		// Postgres text holds no NUL: a NUL is refused before any field is decoded, by its path.
+		{"NUL in a name", `{"type":"token.created","chain":"sol","address":"a","name":"x\u0000","symbol":"X"}`, "name"},
+		{"NUL in a nested field", `{"type":"token.created","chain":"sol","address":"a","name":"x","symbol":"X","extra":{"key":"\u0000"}}`, "extra.key"},
+		{"NUL in a list", `{"type":"token.created","tokenCreators":[{"address":"ok"},{"address":"\u0000"}]}`, "tokenCreators[1].address"},
+		{"NUL in a map key", `{"type":"token.created","socialMedias":{"x\u0000":"y"}}`, "socialMedias"},
+		{"NUL in a member name", `{"type":"wallet.label","chain":"sol","wallet":"w","label":"kol","\u0000":1}`, `\u0000`},
+		{"NUL in an unknown type", `{"type":"\u0000"}`, "type"},
+		// Identifiers are keys of indexes, whose rows Postgres bounds (about 2.7 kB).
+		{"long signature", `{"type":"trade","chain":"sol","transactionSignature":"` + strings.Repeat("s", 129) + `","side":"BUY"}`, "transactionSignature"},
+		{"long wallet", `{"type":"wallet.label","chain":"sol","wallet":"` + strings.Repeat("w", 129) + `","label":"kol"}`, "wallet"},
+		{"long packet id", `{"type":"redpacket.expired","packetId":"` + strings.Repeat("p", 129) + `","expiredAt":1}`, "packetId"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,6 +123,13 @@ func TestDecodeErrorsNameLineAndField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An escaped backslash followed by u0000 is six characters of text, not a NUL.
+func TestDecodeKeepsEscapedBackslash(t *testing.T) {
+	e, err := ingest.NewDecoder(strings.NewReader(`{"type":"wallet.label","chain":"sol","wallet":"w\\u0000","label":"kol"}`)).Next()
+	require.NoError(t, err)
+	assert.Equal(t, `w\u0000`, e.(ingest.WalletLabel).Wallet)
 }
 
 func TestNumAcceptsNumbers(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
+	"github.com/tokenscope/tokenscope/domain/text"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
@@ -139,6 +140,21 @@ func required(pairs ...string) error {
 	return nil
 }
 
+// MaxIdentifierLen bounds an event's identifiers (addresses, signatures, ids) in bytes. They
+// are keys of Postgres indexes, whose entries may not exceed about 2.7 kB (a longer one fails
+// the whole batch), and no chain's identifier comes near 128 bytes.
+const MaxIdentifierLen = 128
+
+// identifiers refuses an identifier longer than MaxIdentifierLen; pairs are wire name, value.
+func identifiers(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if len(pairs[i+1]) > MaxIdentifierLen {
+			return fault.Invalid(pairs[i], text.Shown(pairs[i+1]), "must be at most 128 bytes")
+		}
+	}
+	return nil
+}
+
 func nonNegative(param string, v decimal.Decimal) error {
 	if v.IsNegative() {
 		return fault.Invalid(param, v.String(), "must not be negative")
@@ -148,6 +164,9 @@ func nonNegative(param string, v decimal.Decimal) error {
 
 // Validate checks identity, supply and the curve target.
 func (e TokenCreated) Validate() error {
+	if err := identifiers("address", e.Token.Address, "creator", e.Creator, "curvePool", e.CurvePool); err != nil {
+		return err
+	}
 	if _, err := chain.Parse("chain", string(e.Token.Chain)); err != nil {
 		return err
 	}
@@ -178,6 +197,9 @@ func (e TokenCreated) Validate() error {
 
 // Validate checks identity and time.
 func (e TokenMigrated) Validate() error {
+	if err := identifiers("address", e.Address, "migratedToPoolAddress", e.PoolAddress); err != nil {
+		return err
+	}
 	if _, err := chain.Parse("chain", string(e.Chain)); err != nil {
 		return err
 	}
@@ -192,20 +214,38 @@ func (e TokenMigrated) Validate() error {
 
 // Validate checks identity and the two sides.
 func (e PoolCreated) Validate() error {
+	if err := identifiers("poolAddress", e.Pool.Address, "tokenAAddress", e.Pool.TokenAAddress, "tokenBAddress", e.Pool.TokenBAddress); err != nil {
+		return err
+	}
 	if _, err := chain.Parse("chain", string(e.Pool.Chain)); err != nil {
 		return err
 	}
 	return required("address", e.Pool.Address, "tokenAAddress", e.Pool.TokenAAddress, "tokenBAddress", e.Pool.TokenBAddress)
 }
 
-// Validate delegates to trade.Trade.Validate.
-func (e Trade) Validate() error { return e.Trade.Validate() }
+// Validate bounds the identifiers and delegates to trade.Trade.Validate.
+func (e Trade) Validate() error {
+	t := e.Trade
+	if err := identifiers("transactionSignature", t.TransactionSignature, "accountOwnerAddress", t.Wallet,
+		"poolAddress", t.PoolAddress, "tokenAddress", t.TokenAddress, "sideTokenAddress", t.SideTokenAddress); err != nil {
+		return err
+	}
+	return t.Validate()
+}
 
-// Validate delegates to pool.Snapshot.Validate.
-func (e PoolSnapshot) Validate() error { return e.Snapshot.Validate() }
+// Validate bounds the pool address and delegates to pool.Snapshot.Validate.
+func (e PoolSnapshot) Validate() error {
+	if err := identifiers("poolAddress", e.Snapshot.PoolAddress); err != nil {
+		return err
+	}
+	return e.Snapshot.Validate()
+}
 
 // Validate checks the packet as created: nothing claimed or refunded yet.
 func (e RedPacketCreated) Validate() error {
+	if err := identifiers("id", e.Packet.ID, "creator", e.Packet.Creator, "mint", e.Packet.Mint); err != nil {
+		return err
+	}
 	p := e.Packet
 	p.ClaimedCount, p.ClaimedAmount, p.RefundedAmount, p.Expired, p.Claimers = 0, decimal.Zero, decimal.Zero, false, nil
 	return p.Validate()
@@ -214,6 +254,9 @@ func (e RedPacketCreated) Validate() error {
 // Validate checks the claim's own fields; whether the packet can honour it is the store's
 // business (redpacket.ApplyClaim).
 func (e RedPacketClaimed) Validate() error {
+	if err := identifiers("packetId", e.Claim.PacketID, "claimer", e.Claim.Claimer, "mint", e.Claim.Mint, "creator", e.Claim.Creator); err != nil {
+		return err
+	}
 	c := e.Claim
 	if _, err := chain.Parse("chain", string(c.Chain)); err != nil {
 		return err
@@ -232,6 +275,9 @@ func (e RedPacketClaimed) Validate() error {
 
 // Validate checks the packet id and time.
 func (e RedPacketExpired) Validate() error {
+	if err := identifiers("packetId", e.PacketID); err != nil {
+		return err
+	}
 	if err := required("packetId", e.PacketID); err != nil {
 		return err
 	}
@@ -243,6 +289,9 @@ func (e RedPacketExpired) Validate() error {
 
 // Validate checks the chain, wallet and label.
 func (e WalletLabel) Validate() error {
+	if err := identifiers("wallet", e.Wallet); err != nil {
+		return err
+	}
 	if _, err := chain.Parse("chain", string(e.Chain)); err != nil {
 		return err
 	}
