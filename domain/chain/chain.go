@@ -40,7 +40,9 @@ func parseIn(param, s string, set []Chain) (Chain, error) {
 	c := Chain(strings.ToLower(strings.TrimSpace(s)))
 	for _, v := range set {
 		if v == c {
-			return c, nil
+			// The constant, never c: s may alias a request buffer the server reuses, and callers
+			// keep chains as map keys.
+			return v, nil
 		}
 	}
 	return "", fault.InvalidParam(param, s, Strings(set)...)

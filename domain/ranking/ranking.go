@@ -34,7 +34,7 @@ func ParseDuration(param, s string) (Duration, error) {
 	d := Duration(strings.ToLower(strings.TrimSpace(s)))
 	for _, v := range AllDurations {
 		if v == d {
-			return d, nil
+			return v, nil // the constant: s may alias a reused request buffer (see chain.Parse)
 		}
 	}
 	allowed := make([]string, len(AllDurations))
