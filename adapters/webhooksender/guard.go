@@ -49,11 +49,19 @@ func ParseCIDRs(s string) ([]netip.Prefix, error) {
 }
 
 // notPublic lists special-purpose ranges (IANA registries) that net/netip's predicates miss.
+//
+// The IPv6 forms that embed an IPv4 address are refused whole, whatever address they carry:
+// IPv4-compatible ::/96 (deprecated by RFC 4291, but a host may still route ::a9fe:a9fe to
+// 169.254.169.254), IPv4-translated ::ffff:0:0:0/96 (RFC 2765 SIIT), NAT64 64:ff9b::/96 and
+// 64:ff9b:1::/48, 6to4 2002::/16 and Teredo 2001::/32 (inside 2001::/23). Judging the embedded
+// address instead would trust a translator we cannot see; a public receiver has a native address.
+// IPv4-mapped ::ffff:0:0/96 is not listed: IsPublic judges it as the IPv4 address it carries.
 var notPublic = func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24",
 		"198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32",
-		"64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32", "2002::/16", "5f00::/16", "fc00::/7"} {
+		"::/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32",
+		"2002::/16", "5f00::/16", "fc00::/7"} {
 		out = append(out, netip.MustParsePrefix(s))
 	}
 	return out
