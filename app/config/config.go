@@ -33,7 +33,7 @@ type Config struct {
 	KYTFlagged          string // comma list address[=risk] for the built-in provider
 	KYTDeadline         time.Duration
 	WebhookAllowed      string // CIDRs allowed as webhook targets besides public addresses
-	WebhookRetry        string // comma list of delays, e.g. "0s,5s,5m"
+	WebhookRetry        string // comma list of waits between attempts, e.g. "5s,5m"; empty: domain/webhook.DefaultRetrySchedule
 	WebhookDisableAfter time.Duration
 	WebhookTimeout      time.Duration // one delivery request
 	WebhookDispatchPoll time.Duration // outbox poll interval when idle

@@ -3,6 +3,8 @@ package config_test
 import (
 	"os"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/domain/webhook"
 )
 
 // TestEveryVariableIsDocumented keeps README.md's configuration table in step with Load.
@@ -76,4 +79,102 @@ func TestRankingCacheTTL(t *testing.T) {
 			assert.Equal(t, tc.want, c.RankingCacheTTL)
 		})
 	}
+}
+
+// readmeDefaults reads README.md's configuration table: variable → default cell.
+func readmeDefaults(t *testing.T) map[string]string {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	rows := regexp.MustCompile("(?m)^\\| `([A-Z_]+)` \\| ([^|]*) \\|").FindAllStringSubmatch(string(readme), -1)
+	out := map[string]string{}
+	for _, r := range rows {
+		out[r[1]] = strings.TrimSpace(r[2])
+	}
+	return out
+}
+
+// readmeValue is the value a default cell states: "" for a cell starting with "empty", else
+// its first `code` span.
+func readmeValue(cell string) (string, bool) {
+	if strings.HasPrefix(cell, "empty") {
+		return "", true
+	}
+	m := regexp.MustCompile("`([^`]*)`").FindStringSubmatch(cell)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// goDuration evaluates a default such as 5*24*time.Hour or 500*time.Millisecond.
+func goDuration(t *testing.T, expr string) time.Duration {
+	t.Helper()
+	units := map[string]time.Duration{"time.Millisecond": time.Millisecond, "time.Second": time.Second,
+		"time.Minute": time.Minute, "time.Hour": time.Hour}
+	d := time.Duration(1)
+	for _, f := range strings.Split(expr, "*") {
+		f = strings.TrimSpace(f)
+		if u, ok := units[f]; ok {
+			d *= u
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		require.NoError(t, err, "duration default %q", expr)
+		d *= time.Duration(n)
+	}
+	return d
+}
+
+// TestREADMEDefaultsMatchTheCode: every literal default in Load is the one README.md's table
+// states. WEBHOOK_RETRY_SCHEDULE is empty in Load (domain/webhook's schedule applies), so its
+// README value is compared with webhook.DefaultRetrySchedule.
+func TestREADMEDefaultsMatchTheCode(t *testing.T) {
+	src, err := os.ReadFile("config.go")
+	require.NoError(t, err)
+	readme := readmeDefaults(t)
+	calls := regexp.MustCompile(`(str|integer|duration|boolean)\("([A-Z_]+)", ("[^"]*"|[^,)]+)`).FindAllStringSubmatch(string(src), -1)
+	require.GreaterOrEqual(t, len(calls), 20)
+	checked := 0
+	for _, c := range calls {
+		fn, name, def := c[1], c[2], strings.TrimSpace(c[3])
+		t.Run(name, func(t *testing.T) {
+			cell, ok := readme[name]
+			require.True(t, ok, "README.md's table lacks %s", name)
+			want, ok := readmeValue(cell)
+			require.True(t, ok, "README.md states no default for %s: %q", name, cell)
+			switch fn {
+			case "str":
+				lit, err := strconv.Unquote(def)
+				if err != nil {
+					t.Skipf("default %s is not a literal", def)
+				}
+				if name == "WEBHOOK_RETRY_SCHEDULE" {
+					require.Empty(t, lit, "the domain's schedule is the one default")
+					s, err := webhook.ParseRetrySchedule(want)
+					require.NoError(t, err, "README's %s", name)
+					assert.Equal(t, webhook.DefaultRetrySchedule().Delays, s.Delays, "README's %s is not the code's default", name)
+					break
+				}
+				assert.Equal(t, lit, want, "README's default of %s", name)
+			case "integer":
+				n, err := strconv.Atoi(def)
+				if err != nil {
+					t.Skipf("default %s is not a literal", def)
+				}
+				assert.Equal(t, strconv.Itoa(n), want, "README's default of %s", name)
+			case "duration":
+				if !strings.Contains(def, "time.") {
+					t.Skipf("default %s is not a literal", def)
+				}
+				d, err := time.ParseDuration(want)
+				require.NoError(t, err, "README's default of %s", name)
+				assert.Equal(t, goDuration(t, def), d, "README's default of %s", name)
+			case "boolean":
+				assert.Equal(t, def, want, "README's default of %s", name)
+			}
+			checked++
+		})
+	}
+	assert.GreaterOrEqual(t, checked, 20)
 }
