@@ -18,11 +18,22 @@ import (
 // line of flat JSON each), a ": ping" comment every heartbeat, and ends after the terminal
 // message. The writer runs after the handler returns, on values copied out of the recycled
 // fiber.Ctx; a failed flush (the only disconnect signal fasthttp gives) ends it.
+//
+// An EventSource reconnects whenever a stream ends, so a finished job tells a reconnecting
+// client to stop with 204 No Content (the EventSource standard's "stop reconnecting"). A
+// reconnect is a request carrying the last event id it saw: the Last-Event-ID header, or the
+// lastEventId query parameter some polyfills send instead. A first request for a finished job
+// carries neither and gets the terminal message, so a client arriving after the end (the
+// public Go SDK, which fails on any status but 200) still learns the outcome.
 func (h *handlers) jobStream(c *fiber.Ctx) error {
 	accountID := principal(c).AccountID
 	current, err := h.app.Jobs.Get(c.UserContext(), accountID, c.Params("id"))
 	if err != nil {
 		return err
+	}
+	if current.Status.Terminal() && (c.Get("Last-Event-ID") != "" || c.Query("lastEventId") != "") {
+		c.Status(fiber.StatusNoContent)
+		return nil
 	}
 	hub := h.app.JobStream
 	heartbeat := hub.Heartbeat
