@@ -138,8 +138,12 @@ type DeliveryStarter interface {
 
 // JobStore keeps jobs; the row outlives the workflow.
 type JobStore interface {
-	// Insert stores j, committing only when started succeeds (see KYTStore.Insert).
-	Insert(ctx context.Context, j job.Job, started func(context.Context) error) error
+	// Insert stores j under key, committing only when started succeeds (see KYTStore.Insert),
+	// and returns it. Inserts of one account are serialised, so that: while one of the account's
+	// unfinished jobs has the same key, Insert returns that job and stores and starts nothing;
+	// while the account has maxRunning unfinished jobs, it returns job.TooManyRunning's error.
+	// An empty key matches nothing; maxRunning ≤ 0 caps nothing.
+	Insert(ctx context.Context, j job.Job, key string, maxRunning int, started func(context.Context) error) (job.Job, error)
 	// Get returns the account's job; another account's is NotFound.
 	Get(ctx context.Context, accountID, id string) (job.Job, error)
 	// Save writes j's status, progress and result.

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -37,24 +38,57 @@ type jobResultJSON struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-// Insert writes the job and commits only when started succeeds.
-func (s *JobStore) Insert(ctx context.Context, j job.Job, started func(context.Context) error) error {
+// Insert writes the job under key and commits only when started succeeds. The account's
+// advisory lock, held until the commit, serialises its inserts: an identical unfinished job
+// found under the lock is returned as is, and the unfinished jobs counted under it are all
+// there are, so neither check can be raced by a concurrent insert.
+func (s *JobStore) Insert(ctx context.Context, j job.Job, key string, maxRunning int, started func(context.Context) error) (job.Job, error) {
 	progress, result, err := jobColumns(j)
 	if err != nil {
-		return err
+		return job.Job{}, err
 	}
+	var workKey *string
+	if key != "" {
+		workKey = &key
+	}
+	out := j
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := s.q.LockAccountJobs(ctx, tx, j.AccountID); err != nil {
+			return err
+		}
+		if workKey != nil {
+			r, err := s.q.UnfinishedJobByWorkKey(ctx, tx, dbsqlc.UnfinishedJobByWorkKeyParams{AccountID: j.AccountID, WorkKey: workKey})
+			if err == nil {
+				out, err = jobOfRow(r)
+				return err
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		if maxRunning > 0 {
+			n, err := s.q.CountUnfinishedJobs(ctx, tx, j.AccountID)
+			if err != nil {
+				return err
+			}
+			if n >= int64(maxRunning) {
+				return job.TooManyRunning(maxRunning)
+			}
+		}
 		if err := s.q.InsertJob(ctx, tx, dbsqlc.InsertJobParams{ID: j.ID, AccountID: j.AccountID, Kind: string(j.Kind),
 			Status: string(j.Status), Progress: progress, Result: result, WorkflowID: s.WorkflowID(j.ID),
-			CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt}); err != nil {
+			CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt, WorkKey: workKey}); err != nil {
 			return err
 		}
 		return started(ctx)
 	})
 	if _, ok := fault.As(err); ok {
-		return err
+		return job.Job{}, err
 	}
-	return interpretError(err, "job", j.ID)
+	if err != nil {
+		return job.Job{}, interpretError(err, "job", j.ID)
+	}
+	return out, nil
 }
 
 // Get reads the account's job.
@@ -66,15 +100,19 @@ func (s *JobStore) Get(ctx context.Context, accountID, id string) (job.Job, erro
 	if err != nil {
 		return job.Job{}, interpretError(err, "job", id)
 	}
+	return jobOfRow(r)
+}
+
+func jobOfRow(r dbsqlc.Job) (job.Job, error) {
 	j := job.Job{ID: r.ID, AccountID: r.AccountID, Kind: job.Kind(r.Kind), Status: job.Status(r.Status),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 	if err := json.Unmarshal(r.Progress, &j.Progress); err != nil {
-		return job.Job{}, fmt.Errorf("decode job %s progress: %w", id, err)
+		return job.Job{}, fmt.Errorf("decode job %s progress: %w", r.ID, err)
 	}
 	if len(r.Result) > 0 {
 		var res jobResultJSON
 		if err := json.Unmarshal(r.Result, &res); err != nil {
-			return job.Job{}, fmt.Errorf("decode job %s result: %w", id, err)
+			return job.Job{}, fmt.Errorf("decode job %s result: %w", r.ID, err)
 		}
 		j.Result = &job.Result{Success: res.Success, Message: res.Message, Data: res.Data}
 	}

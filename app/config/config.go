@@ -38,6 +38,7 @@ type Config struct {
 	WebhookTimeout      time.Duration // one delivery request
 	WebhookDispatchPoll time.Duration // outbox poll interval when idle
 	JobPollInterval     time.Duration // how often a followed job's state is read
+	JobMaxRunning       int           // an account's unfinished jobs at most; one more is 429
 	SSEHeartbeat        time.Duration // ": ping" comment interval of the job stream
 	SimulateOnDev       bool
 	RefreshInterval     time.Duration
@@ -79,6 +80,10 @@ func Load() (Config, error) {
 	c.WebhookTimeout = duration("WEBHOOK_TIMEOUT", 15*time.Second, &errs)
 	c.WebhookDispatchPoll = duration("WEBHOOK_DISPATCH_POLL", 500*time.Millisecond, &errs)
 	c.JobPollInterval = duration("JOB_POLL_INTERVAL", 250*time.Millisecond, &errs)
+	c.JobMaxRunning = integer("JOB_MAX_RUNNING", 4, &errs)
+	if c.JobMaxRunning < 1 {
+		errs = append(errs, "JOB_MAX_RUNNING must be at least 1, got "+strconv.Itoa(c.JobMaxRunning))
+	}
 	c.SSEHeartbeat = duration("SSE_HEARTBEAT", 15*time.Second, &errs)
 	c.RefreshInterval = duration("MARKET_REFRESH_INTERVAL", 2*time.Second, &errs)
 	c.SimulateOnDev = boolean("DEV_SIMULATE", true, &errs)

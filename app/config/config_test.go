@@ -178,3 +178,16 @@ func TestREADMEDefaultsMatchTheCode(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, checked, 20)
 }
+
+func TestJobMaxRunning(t *testing.T) {
+	t.Setenv("JOB_MAX_RUNNING", "")
+	c, err := config.Load()
+	require.NoError(t, err)
+	assert.Equal(t, 4, c.JobMaxRunning)
+	for _, bad := range []string{"0", "-1", "many"} {
+		t.Setenv("JOB_MAX_RUNNING", bad)
+		_, err := config.Load()
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), "JOB_MAX_RUNNING")
+	}
+}

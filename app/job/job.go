@@ -26,12 +26,20 @@ type Service struct {
 	StartDeadline time.Duration
 	// QueryTimeout bounds one progress query; past it the stored state answers.
 	QueryTimeout time.Duration
+	// MaxRunning caps an account's unfinished jobs (JOB_MAX_RUNNING); 0 means DefaultMaxRunning.
+	MaxRunning int
 }
 
 // MaxTokens bounds the tokenAddresses of a calculate-pnl request.
 const MaxTokens = 100
 
-// CalculatePnL starts re-deriving the wallet's positions (only tokens, when given).
+// DefaultMaxRunning is the per-account cap on unfinished jobs when none is configured.
+const DefaultMaxRunning = 4
+
+// CalculatePnL starts re-deriving the wallet's positions (only tokens, when given). While the
+// account has an unfinished job for the same work (job.PnLKey), that job is the answer and
+// nothing new starts; an account with MaxRunning unfinished jobs is refused with a
+// fault.KindRateLimited error.
 func (s *Service) CalculatePnL(ctx context.Context, accountID string, c chain.Chain, wallet string, tokens []string) (job.Job, error) {
 	wallet = strings.TrimSpace(wallet)
 	if wallet == "" {
@@ -59,13 +67,20 @@ func (s *Service) CalculatePnL(ctx context.Context, accountID string, c chain.Ch
 		ctx, cancel = context.WithTimeout(ctx, s.StartDeadline)
 		defer cancel()
 	}
-	err = s.Store.Insert(ctx, j, func(ctx context.Context) error {
+	limit := s.MaxRunning
+	if limit <= 0 {
+		limit = DefaultMaxRunning
+	}
+	got, err := s.Store.Insert(ctx, j, job.PnLKey(c, wallet, tokens), limit, func(ctx context.Context) error {
 		return s.Runner.StartCalculatePnL(ctx, j, ports.PnLJob{Chain: c, Wallet: wallet, Tokens: tokens})
 	})
-	if err != nil && ctx.Err() != nil && !fault.Is(err, fault.KindUnavailable) {
-		err = fault.Unavailable("job could not be started in time, retry later", 2*time.Second, err)
+	if err != nil {
+		if ctx.Err() != nil && !fault.Is(err, fault.KindUnavailable) {
+			err = fault.Unavailable("job could not be started in time, retry later", 2*time.Second, err)
+		}
+		return job.Job{}, err
 	}
-	return j, err
+	return got, nil
 }
 
 // Get returns the account's job in its freshest known state: the workflow's answer while it

@@ -35,8 +35,8 @@ func newService(t *testing.T) (*appjob.Service, *portsmock.MockJobStore, *portsm
 
 // storeThatStarts behaves like the real store: it calls started inside the write and fails
 // the write when started fails.
-func storeThatStarts(ctx context.Context, _ job.Job, started func(context.Context) error) error {
-	return started(ctx)
+func storeThatStarts(ctx context.Context, j job.Job, _ string, _ int, started func(context.Context) error) (job.Job, error) {
+	return j, started(ctx)
 }
 
 var jobID = regexp.MustCompile(`^job_[0-9a-f]{32}$`)
@@ -46,10 +46,10 @@ func TestCalculatePnLStartsTheWorkflowInsideTheWrite(t *testing.T) {
 	ctx := context.Background()
 	var inserted job.Job
 	gomock.InOrder(
-		store.EXPECT().Insert(ctx, gomock.Any(), gomock.Any()).DoAndReturn(
-			func(ctx context.Context, j job.Job, started func(context.Context) error) error {
+		store.EXPECT().Insert(ctx, gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+			func(ctx context.Context, j job.Job, _ string, _ int, started func(context.Context) error) (job.Job, error) {
 				inserted = j
-				return started(ctx)
+				return j, started(ctx)
 			}),
 		runner.EXPECT().StartCalculatePnL(ctx, gomock.Any(), ports.PnLJob{Chain: chain.Sol, Wallet: "Wallet1", Tokens: []string{"TokA", "TokB"}}).
 			DoAndReturn(func(_ context.Context, j job.Job, _ ports.PnLJob) error {
@@ -73,7 +73,7 @@ func TestCalculatePnLStartsTheWorkflowInsideTheWrite(t *testing.T) {
 
 func TestCalculatePnLWithoutTokensDerivesEveryToken(t *testing.T) {
 	svc, store, runner := newService(t)
-	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(storeThatStarts).Times(2)
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(storeThatStarts).Times(2)
 	runner.EXPECT().StartCalculatePnL(gomock.Any(), gomock.Any(), ports.PnLJob{Chain: chain.Eth, Wallet: "0xabc"}).Return(nil)
 	runner.EXPECT().StartCalculatePnL(gomock.Any(), gomock.Any(), ports.PnLJob{Chain: chain.Eth, Wallet: "0xabc", Tokens: []string{}}).Return(nil)
 
@@ -91,7 +91,7 @@ func TestCalculatePnLAcceptsTheLimits(t *testing.T) {
 	for i := range tokens {
 		tokens[i] = strings.Repeat("t", 128)
 	}
-	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(storeThatStarts)
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(storeThatStarts)
 	runner.EXPECT().StartCalculatePnL(gomock.Any(), gomock.Any(), ports.PnLJob{Chain: chain.Sol, Wallet: wallet, Tokens: tokens}).Return(nil)
 	_, err := svc.CalculatePnL(context.Background(), "acc", chain.Sol, wallet, tokens)
 	require.NoError(t, err)
@@ -137,7 +137,7 @@ func TestCalculatePnLRejectsInvalidInputBeforeAnyPort(t *testing.T) {
 func TestCalculatePnLFailedWriteStartsNothing(t *testing.T) {
 	svc, store, _ := newService(t) // no StartCalculatePnL expectation
 	conflict := fault.Conflict("duplicate job id")
-	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).Return(conflict)
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(job.Job{}, conflict)
 	_, err := svc.CalculatePnL(context.Background(), "acc", chain.Sol, "w", nil)
 	assert.Same(t, conflict, err, "an error with the context still alive is passed as is")
 }
@@ -145,7 +145,7 @@ func TestCalculatePnLFailedWriteStartsNothing(t *testing.T) {
 func TestCalculatePnLWorkflowStartFailureFailsTheStart(t *testing.T) {
 	svc, store, runner := newService(t)
 	down := fault.Unavailable("temporal is unreachable", 2*time.Second, errors.New("dial"))
-	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(storeThatStarts)
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(storeThatStarts)
 	runner.EXPECT().StartCalculatePnL(gomock.Any(), gomock.Any(), gomock.Any()).Return(down)
 	_, err := svc.CalculatePnL(context.Background(), "acc", chain.Sol, "w", nil)
 	assert.Same(t, down, err)
@@ -155,13 +155,13 @@ func TestCalculatePnLIsBoundedByTheStartDeadline(t *testing.T) {
 	svc, store, runner := newService(t)
 	svc.StartDeadline = time.Hour
 	before := time.Now()
-	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
-		func(ctx context.Context, j job.Job, started func(context.Context) error) error {
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(ctx context.Context, j job.Job, _ string, _ int, started func(context.Context) error) (job.Job, error) {
 			dl, ok := ctx.Deadline()
 			require.True(t, ok, "the write runs under the start deadline")
 			assert.False(t, dl.Before(before.Add(time.Hour)))
 			assert.False(t, dl.After(time.Now().Add(time.Hour)))
-			return started(ctx)
+			return j, started(ctx)
 		})
 	runner.EXPECT().StartCalculatePnL(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
 		func(ctx context.Context, _ job.Job, _ ports.PnLJob) error {
@@ -174,11 +174,11 @@ func TestCalculatePnLIsBoundedByTheStartDeadline(t *testing.T) {
 
 	// Without a StartDeadline the caller's context is used as is.
 	svc, store, runner = newService(t)
-	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
-		func(ctx context.Context, j job.Job, started func(context.Context) error) error {
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(ctx context.Context, j job.Job, _ string, _ int, started func(context.Context) error) (job.Job, error) {
 			_, ok := ctx.Deadline()
 			assert.False(t, ok)
-			return started(ctx)
+			return j, started(ctx)
 		})
 	runner.EXPECT().StartCalculatePnL(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil)
 	_, err = svc.CalculatePnL(context.Background(), "acc", chain.Sol, "w", nil)
@@ -189,10 +189,10 @@ func TestCalculatePnLOutOfTimeIsUnavailable(t *testing.T) {
 	t.Run("deadline passes during the write", func(t *testing.T) {
 		svc, store, _ := newService(t)
 		svc.StartDeadline = time.Millisecond
-		store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
-			func(ctx context.Context, _ job.Job, _ func(context.Context) error) error {
+		store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+			func(ctx context.Context, _ job.Job, _ string, _ int, _ func(context.Context) error) (job.Job, error) {
 				<-ctx.Done() // the write hangs until the deadline
-				return ctx.Err()
+				return job.Job{}, ctx.Err()
 			})
 		_, err := svc.CalculatePnL(context.Background(), "acc", chain.Sol, "w", nil)
 		fe, ok := fault.As(err)
@@ -206,10 +206,10 @@ func TestCalculatePnLOutOfTimeIsUnavailable(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		internal := errors.New("conn closed")
-		store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
-			func(context.Context, job.Job, func(context.Context) error) error {
+		store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+			func(context.Context, job.Job, string, int, func(context.Context) error) (job.Job, error) {
 				cancel()
-				return internal
+				return job.Job{}, internal
 			})
 		_, err := svc.CalculatePnL(ctx, "acc", chain.Sol, "w", nil)
 		assert.Equal(t, fault.KindUnavailable, fault.KindOf(err))
@@ -220,14 +220,51 @@ func TestCalculatePnLOutOfTimeIsUnavailable(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		down := fault.Unavailable("temporal is unreachable", 9*time.Second, nil)
-		store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
-			func(context.Context, job.Job, func(context.Context) error) error {
+		store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+			func(context.Context, job.Job, string, int, func(context.Context) error) (job.Job, error) {
 				cancel()
-				return down
+				return job.Job{}, down
 			})
 		_, err := svc.CalculatePnL(ctx, "acc", chain.Sol, "w", nil)
 		assert.Same(t, down, err)
 	})
+}
+
+func TestCalculatePnLStoresTheWorkKeyUnderTheAccountLimit(t *testing.T) {
+	svc, store, runner := newService(t)
+	svc.MaxRunning = 3
+	tokens := []string{"TokB", "TokA"}
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), job.PnLKey(chain.Sol, "Wallet1", tokens), 3, gomock.Any()).DoAndReturn(storeThatStarts)
+	runner.EXPECT().StartCalculatePnL(gomock.Any(), gomock.Any(), ports.PnLJob{Chain: chain.Sol, Wallet: "Wallet1", Tokens: tokens}).Return(nil)
+	_, err := svc.CalculatePnL(context.Background(), "acc", chain.Sol, " Wallet1 ", tokens)
+	require.NoError(t, err)
+
+	// Without a configured limit the default applies: never "no limit".
+	svc, store, runner = newService(t)
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), appjob.DefaultMaxRunning, gomock.Any()).DoAndReturn(storeThatStarts)
+	runner.EXPECT().StartCalculatePnL(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil)
+	_, err = svc.CalculatePnL(context.Background(), "acc", chain.Sol, "Wallet1", nil)
+	require.NoError(t, err)
+}
+
+func TestCalculatePnLAnswersWithTheRunningIdenticalJob(t *testing.T) {
+	svc, store, _ := newService(t) // no StartCalculatePnL expectation: nothing new starts
+	existing := running("job_running", 4)
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), job.PnLKey(chain.Sol, "w", nil), gomock.Any(), gomock.Any()).Return(existing, nil)
+	got, err := svc.CalculatePnL(context.Background(), "acc", chain.Sol, "w", nil)
+	require.NoError(t, err)
+	assert.Equal(t, existing, got)
+}
+
+func TestCalculatePnLOverTheLimitIsRateLimited(t *testing.T) {
+	svc, store, _ := newService(t) // no StartCalculatePnL expectation
+	svc.StartDeadline = time.Hour
+	busy := job.TooManyRunning(appjob.DefaultMaxRunning)
+	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(job.Job{}, busy)
+	got, err := svc.CalculatePnL(context.Background(), "acc", chain.Sol, "w", nil)
+	assert.Same(t, busy, err)
+	assert.Equal(t, fault.KindRateLimited, fault.KindOf(err))
+	assert.Equal(t, job.Job{}, got)
 }
 
 func running(id string, done int64) job.Job {

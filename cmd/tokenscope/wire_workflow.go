@@ -63,7 +63,7 @@ func buildWorkflowAreas(rt *runtime, a *app.Application) {
 	a.Webhooks = &appwebhook.Service{Endpoints: wh, Attempts: wh, Guard: webhookGuard(rt), Filter: webhookFilter(rt), Clock: rt.clock}
 	a.Jobs = &appjob.Service{Store: postgres.NewJobStore(rt.pool, workflows.JobWorkflowID),
 		Runner: temporal.JobRunner{Client: rt.temporal}, Clock: rt.clock, StartDeadline: rt.cfg.KYTDeadline,
-		QueryTimeout: 2 * rt.cfg.JobPollInterval}
+		QueryTimeout: 2 * rt.cfg.JobPollInterval, MaxRunning: rt.cfg.JobMaxRunning}
 	a.JobStream = &appjob.Hub{Service: a.Jobs, Interval: rt.cfg.JobPollInterval, Heartbeat: rt.cfg.SSEHeartbeat}
 }
 

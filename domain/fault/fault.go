@@ -155,5 +155,11 @@ func Unavailable(msg string, retryAfter time.Duration, err error) *Error {
 	return &Error{Kind: KindUnavailable, Message: msg, RetryAfter: retryAfter, Err: err}
 }
 
+// RateLimited reports a request refused because the caller already uses its share; it may
+// retry after the hint.
+func RateLimited(msg string, retryAfter time.Duration) *Error {
+	return &Error{Kind: KindRateLimited, Message: msg, RetryAfter: retryAfter}
+}
+
 // TooLarge reports a request body or list above its limit.
 func TooLarge(msg string) *Error { return &Error{Kind: KindTooLarge, Message: msg} }

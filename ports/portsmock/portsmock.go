@@ -2474,17 +2474,18 @@ func (c *MockJobStoreGetCall) DoAndReturn(f func(context.Context, string, string
 }
 
 // Insert mocks base method.
-func (m *MockJobStore) Insert(ctx context.Context, j job.Job, started func(context.Context) error) error {
+func (m *MockJobStore) Insert(ctx context.Context, j job.Job, key string, maxRunning int, started func(context.Context) error) (job.Job, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Insert", ctx, j, started)
-	ret0, _ := ret[0].(error)
-	return ret0
+	ret := m.ctrl.Call(m, "Insert", ctx, j, key, maxRunning, started)
+	ret0, _ := ret[0].(job.Job)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
 }
 
 // Insert indicates an expected call of Insert.
-func (mr *MockJobStoreMockRecorder) Insert(ctx, j, started any) *MockJobStoreInsertCall {
+func (mr *MockJobStoreMockRecorder) Insert(ctx, j, key, maxRunning, started any) *MockJobStoreInsertCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Insert", reflect.TypeOf((*MockJobStore)(nil).Insert), ctx, j, started)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Insert", reflect.TypeOf((*MockJobStore)(nil).Insert), ctx, j, key, maxRunning, started)
 	return &MockJobStoreInsertCall{Call: call}
 }
 
@@ -2494,19 +2495,19 @@ type MockJobStoreInsertCall struct {
 }
 
 // Return rewrite *gomock.Call.Return
-func (c *MockJobStoreInsertCall) Return(arg0 error) *MockJobStoreInsertCall {
-	c.Call = c.Call.Return(arg0)
+func (c *MockJobStoreInsertCall) Return(arg0 job.Job, arg1 error) *MockJobStoreInsertCall {
+	c.Call = c.Call.Return(arg0, arg1)
 	return c
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockJobStoreInsertCall) Do(f func(context.Context, job.Job, func(context.Context) error) error) *MockJobStoreInsertCall {
+func (c *MockJobStoreInsertCall) Do(f func(context.Context, job.Job, string, int, func(context.Context) error) (job.Job, error)) *MockJobStoreInsertCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockJobStoreInsertCall) DoAndReturn(f func(context.Context, job.Job, func(context.Context) error) error) *MockJobStoreInsertCall {
+func (c *MockJobStoreInsertCall) DoAndReturn(f func(context.Context, job.Job, string, int, func(context.Context) error) (job.Job, error)) *MockJobStoreInsertCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

@@ -199,6 +199,9 @@ func (s *stack) startServiceOnce(ctx context.Context) error {
 		"TEMPORAL_UI_PORT=0",
 		"DEV_SIMULATE=false",
 		"SHUTDOWN_TIMEOUT=10s",
+		// The job-start row measures the start path at the run's concurrency, not the
+		// per-account cap, which would answer most of its requests 429.
+		"JOB_MAX_RUNNING=1000000",
 	)
 	cmd.Stdout = s.logFile
 	cmd.Stderr = s.logFile

@@ -10,8 +10,19 @@ import (
 	"time"
 )
 
+const countUnfinishedJobs = `-- name: CountUnfinishedJobs :one
+SELECT count(*) FROM jobs WHERE account_id = $1 AND status NOT IN ('completed', 'failed')
+`
+
+func (q *Queries) CountUnfinishedJobs(ctx context.Context, db DBTX, accountID string) (int64, error) {
+	row := db.QueryRow(ctx, countUnfinishedJobs, accountID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const getJob = `-- name: GetJob :one
-SELECT id, account_id, kind, status, progress, result, workflow_id, created_at, updated_at FROM jobs WHERE id = $1 AND account_id = $2
+SELECT id, account_id, kind, status, progress, result, workflow_id, created_at, updated_at, work_key FROM jobs WHERE id = $1 AND account_id = $2
 `
 
 type GetJobParams struct {
@@ -32,13 +43,14 @@ func (q *Queries) GetJob(ctx context.Context, db DBTX, arg GetJobParams) (Job, e
 		&i.WorkflowID,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.WorkKey,
 	)
 	return i, err
 }
 
 const insertJob = `-- name: InsertJob :exec
-INSERT INTO jobs (id, account_id, kind, status, progress, result, workflow_id, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO jobs (id, account_id, kind, status, progress, result, workflow_id, created_at, updated_at, work_key)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 `
 
 type InsertJobParams struct {
@@ -51,6 +63,7 @@ type InsertJobParams struct {
 	WorkflowID string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	WorkKey    *string
 }
 
 func (q *Queries) InsertJob(ctx context.Context, db DBTX, arg InsertJobParams) error {
@@ -64,7 +77,20 @@ func (q *Queries) InsertJob(ctx context.Context, db DBTX, arg InsertJobParams) e
 		arg.WorkflowID,
 		arg.CreatedAt,
 		arg.UpdatedAt,
+		arg.WorkKey,
 	)
+	return err
+}
+
+const lockAccountJobs = `-- name: LockAccountJobs :exec
+SELECT pg_advisory_xact_lock(1785684595, hashtext($1::text))
+`
+
+// LockAccountJobs serialises the job inserts of one account until the transaction ends. The
+// two-key form keeps these locks apart from the single-key ones of migrations and the engine;
+// 1785684595 is "jobs" in ASCII.
+func (q *Queries) LockAccountJobs(ctx context.Context, db DBTX, accountID string) error {
+	_, err := db.Exec(ctx, lockAccountJobs, accountID)
 	return err
 }
 
@@ -93,6 +119,34 @@ func (q *Queries) SaveJob(ctx context.Context, db DBTX, arg SaveJobParams) (int6
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const unfinishedJobByWorkKey = `-- name: UnfinishedJobByWorkKey :one
+SELECT id, account_id, kind, status, progress, result, workflow_id, created_at, updated_at, work_key FROM jobs
+WHERE account_id = $1 AND work_key = $2 AND status NOT IN ('completed', 'failed')
+`
+
+type UnfinishedJobByWorkKeyParams struct {
+	AccountID string
+	WorkKey   *string
+}
+
+func (q *Queries) UnfinishedJobByWorkKey(ctx context.Context, db DBTX, arg UnfinishedJobByWorkKeyParams) (Job, error) {
+	row := db.QueryRow(ctx, unfinishedJobByWorkKey, arg.AccountID, arg.WorkKey)
+	var i Job
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.Kind,
+		&i.Status,
+		&i.Progress,
+		&i.Result,
+		&i.WorkflowID,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.WorkKey,
+	)
+	return i, err
 }
 
 const walletTradedTokens = `-- name: WalletTradedTokens :many

@@ -53,6 +53,7 @@ type Job struct {
 	WorkflowID string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	WorkKey    *string
 }
 
 type KytRegistration struct {
