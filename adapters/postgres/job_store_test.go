@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +20,15 @@ import (
 )
 
 var jobT0 = time.Date(2026, 3, 3, 11, 0, 0, 500000000, time.UTC)
+
+// insertJob inserts j under a work key of its own and no practical cap, so these cases exercise
+// the row and its start callback alone (the key and cap rules have job_test.go).
+func insertJob(ctx context.Context, s *postgres.JobStore, j job.Job, started func(context.Context) error) error {
+	_, err := s.Insert(ctx, j, fmt.Sprintf("suite-key-%d", jobKeys.Add(1)), 1<<20, started)
+	return err
+}
+
+var jobKeys atomic.Int64
 
 func newJobStore(t *testing.T) *postgres.JobStore {
 	return postgres.NewJobStore(pgtest.Pool(t), func(id string) string { return "wf-" + id })
@@ -51,7 +62,7 @@ func TestJobStoreInsert(t *testing.T) {
 	j := newTestJob(t, "job-ins", "job_ins_1")
 
 	var sc startCounter
-	require.NoError(t, s.Insert(ctx, j, sc.start))
+	require.NoError(t, insertJob(ctx, s, j, sc.start))
 	assert.Equal(t, int32(1), sc.calls.Load())
 	assert.Equal(t, j, storedJob(t, s, "job-ins", j.ID))
 	var wf string
@@ -62,7 +73,7 @@ func TestJobStoreInsert(t *testing.T) {
 		var sc startCounter
 		other := newTestJob(t, "job-ins", j.ID)
 		other.CreatedAt = jobT0.Add(time.Hour)
-		err := s.Insert(ctx, other, sc.start)
+		err := insertJob(ctx, s, other, sc.start)
 		assert.Equal(t, fault.KindConflict, fault.KindOf(err), "%v", err)
 		assert.Zero(t, sc.calls.Load())
 		assert.Equal(t, j, storedJob(t, s, "job-ins", j.ID))
@@ -143,14 +154,14 @@ func TestJobStoreInsertRollsBack(t *testing.T) {
 				cancel()
 			}
 			started, start := false, tc.start(cancel)
-			err := s.Insert(ctx, j, func(ctx context.Context) error { started = true; return start(ctx) })
+			err := insertJob(ctx, s, j, func(ctx context.Context) error { started = true; return start(ctx) })
 			require.Error(t, err)
 			tc.check(t, err)
 			assert.Equal(t, tc.startRuns, started, "start called")
 			assert.Zero(t, jobRows(t, j.ID), "no job row without its workflow")
 
 			var sc startCounter
-			require.NoError(t, s.Insert(context.Background(), j, sc.start))
+			require.NoError(t, insertJob(context.Background(), s, j, sc.start))
 			assert.Equal(t, int32(1), sc.calls.Load())
 			assert.Equal(t, j, storedJob(t, s, "job-rb", j.ID))
 		})
@@ -179,7 +190,7 @@ func raceJobInserts(t *testing.T, s *postgres.JobStore, j job.Job, callers int, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.Insert(ctx, j, sc.start)
+			errs[i] = insertJob(ctx, s, j, sc.start)
 		}()
 	}
 	wg.Wait()
@@ -232,7 +243,7 @@ func TestJobStoreSave(t *testing.T) {
 	s := newJobStore(t)
 	freshAccounts(t, "job-save")
 	j := newTestJob(t, "job-save", "job_save")
-	require.NoError(t, s.Insert(ctx, j, func(context.Context) error { return nil }))
+	require.NoError(t, insertJob(ctx, s, j, func(context.Context) error { return nil }))
 
 	running := j
 	require.NoError(t, running.Advance(3, 10, "3 of 10 tokens", jobT0.Add(time.Second)))
@@ -267,7 +278,7 @@ func TestJobStoreConcurrentSavesKeepTheTerminalState(t *testing.T) {
 	s := newJobStore(t)
 	freshAccounts(t, "job-csave")
 	j := newTestJob(t, "job-csave", "job_csave")
-	require.NoError(t, s.Insert(ctx, j, func(context.Context) error { return nil }))
+	require.NoError(t, insertJob(ctx, s, j, func(context.Context) error { return nil }))
 
 	const progressSaves = 8
 	states := make([]job.Job, 0, progressSaves+1)

@@ -18,7 +18,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/job"
 )
 
-var jobT0 = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+var capT0 = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 
 // jobStore is a JobStore over a fresh account.
 func jobStore(t *testing.T, accounts ...string) *postgres.JobStore {
@@ -32,7 +32,7 @@ func jobStore(t *testing.T, accounts ...string) *postgres.JobStore {
 
 func newPnLJob(t *testing.T, id, account string) job.Job {
 	t.Helper()
-	j, err := job.New(id, account, job.KindCalculatePnL, jobT0)
+	j, err := job.New(id, account, job.KindCalculatePnL, capT0)
 	require.NoError(t, err)
 	return j
 }
@@ -87,7 +87,7 @@ func TestJobStoreInsertSharesUnfinishedWorkAndCapsTheAccount(t *testing.T) {
 
 	// A finished job neither answers for its key nor counts.
 	done := j1
-	require.NoError(t, done.Complete("", nil, jobT0.Add(time.Minute)))
+	require.NoError(t, done.Complete("", nil, capT0.Add(time.Minute)))
 	require.NoError(t, s.Save(ctx, done))
 	got, err = s.Insert(ctx, newPnLJob(t, "job_a6", "jb-a"), "k1", 2, started.start)
 	require.NoError(t, err)
@@ -97,7 +97,7 @@ func TestJobStoreInsertSharesUnfinishedWorkAndCapsTheAccount(t *testing.T) {
 	// A failed start stores nothing, so it holds neither the key nor a place.
 	boom := errors.New("temporal down")
 	failed := got
-	require.NoError(t, failed.Fail("x", jobT0))
+	require.NoError(t, failed.Fail("x", capT0))
 	require.NoError(t, s.Save(ctx, failed))
 	_, err = s.Insert(ctx, newPnLJob(t, "job_a7", "jb-a"), "k9", 2, func(context.Context) error { return boom })
 	assert.ErrorIs(t, err, boom)
