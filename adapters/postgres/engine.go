@@ -12,33 +12,12 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/ports"
 )
-
-type posKey struct {
-	chain         chain.Chain
-	wallet, token string
-}
-
-// positionRow is a wallet_positions row: the pnl.Position plus the bookkeeping around it.
-type positionRow struct {
-	pos         pnl.Position
-	last        trade.Trade // only the ordering fields are set
-	firstHeight *int64
-	exists      bool
-}
-
-var positionColumns = []string{
-	"chain", "wallet", "token_address", "balance", "cost_usd", "buy_amount", "buy_amount_usd", "sell_amount",
-	"sell_amount_usd", "sold_cost_usd", "realized_usd", "buys", "sells", "first_buy_at_ms", "last_sell_at_ms",
-	"last_block_timestamp_ms", "last_block_height", "last_tx_signature", "last_instruction_index", "first_block_height",
-	"updated_at_ms",
-}
 
 // positions folds the batch's new trades into wallet_positions. A pair whose new trades all sort
 // after its last applied trade is advanced in place; any other pair (a trade arrived out of
@@ -56,9 +35,7 @@ func (a *applier) positions(ctx context.Context) error {
 		}
 		byKey[k] = append(byKey[k], t)
 	}
-	rows, err := a.tx.Query(ctx, `SELECT p.chain, p.wallet, p.token_address, balance, cost_usd, buy_amount, buy_amount_usd,
-		sell_amount, sell_amount_usd, sold_cost_usd, realized_usd, buys, sells, first_buy_at_ms, last_sell_at_ms,
-		last_block_timestamp_ms, last_block_height, last_tx_signature, last_instruction_index, first_block_height
+	rows, err := a.tx.Query(ctx, `SELECT `+selectPositionColumns("p")+`
 		FROM wallet_positions p JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(chain, wallet, token)
 		ON p.chain = k.chain AND p.wallet = k.wallet AND p.token_address = k.token`, chains, wallets, tokens)
 	if err != nil {
@@ -66,18 +43,13 @@ func (a *applier) positions(ctx context.Context) error {
 	}
 	existing := map[posKey]*positionRow{}
 	for rows.Next() {
-		r := &positionRow{exists: true}
-		var c string
-		p := &r.pos
-		if err := rows.Scan(&c, &p.Wallet, &p.Token, &p.Balance, &p.CostInUSD, &p.BuyAmount, &p.BuyAmountInUSD,
-			&p.SellAmount, &p.SellAmountInUSD, &p.SoldCostInUSD, &p.RealizedProfitInUSD, &p.Buys, &p.Sells, &p.FirstBuyAt,
-			&p.LastSellAt, &r.last.BlockTimestamp, &r.last.BlockHeight, &r.last.TransactionSignature,
-			&r.last.InstructionIndex, &r.firstHeight); err != nil {
+		r := &positionRow{}
+		k, err := r.scan(rows)
+		if err != nil {
 			rows.Close()
 			return fmt.Errorf("load positions: %w", err)
 		}
-		p.Chain = chain.Chain(c)
-		existing[posKey{p.Chain, p.Wallet, p.Token}] = r
+		existing[k] = r
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("load positions: %w", err)
@@ -91,20 +63,14 @@ func (a *applier) positions(ctx context.Context) error {
 			r = &positionRow{}
 		}
 		if r.exists && trade.Compare(ts[0], r.last) <= 0 {
-			all, err := a.pairTrades(ctx, k)
+			rr, _, err := rederivePosition(ctx, a.tx, k)
 			if err != nil {
 				return err
 			}
-			pos, err := pnl.Rederive(all)
-			if err != nil {
-				return err
+			if rr == nil { // not reached: the batch's trades of the pair are stored
+				return fmt.Errorf("rederive position %s/%s: no trades", k.wallet, k.token)
 			}
-			r = &positionRow{pos: pos, exists: true}
-			sorted := trade.Sorted(all)
-			r.last = sorted[len(sorted)-1]
-			for _, t := range sorted {
-				r.noteFirstBuy(t)
-			}
+			r = rr
 			a.res.Rederived++
 		} else {
 			for _, t := range ts {
@@ -115,53 +81,9 @@ func (a *applier) positions(ctx context.Context) error {
 			}
 			r.last = ts[len(ts)-1]
 		}
-		p := r.pos
-		out = append(out, []any{string(k.chain), k.wallet, k.token, p.Balance, p.CostInUSD, p.BuyAmount, p.BuyAmountInUSD,
-			p.SellAmount, p.SellAmountInUSD, p.SoldCostInUSD, p.RealizedProfitInUSD, p.Buys, p.Sells, p.FirstBuyAt, p.LastSellAt,
-			r.last.BlockTimestamp, r.last.BlockHeight, r.last.TransactionSignature, r.last.InstructionIndex, r.firstHeight,
-			a.now.UnixMilli()})
+		out = append(out, r.values(k, a.now))
 	}
-	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"ingest_positions"}, positionColumns, pgx.CopyFromRows(out)); err != nil {
-		return fmt.Errorf("copy positions: %w", err)
-	}
-	cols := joinCols(positionColumns)
-	set := ""
-	for _, c := range positionColumns[3:] {
-		if set != "" {
-			set += ", "
-		}
-		set += c + " = EXCLUDED." + c
-	}
-	if _, err := a.tx.Exec(ctx, `INSERT INTO wallet_positions (`+cols+`) SELECT `+cols+` FROM ingest_positions
-		ON CONFLICT (chain, wallet, token_address) DO UPDATE SET `+set); err != nil {
-		return fmt.Errorf("upsert positions: %w", err)
-	}
-	return nil
-}
-
-func (r *positionRow) noteFirstBuy(t trade.Trade) {
-	if t.Side == trade.Buy && t.Succeeded() && (r.firstHeight == nil || t.BlockHeight < *r.firstHeight) {
-		h := t.BlockHeight
-		r.firstHeight = &h
-	}
-}
-
-// pairTrades reads every stored trade of one wallet and token (the batch's are already inserted).
-func (a *applier) pairTrades(ctx context.Context, k posKey) ([]trade.Trade, error) {
-	rows, err := a.tx.Query(ctx, `SELECT tx_signature, instruction_index, block_height, block_timestamp_ms, side, status,
-		token_amount, token_amount_usd, token_price_usd FROM trades
-		WHERE chain = $1 AND wallet = $2 AND token_address = $3`, string(k.chain), k.wallet, k.token)
-	if err != nil {
-		return nil, fmt.Errorf("load trades of position: %w", err)
-	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (trade.Trade, error) {
-		t := trade.Trade{Chain: k.chain, Wallet: k.wallet, TokenAddress: k.token}
-		var side, status string
-		err := row.Scan(&t.TransactionSignature, &t.InstructionIndex, &t.BlockHeight, &t.BlockTimestamp, &side, &status,
-			&t.TokenAmount, &t.TokenAmountInUSD, &t.TokenPriceInUSD)
-		t.Side, t.Status = trade.Side(side), trade.Status(status)
-		return t, err
-	})
+	return writePositions(ctx, a.tx, out)
 }
 
 func refArrays(refs []ports.TokenRef) ([]string, []string) {

@@ -45,7 +45,6 @@ const (
 const tempTables = `
 CREATE TEMP TABLE IF NOT EXISTS ingest_trades (LIKE trades INCLUDING DEFAULTS) ON COMMIT DELETE ROWS;
 ALTER TABLE ingest_trades DROP COLUMN IF EXISTS seq;
-CREATE TEMP TABLE IF NOT EXISTS ingest_positions (LIKE wallet_positions) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ingest_stats (LIKE token_stats) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ingest_snapshots (LIKE pool_snapshots) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ingest_market (chain TEXT, address TEXT, price_usd NUMERIC, price_sol NUMERIC,

@@ -1,8 +1,10 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
+	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ingest"
@@ -215,4 +219,87 @@ func TestWalletRederiverConcurrentRederivesAgree(t *testing.T) {
 		assert.Equal(t, 3, ns[i], "caller %d", i)
 	}
 	assertPosition(t, "w", want)
+}
+
+// TestRederiveAndIngestWriteTheSameRows: the calculate-pnl job's re-derivation and ingest share
+// one position path, so for the same trades they write the same wallet_positions rows, every
+// column (updated_at_ms included: both write at now). The rows are re-derived after being
+// deleted and after every column but the key was overwritten, so a column that only ingest
+// wrote would show as a default or as the overwritten value.
+func TestRederiveAndIngestWriteTheSameRows(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	pgtest.Truncate(t, engineTables...)
+	var file bytes.Buffer
+	sim := simulate.New(simulate.Config{Seed: 7, Tokens: 8, Wallets: 60, Trades: 1500, Start: now.Add(-3 * time.Hour), End: now})
+	require.NoError(t, sim.Backfill(ctx, simulate.EncoderSink{Enc: ingest.NewEncoder(&file)}))
+	_, err := appingest.New(postgres.NewIngestStore(pool), fixedClock{now}, 300).Stream(ctx, bytes.NewReader(file.Bytes()), nil)
+	require.NoError(t, err)
+	// One pair whose trades arrive out of order, so ingest's own re-derivation is compared too.
+	s := postgres.NewIngestStore(pool)
+	apply(t, s, tokenEvent(chain.Sol, "tok1"))
+	apply(t, s, swap("w", trade.Sell, "150", "4", 20*time.Second, "c"))
+	apply(t, s, swap("w", trade.Buy, "100", "3", 30*time.Second, "b"))
+	require.Equal(t, 1, apply(t, s, swap("w", trade.Buy, "100", "1", 40*time.Second, "a")).Rederived)
+
+	var want string // every row as a jsonb array
+	require.NoError(t, pool.QueryRow(ctx, `SELECT jsonb_agg(to_jsonb(p))::text FROM wallet_positions p`).Scan(&want))
+	require.Greater(t, strings.Count(want, `"wallet"`), 50)
+	// diff lists the rows that differ from want, numbers compared by value as jsonb does (ingest
+	// may store 3 where a re-derivation stores 3.000).
+	diff := func(t *testing.T) string {
+		t.Helper()
+		var d string
+		require.NoError(t, pool.QueryRow(ctx, `SELECT COALESCE(string_agg(format(E'want %s\n got %s', w.r, g.r), E'\n'), '')
+			FROM jsonb_array_elements($1::jsonb) AS w(r)
+			FULL JOIN (SELECT to_jsonb(p) AS r FROM wallet_positions p) g ON w.r->>'chain' = g.r->>'chain'
+				AND w.r->>'wallet' = g.r->>'wallet' AND w.r->>'token_address' = g.r->>'token_address'
+			WHERE w.r IS DISTINCT FROM g.r`, want).Scan(&d))
+		return d
+	}
+
+	q, err := pool.Query(ctx, `SELECT DISTINCT chain, wallet, token_address FROM trades`)
+	require.NoError(t, err)
+	pairs, err := pgx.CollectRows(q, pgx.RowToStructByPos[struct{ Chain, Wallet, Token string }])
+	require.NoError(t, err)
+	rederiveAll := func(t *testing.T) {
+		t.Helper()
+		r := postgres.NewWalletRederiver(pool)
+		for _, p := range pairs {
+			_, err := r.RederivePosition(ctx, chain.Chain(p.Chain), p.Wallet, p.Token, now)
+			require.NoError(t, err)
+		}
+	}
+
+	t.Run("deleted rows", func(t *testing.T) {
+		_, err := pool.Exec(ctx, `DELETE FROM wallet_positions`)
+		require.NoError(t, err)
+		rederiveAll(t)
+		assert.Empty(t, diff(t))
+	})
+
+	t.Run("every column overwritten", func(t *testing.T) {
+		q, err := pool.Query(ctx, `SELECT column_name, data_type FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = 'wallet_positions'
+			AND column_name NOT IN ('chain', 'wallet', 'token_address')`)
+		require.NoError(t, err)
+		cols, err := pgx.CollectRows(q, pgx.RowToStructByPos[struct{ Name, Type string }])
+		require.NoError(t, err)
+		var set []string
+		for _, c := range cols {
+			switch c.Type {
+			case "text":
+				set = append(set, c.Name+" = "+c.Name+" || 'x'")
+			case "numeric", "bigint", "integer":
+				set = append(set, c.Name+" = COALESCE("+c.Name+", 0) + 1")
+			default:
+				t.Fatalf("no way to overwrite %s of type %s", c.Name, c.Type)
+			}
+		}
+		_, err = pool.Exec(ctx, `UPDATE wallet_positions SET `+strings.Join(set, ", "))
+		require.NoError(t, err)
+		require.NotEmpty(t, diff(t))
+		rederiveAll(t)
+		assert.Empty(t, diff(t))
+	})
 }

@@ -1,0 +1,137 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/pnl"
+	"github.com/tokenscope/tokenscope/domain/trade"
+)
+
+// The wallet_positions row has two writers, the ingest engine (applier.positions) and the
+// calculate-pnl job (WalletRederiver.RederivePosition). Both re-derive a pair with
+// rederivePosition and write with writePositions, so a column added to positionColumns and
+// positionRow.values is kept by both.
+
+type posKey struct {
+	chain         chain.Chain
+	wallet, token string
+}
+
+// positionRow is a wallet_positions row: the pnl.Position plus the bookkeeping around it.
+type positionRow struct {
+	pos         pnl.Position
+	last        trade.Trade // only the ordering fields are set
+	firstHeight *int64
+	exists      bool
+}
+
+// positionColumns are the columns of wallet_positions in the order of positionRow.values and
+// positionRow.scan.
+var positionColumns = []string{
+	"chain", "wallet", "token_address", "balance", "cost_usd", "buy_amount", "buy_amount_usd", "sell_amount",
+	"sell_amount_usd", "sold_cost_usd", "realized_usd", "buys", "sells", "first_buy_at_ms", "last_sell_at_ms",
+	"last_block_timestamp_ms", "last_block_height", "last_tx_signature", "last_instruction_index", "first_block_height",
+	"updated_at_ms",
+}
+
+// values is the row of pair k written at now, in positionColumns order.
+func (r *positionRow) values(k posKey, now time.Time) []any {
+	p := r.pos
+	return []any{string(k.chain), k.wallet, k.token, p.Balance, p.CostInUSD, p.BuyAmount, p.BuyAmountInUSD,
+		p.SellAmount, p.SellAmountInUSD, p.SoldCostInUSD, p.RealizedProfitInUSD, p.Buys, p.Sells, p.FirstBuyAt, p.LastSellAt,
+		r.last.BlockTimestamp, r.last.BlockHeight, r.last.TransactionSignature, r.last.InstructionIndex, r.firstHeight,
+		now.UnixMilli()}
+}
+
+// scan reads a wallet_positions row selected as positionColumns (see selectPositionColumns) into
+// r, the inverse of values.
+func (r *positionRow) scan(row pgx.Row) (posKey, error) {
+	var c string
+	var updatedAt int64
+	p := &r.pos
+	err := row.Scan(&c, &p.Wallet, &p.Token, &p.Balance, &p.CostInUSD, &p.BuyAmount, &p.BuyAmountInUSD,
+		&p.SellAmount, &p.SellAmountInUSD, &p.SoldCostInUSD, &p.RealizedProfitInUSD, &p.Buys, &p.Sells, &p.FirstBuyAt,
+		&p.LastSellAt, &r.last.BlockTimestamp, &r.last.BlockHeight, &r.last.TransactionSignature,
+		&r.last.InstructionIndex, &r.firstHeight, &updatedAt)
+	p.Chain = chain.Chain(c)
+	r.exists = true
+	return posKey{p.Chain, p.Wallet, p.Token}, err
+}
+
+// selectPositionColumns is positionColumns qualified with alias, for a SELECT that scan reads.
+func selectPositionColumns(alias string) string {
+	return alias + "." + strings.Join(positionColumns, ", "+alias+".")
+}
+
+func (r *positionRow) noteFirstBuy(t trade.Trade) {
+	if t.Side == trade.Buy && t.Succeeded() && (r.firstHeight == nil || t.BlockHeight < *r.firstHeight) {
+		h := t.BlockHeight
+		r.firstHeight = &h
+	}
+}
+
+// rederivePosition replays every stored trade of pair k into a fresh row with pnl.Rederive. It
+// returns the number of trades replayed, and a nil row when there are none.
+func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionRow, int, error) {
+	rows, err := dbsqlc.New().ListPositionTrades(ctx, db, dbsqlc.ListPositionTradesParams{
+		Chain: string(k.chain), Wallet: k.wallet, TokenAddress: k.token})
+	if err != nil {
+		return nil, 0, fmt.Errorf("load trades of position: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil, 0, nil
+	}
+	trades := make([]trade.Trade, len(rows))
+	for i, row := range rows {
+		trades[i] = trade.Trade{Chain: k.chain, Wallet: k.wallet, TokenAddress: k.token,
+			TransactionSignature: row.TxSignature, InstructionIndex: row.InstructionIndex, BlockHeight: row.BlockHeight,
+			BlockTimestamp: row.BlockTimestampMs, Side: trade.Side(row.Side), Status: trade.Status(row.Status),
+			TokenAmount: row.TokenAmount, TokenAmountInUSD: row.TokenAmountUsd, TokenPriceInUSD: row.TokenPriceUsd}
+	}
+	pos, err := pnl.Rederive(trades)
+	if err != nil {
+		return nil, 0, err
+	}
+	r := &positionRow{pos: pos, exists: true}
+	sorted := trade.Sorted(trades)
+	r.last = sorted[len(sorted)-1]
+	for _, t := range sorted {
+		r.noteFirstBuy(t)
+	}
+	return r, len(trades), nil
+}
+
+// positionStaging is the per-connection table writePositions copies rows into; ON COMMIT
+// DELETE ROWS empties it after every transaction.
+const positionStaging = `CREATE TEMP TABLE IF NOT EXISTS ingest_positions (LIKE wallet_positions) ON COMMIT DELETE ROWS`
+
+// writePositions upserts rows (each a positionRow.values) into wallet_positions.
+// Hand-built: sqlc cannot express COPY into a temporary table, nor a column list kept in Go.
+func writePositions(ctx context.Context, tx pgx.Tx, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, positionStaging); err != nil {
+		return fmt.Errorf("stage positions: %w", err)
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_positions"}, positionColumns, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("copy positions: %w", err)
+	}
+	set := make([]string, 0, len(positionColumns))
+	for _, c := range positionColumns[3:] {
+		set = append(set, c+" = EXCLUDED."+c)
+	}
+	cols := joinCols(positionColumns)
+	if _, err := tx.Exec(ctx, `INSERT INTO wallet_positions (`+cols+`) SELECT `+cols+` FROM ingest_positions
+		ON CONFLICT (chain, wallet, token_address) DO UPDATE SET `+strings.Join(set, ", ")); err != nil {
+		return fmt.Errorf("upsert positions: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,6 @@
+-- name: ListPositionTrades :many
+-- Every stored trade of one wallet and token, with the fields a position is derived from.
+SELECT tx_signature, instruction_index, block_height, block_timestamp_ms, side, status,
+       token_amount, token_amount_usd, token_price_usd
+FROM trades
+WHERE chain = $1 AND wallet = $2 AND token_address = $3;
