@@ -99,41 +99,85 @@ func (a *DeliveryActivities) throttle(ctx context.Context, ep *webhook.Endpoint)
 // Attempt sends the event once, signed with the endpoint's current (and, during a rotation,
 // previous) secret, and records the attempt.
 func (a *DeliveryActivities) Attempt(ctx context.Context, in AttemptInput) (AttemptOutput, error) {
-	ep, err := a.Endpoints.Get(ctx, "", in.EndpointID)
-	if fault.Is(err, fault.KindNotFound) {
-		return AttemptOutput{Skipped: true}, nil
-	}
+	ep, err := a.liveEndpoint(ctx, in.EndpointID)
 	if err != nil {
 		return AttemptOutput{}, err
 	}
-	if ep.Disabled() {
+	if ep == nil {
 		return AttemptOutput{Skipped: true}, nil
 	}
 	if err := a.throttle(ctx, ep); err != nil {
 		return AttemptOutput{}, err
 	}
-	body := webhook.Payload(in.Event)
+	s, err := a.send(ctx, ep, in.Event, in.Number)
+	if err != nil {
+		return AttemptOutput{}, err
+	}
+	r := s.rec.Result
+	out := AttemptOutput{Success: r.Success, Throttled: r.Throttled, Gone: r.Gone, Abort: s.abort, RetryAfter: s.retryAfter}
+	return out, a.settle(ctx, ep, r.Success, r.Gone)
+}
+
+// The steps of an attempt, shared by both lanes: Attempt (WebhookDelivery) and
+// EndpointActivities.SendBatch (WebhookEndpoint).
+
+// liveEndpoint returns the endpoint to send to, or nil when it is deleted or disabled and
+// nothing is to be sent.
+func (a *DeliveryActivities) liveEndpoint(ctx context.Context, id string) (*webhook.Endpoint, error) {
+	ep, err := a.Endpoints.Get(ctx, "", id)
+	if fault.Is(err, fault.KindNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ep.Disabled() {
+		return nil, nil
+	}
+	return ep, nil
+}
+
+// sent is an attempt made and recorded, with what the sender said about the next one.
+type sent struct {
+	rec        webhook.Attempt
+	retryAfter time.Duration
+	abort      bool
+}
+
+// send signs ev with the endpoint's current (and, during a rotation, previous) secret, sends it
+// once as attempt number n and records the attempt. A send cut short because the worker is
+// stopping returns ctx's error and records nothing: the outcome is unknown, not failed.
+func (a *DeliveryActivities) send(ctx context.Context, ep *webhook.Endpoint, ev webhook.Event, n int) (sent, error) {
+	body := webhook.Payload(ev)
 	now := a.Clock.Now()
-	headers := webhook.Headers(ep.SigningSecrets(now), in.Event.ID, now, body)
+	headers := webhook.Headers(ep.SigningSecrets(now), ev.ID, now, body)
 	start := time.Now()
 	res, sendErr := a.Sender.Send(ctx, ep.URL(), headers, body)
 	latency := time.Since(start)
-	rec := webhook.NewAttempt(ep.ID(), in.Event.ID, in.Number, res.StatusCode, sendErr, latency, now)
-	if err := a.Attempts.RecordAttempt(ctx, rec); err != nil {
-		return AttemptOutput{}, err
+	if ctx.Err() != nil {
+		return sent{}, ctx.Err()
 	}
-	out := AttemptOutput{Success: rec.Result.Success, Throttled: rec.Result.Throttled, Gone: rec.Result.Gone,
-		Abort: res.Abort, RetryAfter: res.RetryAfter}
+	rec := webhook.NewAttempt(ep.ID(), ev.ID, n, res.StatusCode, sendErr, latency, now)
+	if err := a.Attempts.RecordAttempt(ctx, rec); err != nil {
+		return sent{}, err
+	}
+	return sent{rec: rec, retryAfter: res.RetryAfter, abort: res.Abort}, nil
+}
+
+// settle applies what attempts to ep showed: a 410 disables the endpoint, otherwise a success
+// clears its failure clock. An endpoint deleted in the meantime needs neither.
+func (a *DeliveryActivities) settle(ctx context.Context, ep *webhook.Endpoint, succeeded, gone bool) error {
+	var err error
 	switch {
-	case out.Success && !ep.FirstFailureAt().IsZero():
-		_, err = a.Endpoints.Update(ctx, "", ep.ID(), func(e *webhook.Endpoint) error { e.RecordSuccess(); return nil })
-	case out.Gone:
+	case gone:
 		_, err = a.Endpoints.Update(ctx, "", ep.ID(), func(e *webhook.Endpoint) error { e.Disable(a.Clock.Now()); return nil })
+	case succeeded && !ep.FirstFailureAt().IsZero():
+		_, err = a.Endpoints.Update(ctx, "", ep.ID(), func(e *webhook.Endpoint) error { e.RecordSuccess(); return nil })
 	}
 	if fault.Is(err, fault.KindNotFound) {
-		err = nil
+		return nil
 	}
-	return out, err
+	return err
 }
 
 // Exhausted notes that a message ran out of retries; the auto-disable rule may switch the

@@ -11,7 +11,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/webhook"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -103,14 +102,11 @@ type EndpointActivities struct {
 // recorded is not resent, its stored outcome decides, and retry starts are idempotent.
 func (a *EndpointActivities) SendBatch(ctx context.Context, in SendBatchInput) (SendBatchOutput, error) {
 	d := a.Delivery
-	ep, err := d.Endpoints.Get(ctx, "", in.EndpointID)
-	if fault.Is(err, fault.KindNotFound) {
-		return SendBatchOutput{Skipped: true}, nil
-	}
+	ep, err := d.liveEndpoint(ctx, in.EndpointID)
 	if err != nil {
 		return SendBatchOutput{}, err
 	}
-	if ep.Disabled() {
+	if ep == nil {
 		return SendBatchOutput{Skipped: true}, nil
 	}
 	ids := make([]string, len(in.Events))
@@ -125,17 +121,15 @@ func (a *EndpointActivities) SendBatch(ctx context.Context, in SendBatchInput) (
 	defer stop()
 
 	type outcome struct {
-		rec        webhook.Attempt
-		retryAfter time.Duration
-		abort      bool
-		err        error
+		sent
+		err error
 	}
 	outs := make([]outcome, len(in.Events))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, endpointSendParallelism)
 	for i, ev := range in.Events {
 		if rec, ok := prior[ev.ID]; ok {
-			outs[i] = outcome{rec: rec}
+			outs[i] = outcome{sent: sent{rec: rec}}
 			continue
 		}
 		if err := d.throttle(ctx, ep); err != nil {
@@ -146,18 +140,8 @@ func (a *EndpointActivities) SendBatch(ctx context.Context, in SendBatchInput) (
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			body := webhook.Payload(ev)
-			now := d.Clock.Now()
-			headers := webhook.Headers(ep.SigningSecrets(now), ev.ID, now, body)
-			start := time.Now()
-			res, sendErr := d.Sender.Send(ctx, ep.URL(), headers, body)
-			if ctx.Err() != nil { // the worker is stopping: the attempt is unknown, not failed
-				outs[i].err = ctx.Err()
-				return
-			}
-			rec := webhook.NewAttempt(ep.ID(), ev.ID, 1, res.StatusCode, sendErr, time.Since(start), now)
-			outs[i] = outcome{rec: rec, retryAfter: res.RetryAfter, abort: res.Abort,
-				err: d.Attempts.RecordAttempt(ctx, rec)}
+			s, err := d.send(ctx, ep, ev, 1)
+			outs[i] = outcome{sent: s, err: err}
 		}()
 	}
 	wg.Wait()
@@ -196,13 +180,7 @@ func (a *EndpointActivities) SendBatch(ctx context.Context, in SendBatchInput) (
 		}
 		out.Retrying++
 	}
-	switch {
-	case gone:
-		_, err = d.Endpoints.Update(ctx, "", ep.ID(), func(e *webhook.Endpoint) error { e.Disable(d.Clock.Now()); return nil })
-	case succeeded && !ep.FirstFailureAt().IsZero():
-		_, err = d.Endpoints.Update(ctx, "", ep.ID(), func(e *webhook.Endpoint) error { e.RecordSuccess(); return nil })
-	}
-	if err != nil && !fault.Is(err, fault.KindNotFound) {
+	if err := d.settle(ctx, ep, succeeded, gone); err != nil {
 		errs = append(errs, err)
 	}
 	return out, errors.Join(errs...)
