@@ -327,8 +327,13 @@ func TestMalformedResourceIDsAreNotFound(t *testing.T) {
 		})
 	}
 	t.Run("PATCH /v2/webhook/endpoint", func(t *testing.T) {
-		for _, id := range []string{"notanid", "ep_\u0000", "\u0000", "ep_\xff\xfe", strings.Repeat("x", 4000), "00000000-0000-0000-0000-000000000000"} {
+		for _, id := range []string{"notanid", "ep_\xff\xfe", strings.Repeat("x", 4000), "00000000-0000-0000-0000-000000000000"} {
 			check(t, fmt.Sprintf("endpointId %q", id), e.do(t, "PATCH", "/v2/webhook/endpoint", map[string]any{"endpointId": id, "description": "x"}))
+		}
+		// A NUL in a JSON body is refused before anything runs, naming the field (docs/api.md, "Text").
+		for _, id := range []string{"ep_\u0000", "\u0000"} {
+			body := requireErrorBody(t, e.do(t, "PATCH", "/v2/webhook/endpoint", map[string]any{"endpointId": id, "description": "x"}), 400)
+			assert.Equal(t, "endpointId", body["details"].(map[string]any)["parameter"], "endpointId %q", id)
 		}
 	})
 }
