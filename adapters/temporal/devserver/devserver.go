@@ -23,8 +23,10 @@ import (
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/dynamicconfig"
 	tlog "go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/membership/static"
 	"go.temporal.io/server/common/metrics"
 	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 
@@ -76,14 +78,14 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.LogLevel == "" {
 		cfg.LogLevel = "warn"
 	}
-	// history, matching, worker gRPC, four membership ports, metrics; then the frontend if unset.
-	ports, err := loopback.FreePorts(cfg.Host, 10)
+	// history, matching and worker gRPC, metrics; then the frontend if unset.
+	ports, err := loopback.FreePorts(cfg.Host, 5)
 	if err != nil {
 		return nil, err
 	}
 	frontend := cfg.FrontendPort
 	if frontend == 0 {
-		frontend = ports[9]
+		frontend = ports[4]
 	}
 
 	store := config.SQL{PluginName: sqliteplugin.PluginName, ConnectAttributes: map[string]string{}}
@@ -116,9 +118,8 @@ func Start(cfg Config) (*Server, error) {
 	}
 
 	c := &config.Config{}
-	c.Global.Membership = config.Membership{MaxJoinDuration: 30 * time.Second, BroadcastAddress: cfg.Host}
 	c.Global.Metrics = &metrics.Config{Prometheus: &metrics.PrometheusConfig{
-		ListenAddress: net.JoinHostPort(cfg.Host, strconv.Itoa(ports[8])), HandlerPath: "/metrics"}}
+		ListenAddress: net.JoinHostPort(cfg.Host, strconv.Itoa(ports[3])), HandlerPath: "/metrics"}}
 	c.Persistence = config.Persistence{
 		DefaultStore: sqliteplugin.PluginName, VisibilityStore: sqliteplugin.PluginName, NumHistoryShards: 1,
 		DataStores: map[string]config.DataStore{sqliteplugin.PluginName: {SQL: &store}},
@@ -131,14 +132,23 @@ func Start(cfg Config) (*Server, error) {
 		},
 	}
 	c.DCRedirectionPolicy = config.DCRedirectionPolicy{Policy: "noop"}
-	svc := func(grpc, membership int) config.Service {
-		return config.Service{RPC: config.RPC{GRPCPort: grpc, MembershipPort: membership, BindOnIP: cfg.Host}}
+	grpcPorts := map[primitives.ServiceName]int{
+		primitives.FrontendService: frontend,
+		primitives.HistoryService:  ports[0],
+		primitives.MatchingService: ports[1],
+		primitives.WorkerService:   ports[2],
 	}
-	c.Services = map[string]config.Service{
-		"frontend": svc(frontend, ports[3]),
-		"history":  svc(ports[0], ports[4]),
-		"matching": svc(ports[1], ports[5]),
-		"worker":   svc(ports[2], ports[6]),
+	c.Services = map[string]config.Service{}
+	// Static membership: every service of this one process is the only host of its kind, at an
+	// address known before start. With ringpop (the default) a service bootstraps its membership
+	// from the cluster_membership rows in SQLite, which after a restart still list the previous
+	// process's gossip ports (fresh ones every start); the join then waits for its 30 s maximum
+	// and a 10 s retry, and for those ~50 s the server answers "Not enough hosts to serve the
+	// request" although its frontend accepts connections.
+	hosts := map[primitives.ServiceName]static.Hosts{}
+	for name, port := range grpcPorts {
+		c.Services[string(name)] = config.Service{RPC: config.RPC{GRPCPort: port, BindOnIP: cfg.Host}}
+		hosts[name] = static.SingleLocalHost(net.JoinHostPort(cfg.Host, strconv.Itoa(port)))
 	}
 	c.Archival = config.Archival{
 		History:    config.HistoryArchival{State: "disabled"},
@@ -171,6 +181,7 @@ func Start(cfg Config) (*Server, error) {
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(c),
 		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(hosts),
 		temporal.WithLogger(logger),
 		temporal.WithAuthorizer(authorizer),
 		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claims }),
