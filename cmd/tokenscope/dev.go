@@ -74,6 +74,8 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, args []str
 		return fmt.Errorf("worker: %w", err)
 	}
 	defer w.Stop()
+	// /readyz answers 200 only once a no-op workflow has run through this worker's queue.
+	defer startWorkflowProbe(ctx, rt)()
 	if err := startLoops(ctx, rt); err != nil {
 		return fmt.Errorf("start loops: %w", err)
 	}

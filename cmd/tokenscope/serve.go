@@ -66,6 +66,7 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		return err
 	}
 	defer w.Stop()
+	defer startWorkflowProbe(ctx, rt)()
 	if err := startLoops(ctx, rt); err != nil {
 		log.Warn("start loops", "err", err)
 	}

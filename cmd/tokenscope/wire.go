@@ -40,6 +40,9 @@ type runtime struct {
 	workflowMetrics *temporal.Metrics
 	clock           systemClock
 	app             *app.Application
+	// workflowProbe, set by startWorkflowProbe in the processes that run a worker, gates
+	// readiness on a no-op workflow round trip.
+	workflowProbe *temporal.WorkflowProbe
 }
 
 // openDatabase creates the database if missing, connects and (optionally) migrates.
@@ -116,7 +119,31 @@ func readinessChecks(rt *runtime) []httpapi.Check {
 	if rt.temporal != nil {
 		checks = append(checks, httpapi.Check{Name: "temporal", Ping: temporal.Pinger{Client: rt.temporal}.Ping})
 	}
+	if rt.workflowProbe != nil {
+		checks = append(checks, httpapi.Check{Name: "workflows", Ping: rt.workflowProbe.Ping})
+	}
 	return checks
+}
+
+// startWorkflowProbe makes readiness wait for a no-op workflow round trip on the task queue
+// (run in the background until one succeeds). Call it before the health endpoints are built,
+// in a process whose worker has started (dev, worker): an API-only process (serve) has no
+// worker of its own and keeps the frontend check alone. stop ends the probe if it is still
+// trying and waits for it.
+func startWorkflowProbe(ctx context.Context, rt *runtime) (stop func()) {
+	p := temporal.NewWorkflowProbe(rt.temporal)
+	rt.workflowProbe = p
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		if err := p.Run(ctx); err != nil {
+			return // ctx ended: the process is stopping
+		}
+		rt.log.Info("first workflow round trip", "took", time.Since(start).String(), "workflowId", p.ID)
+	}()
+	return func() { cancel(); <-done }
 }
 
 // httpDeps builds what the HTTP adapter needs; call it once per runtime (it registers metrics).
