@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -15,6 +16,35 @@ import (
 
 // RefreshMarketActivityName is the activity the refresh loop runs every interval.
 const RefreshMarketActivityName = "RefreshMarket"
+
+// RefreshConfigSignal carries a RefreshInput to the running loop: every process that starts
+// the loop sends its configuration with it (signal-with-start), so the most recently started
+// process's MARKET_REFRESH_INTERVAL is the one in force, and continue-as-new carries it on.
+// RefreshConfigQuery returns the RefreshInput in force.
+const (
+	RefreshConfigSignal = "refresh-config"
+	RefreshConfigQuery  = "refresh-config"
+)
+
+// Timeouts of one refresh round (workflow version refreshConfigVersion). A round heartbeats
+// every RefreshHeartbeatInterval while it works, so a round lost with its worker (a crash, a
+// restart) is retried RefreshHeartbeatTimeout after its last heartbeat instead of after the
+// whole start-to-close timeout; RefreshRoundTimeout still bounds a round that hangs while
+// heartbeating.
+const (
+	RefreshHeartbeatTimeout  = 5 * time.Second
+	RefreshHeartbeatInterval = time.Second
+	RefreshRoundTimeout      = time.Minute
+)
+
+// refreshConfigChange marks the workflow change that added the configuration signal, the
+// round heartbeat timeout and the interruptible sleep (workflow.GetVersion). Runs started before
+// it keep the old path (plain sleep, no heartbeat timeout) and pick a signalled configuration up
+// when they continue as new.
+const (
+	refreshConfigChange  = "refresh-config-signal"
+	refreshConfigVersion = 1
+)
 
 // Refresh loop defaults.
 const (
@@ -73,6 +103,12 @@ type rankingKey struct {
 // ranking.Score of its current window against the one before it. Tokens scoring 0 are left out of
 // the ranking.
 func (a *RefreshActivities) RefreshMarket(ctx context.Context) (RefreshResult, error) {
+	if activity.IsActivity(ctx) {
+		// From a goroutine: a single long query (RefreshWindows at scale) must not starve the
+		// heartbeat, which only says "this worker is alive and still on it".
+		stop := heartbeatEvery(ctx, RefreshHeartbeatInterval)
+		defer stop()
+	}
 	now := a.Clock.Now()
 	w, err := a.Market.RefreshWindows(ctx, now)
 	if err != nil {
@@ -113,6 +149,28 @@ func (a *RefreshActivities) RefreshMarket(ctx context.Context) (RefreshResult, e
 	return res, nil
 }
 
+// heartbeatEvery records an activity heartbeat at once and then every d until stop is called.
+func heartbeatEvery(ctx context.Context, d time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			activity.RecordHeartbeat(ctx)
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
 // Rank scores candidates, drops those scoring 0, orders by score (then address) and keeps the
 // first HotTokensLimit with ranks from 1.
 func Rank(cands []ports.HotCandidate) []ports.HotEntry {
@@ -137,29 +195,110 @@ func Rank(cands []ports.HotCandidate) []ports.HotEntry {
 	return out
 }
 
-// MarketRefreshWorkflow (registered as MarketRefreshWorkflowName, ID MarketRefreshWorkflowID) runs RefreshMarket, sleeps Interval, and repeats; after RunsPerHistory
-// rounds it continues as new with the same input. A failed round is logged and the loop goes on:
-// it is not recorded as completed, so the next round continues it and covers its span again.
+// MarketRefreshWorkflow (registered as MarketRefreshWorkflowName, ID MarketRefreshWorkflowID)
+// runs RefreshMarket, sleeps Interval, and repeats; after RunsPerHistory rounds it continues as
+// new with the configuration in force. A failed round is logged and the loop goes on: it is not
+// recorded as completed, so the next round continues it and covers its span again.
+//
+// A RefreshConfigSignal replaces the configuration: a new Interval applies to the sleep under
+// way (the next round comes the new Interval after the end of the last one, at once if that is
+// past) and to every later one, and continue-as-new carries it.
 func MarketRefreshWorkflow(ctx workflow.Context, in RefreshInput) error {
+	version := workflow.GetVersion(ctx, refreshConfigChange, workflow.DefaultVersion, refreshConfigVersion)
+	in = in.withDefaults()
+	if err := workflow.SetQueryHandler(ctx, RefreshConfigQuery, func() (RefreshInput, error) { return in, nil }); err != nil {
+		return err
+	}
+	configs := workflow.GetSignalChannel(ctx, RefreshConfigSignal)
+	// drain applies every configuration already signalled; it adds no command.
+	drain := func() {
+		var next RefreshInput
+		for configs.ReceiveAsync(&next) {
+			in = next.withDefaults()
+		}
+	}
+	if version == workflow.DefaultVersion {
+		// The loop as it was before refreshConfigChange, command for command.
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: time.Minute,
+			RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3, InitialInterval: time.Second},
+		})
+		var a *RefreshActivities
+		for i := 0; i < in.RunsPerHistory; i++ {
+			var res RefreshResult
+			if err := workflow.ExecuteActivity(ctx, a.RefreshMarket).Get(ctx, &res); err != nil {
+				workflow.GetLogger(ctx).Warn("market refresh round failed", "error", err)
+			}
+			if err := workflow.Sleep(ctx, in.Interval); err != nil {
+				return err
+			}
+		}
+		drain()
+		return workflow.NewContinueAsNewError(ctx, MarketRefreshWorkflowName, in)
+	}
+
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: RefreshRoundTimeout,
+		HeartbeatTimeout:    RefreshHeartbeatTimeout,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3, InitialInterval: time.Second},
+	})
+	var a *RefreshActivities
+	for i := 0; i < in.RunsPerHistory; i++ {
+		var res RefreshResult
+		if err := workflow.ExecuteActivity(actx, a.RefreshMarket).Get(actx, &res); err != nil {
+			workflow.GetLogger(ctx).Warn("market refresh round failed", "error", err)
+		}
+		if err := sleepInterval(ctx, configs, &in); err != nil {
+			return err
+		}
+	}
+	drain()
+	return workflow.NewContinueAsNewError(ctx, MarketRefreshWorkflowName, in)
+}
+
+// sleepInterval waits in.Interval from now (the end of a round), applying configurations
+// signalled meanwhile: a changed Interval moves the wake-up to the end of the round plus the new
+// Interval.
+func sleepInterval(ctx workflow.Context, configs workflow.ReceiveChannel, in *RefreshInput) error {
+	roundEnd := workflow.Now(ctx)
+	for {
+		wait := roundEnd.Add(in.Interval).Sub(workflow.Now(ctx))
+		if wait <= 0 {
+			return nil
+		}
+		tctx, cancel := workflow.WithCancel(ctx)
+		timer := workflow.NewTimer(tctx, wait)
+		for {
+			fired, changed := false, false
+			var timerErr error
+			sel := workflow.NewSelector(ctx)
+			sel.AddFuture(timer, func(f workflow.Future) { fired, timerErr = true, f.Get(ctx, nil) })
+			sel.AddReceive(configs, func(c workflow.ReceiveChannel, _ bool) {
+				var next RefreshInput
+				c.Receive(ctx, &next)
+				next = next.withDefaults()
+				changed = next.Interval != in.Interval
+				*in = next
+			})
+			sel.Select(ctx)
+			if fired {
+				cancel()
+				return timerErr
+			}
+			if changed {
+				cancel()
+				break // a new timer for the new Interval
+			}
+		}
+	}
+}
+
+func (in RefreshInput) withDefaults() RefreshInput {
 	if in.Interval <= 0 {
 		in.Interval = DefaultRefreshInterval
 	}
 	if in.RunsPerHistory <= 0 {
 		in.RunsPerHistory = DefaultRefreshRunsPerHistory
 	}
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3, InitialInterval: time.Second},
-	})
-	var a *RefreshActivities
-	for i := 0; i < in.RunsPerHistory; i++ {
-		var res RefreshResult
-		if err := workflow.ExecuteActivity(ctx, a.RefreshMarket).Get(ctx, &res); err != nil {
-			workflow.GetLogger(ctx).Warn("market refresh round failed", "error", err)
-		}
-		if err := workflow.Sleep(ctx, in.Interval); err != nil {
-			return err
-		}
-	}
-	return workflow.NewContinueAsNewError(ctx, MarketRefreshWorkflowName, in)
+	return in
 }

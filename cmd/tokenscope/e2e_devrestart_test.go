@@ -49,16 +49,19 @@ func TestHelperDev(t *testing.T) {
 	os.Exit(0)
 }
 
-// TestDevRestartRunsWorkflowsAtReadiness runs `tokenscope dev` (embedded Temporal on a data
-// directory, no simulated market) in a child process on a database of its own, stops it with
-// SIGTERM, starts it again on the same data directory, database and ports, kills it with
-// SIGKILL and starts it once more, as restarted `make run`s do. Each time, once /readyz
-// answers 200 (its workflows check up), a KYT registration POSTed at that moment must be
-// processed by its workflow, and a restarted process must get ready as a first start does.
-// Before the embedded server used static membership a restarted process ran nothing for about
-// 50 s (while /readyz said ready); the 30 s deadlines are correctness bounds that this fails,
-// not performance targets.
-func TestDevRestartRunsWorkflowsAtReadiness(t *testing.T) {
+// devProcesses runs `tokenscope dev` in child processes over one database of its own, one data
+// directory and fixed ports, so successive processes are restarts of the same installation.
+type devProcesses struct {
+	t       *testing.T
+	dir     string
+	dbURL   string
+	base    string // main API
+	environ []string
+	n       int
+}
+
+func newDevProcesses(t *testing.T, extraEnv ...string) *devProcesses {
+	t.Helper()
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	dbName := "tokenscope_devtest_" + hex.EncodeToString(b)
@@ -79,13 +82,79 @@ func TestDevRestartRunsWorkflowsAtReadiness(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	httpAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))
-	base := "http://" + httpAddr
 	environ := append(os.Environ(), helperDevEnv+"=1",
 		"DATABASE_URL="+u.String(), "DATA_DIR="+filepath.Join(dir, "data"),
 		"HTTP_ADDR="+httpAddr, "DEX_HTTP_ADDR="+net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1])),
 		"TEMPORAL_ADDRESS=", "TEMPORAL_NAMESPACE=default", "TEMPORAL_PORT="+strconv.Itoa(ports[2]),
 		"TEMPORAL_UI_PORT=0", "DEV_SIMULATE=false", "LOG_LEVEL=warn", "KYT_PROVIDER_URL=")
+	return &devProcesses{t: t, dir: dir, dbURL: u.String(), base: "http://" + httpAddr,
+		environ: append(environ, extraEnv...)}
+}
 
+// start runs one more dev process and returns it with the moment it was started.
+func (d *devProcesses) start(name string) (*exec.Cmd, time.Time) {
+	t := d.t
+	t.Helper()
+	logFile, err := os.Create(filepath.Join(d.dir, "dev-"+strconv.Itoa(d.n)+".log"))
+	require.NoError(t, err)
+	d.n++
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDev$", "-test.count=1")
+	cmd.Env, cmd.Stdout, cmd.Stderr = d.environ, logFile, logFile
+	started := time.Now()
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+		_ = logFile.Close()
+		if t.Failed() {
+			out, _ := os.ReadFile(logFile.Name())
+			t.Logf("%s: dev output (last 4 KB):\n%s", name, out[max(0, len(out)-4096):])
+		}
+	})
+	return cmd, started
+}
+
+// waitReady waits (at most within) for /readyz to answer 200 and returns its checks.
+func (d *devProcesses) waitReady(name string, within time.Duration) map[string]any {
+	d.t.Helper()
+	var ready map[string]any
+	eventually(d.t, within, name+": /readyz answers 200", func() bool {
+		res, err := http.Get(d.base + "/readyz")
+		if err != nil {
+			return false
+		}
+		defer res.Body.Close()
+		ready = nil
+		_ = json.NewDecoder(res.Body).Decode(&ready)
+		return res.StatusCode == 200
+	})
+	checks, _ := ready["checks"].(map[string]any)
+	return checks
+}
+
+// stop ends p with sig and waits for it; SIGTERM must end it cleanly.
+func (d *devProcesses) stop(p *exec.Cmd, sig syscall.Signal) {
+	d.t.Helper()
+	require.NoError(d.t, p.Process.Signal(sig))
+	err := p.Wait()
+	if sig == syscall.SIGTERM {
+		require.NoError(d.t, err, "dev stops cleanly on SIGTERM")
+	}
+}
+
+// TestDevRestartRunsWorkflowsAtReadiness runs `tokenscope dev` (embedded Temporal on a data
+// directory, no simulated market) in a child process on a database of its own, stops it with
+// SIGTERM, starts it again on the same data directory, database and ports, kills it with
+// SIGKILL and starts it once more, as restarted `make run`s do. Each time, once /readyz
+// answers 200 (its workflows check up), a KYT registration POSTed at that moment must be
+// processed by its workflow, and a restarted process must get ready as a first start does.
+// Before the embedded server used static membership a restarted process ran nothing for about
+// 50 s (while /readyz said ready); the 30 s deadlines are correctness bounds that this fails,
+// not performance targets.
+func TestDevRestartRunsWorkflowsAtReadiness(t *testing.T) {
+	d := newDevProcesses(t)
 	var prev *exec.Cmd
 	for i, run := range []struct {
 		name string
@@ -93,50 +162,18 @@ func TestDevRestartRunsWorkflowsAtReadiness(t *testing.T) {
 	}{{name: "first start"}, {"restart after SIGTERM", syscall.SIGTERM}, {"restart after SIGKILL", syscall.SIGKILL}} {
 		within := 3 * time.Minute // a first start creates the database and the Temporal schema
 		if prev != nil {
-			require.NoError(t, prev.Process.Signal(run.stop))
-			err := prev.Wait()
-			if run.stop == syscall.SIGTERM {
-				require.NoError(t, err, "%s: dev stops cleanly", run.name)
-			}
+			d.stop(prev, run.stop)
 			within = 30 * time.Second
 		}
-		logFile, err := os.Create(filepath.Join(dir, "dev-"+strconv.Itoa(i)+".log"))
-		require.NoError(t, err)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDev$", "-test.count=1")
-		cmd.Env, cmd.Stdout, cmd.Stderr = environ, logFile, logFile
-		started := time.Now()
-		require.NoError(t, cmd.Start())
-		prev = cmd
-		t.Cleanup(func() {
-			if cmd.ProcessState == nil {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-			}
-			_ = logFile.Close()
-			if t.Failed() {
-				out, _ := os.ReadFile(logFile.Name())
-				t.Logf("%s: dev output (last 4 KB):\n%s", run.name, out[max(0, len(out)-4096):])
-			}
-		})
-
-		var ready map[string]any
-		eventually(t, within, run.name+": /readyz answers 200", func() bool {
-			res, err := http.Get(base + "/readyz")
-			if err != nil {
-				return false
-			}
-			defer res.Body.Close()
-			ready = nil
-			_ = json.NewDecoder(res.Body).Decode(&ready)
-			return res.StatusCode == 200
-		})
+		var started time.Time
+		prev, started = d.start(run.name)
+		checks := d.waitReady(run.name, within)
 		readyAt := time.Now()
-		checks, _ := ready["checks"].(map[string]any)
 		assert.Equal(t, "up", checks["workflows"], "%s: readiness includes the workflow round trip", run.name)
 
-		key, err := os.ReadFile(filepath.Join(dir, "data", "dev-api-key"))
+		key, err := os.ReadFile(filepath.Join(d.dir, "data", "dev-api-key"))
 		require.NoError(t, err)
-		e := &env{base: base, key: strings.TrimSpace(string(key))}
+		e := &env{base: d.base, key: strings.TrimSpace(string(key))}
 		r := e.do(t, "POST", "/v2/kyt/withdrawal", withdrawalBody("7"), "Idempotency-Key", "dev-restart-"+strconv.Itoa(i))
 		require.Equal(t, 200, r.Status, "%s: %s", run.name, r.Body)
 		id := r.Object(t)["externalId"].(string)
@@ -146,6 +183,50 @@ func TestDevRestartRunsWorkflowsAtReadiness(t *testing.T) {
 		t.Logf("%s: /readyz 200 after %s, KYT registration processed %s after readiness", run.name,
 			readyAt.Sub(started).Round(time.Millisecond), time.Since(readyAt).Round(time.Millisecond))
 	}
-	require.NoError(t, prev.Process.Signal(syscall.SIGTERM))
-	require.NoError(t, prev.Wait(), "dev stops cleanly")
+	d.stop(prev, syscall.SIGTERM)
+}
+
+// TestDevRestartRetriesALostRefreshRound kills `tokenscope dev` (SIGKILL) while a market refresh
+// round is in flight (held on the round's advisory lock, which the test takes) and starts it
+// again: the restarted process must complete a round soon after it is ready, that is retry the
+// lost round once its heartbeat stops (RefreshHeartbeatTimeout), not after the round's 1-minute
+// start-to-close timeout. The 30 s deadline is a correctness bound that the 1-minute wait fails.
+func TestDevRestartRetriesALostRefreshRound(t *testing.T) {
+	d := newDevProcesses(t, "MARKET_REFRESH_INTERVAL=200ms")
+	ctx := context.Background()
+	first, _ := d.start("first start")
+	d.waitReady("first start", 3*time.Minute)
+	db, err := pgx.Connect(ctx, d.dbURL)
+	require.NoError(t, err)
+	defer db.Close(ctx)
+	lastRound := func() int64 {
+		var at int64
+		require.NoError(t, db.QueryRow(ctx, `SELECT coalesce(max(windows_at_ms), 0) FROM refresh_state`).Scan(&at))
+		return at
+	}
+	eventually(t, 30*time.Second, "a first round", func() bool { return lastRound() > 0 })
+
+	// Hold the rounds' lock, wait until a round waits for it, and kill the process under it.
+	lock, err := pgx.Connect(ctx, d.dbURL)
+	require.NoError(t, err)
+	defer lock.Close(ctx)
+	_, err = lock.Exec(ctx, "SELECT pg_advisory_lock($1)", 7_346_503) // adapters/postgres refreshRoundLock
+	require.NoError(t, err)
+	eventually(t, 30*time.Second, "a round waiting for the lock", func() bool {
+		var waiting int
+		require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting))
+		return waiting > 0
+	})
+	before := lastRound()
+	d.stop(first, syscall.SIGKILL)
+	_, err = lock.Exec(ctx, "SELECT pg_advisory_unlock($1)", 7_346_503)
+	require.NoError(t, err)
+
+	restarted, started := d.start("restart")
+	d.waitReady("restart", 30*time.Second)
+	readyAt := time.Now()
+	eventually(t, 30*time.Second, "a round after the restart", func() bool { return lastRound() > before })
+	t.Logf("restart: ready after %s, next completed round %s after readiness",
+		readyAt.Sub(started).Round(time.Millisecond), time.Since(readyAt).Round(time.Millisecond))
+	d.stop(restarted, syscall.SIGTERM)
 }

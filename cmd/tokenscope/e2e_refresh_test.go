@@ -64,3 +64,44 @@ func TestRefreshLoopDecaysWindows(t *testing.T) {
 	require.NoError(t, e.rt.pool.QueryRow(ctx, `SELECT windows_at_ms FROM refresh_state`).Scan(&at))
 	assert.GreaterOrEqual(t, at, now.Add(3*time.Second).UnixMilli(), "rounds record their time")
 }
+
+// TestRefreshLoopTakesConfigOnRestart: a process starts the refresh loop with a 1-hour interval;
+// after its first round the loop sleeps. A restarted process configured with 200 ms starts the
+// loop again (as dev and worker do at start): the running loop takes the new configuration
+// (the query reports it) and runs its next round without waiting out the hour.
+func TestRefreshLoopTakesConfigOnRestart(t *testing.T) {
+	e := newEnv(t, func(c *config.Config) { c.RefreshInterval = time.Hour })
+	ctx := context.Background()
+	started := time.Now().UnixMilli()
+	require.NoError(t, startMarketRefresh(ctx, e.rt))
+	t.Cleanup(func() {
+		assert.NoError(t, e.rt.temporal.TerminateWorkflow(context.WithoutCancel(ctx), workflows.MarketRefreshWorkflowID, "", "test done"))
+	})
+	interval := func() time.Duration {
+		v, err := e.rt.temporal.QueryWorkflow(ctx, workflows.MarketRefreshWorkflowID, "", workflows.RefreshConfigQuery)
+		if err != nil {
+			return 0
+		}
+		var in workflows.RefreshInput
+		require.NoError(t, v.Get(&in))
+		return in.Interval
+	}
+	roundAt := func() int64 {
+		var at int64
+		require.NoError(t, e.rt.pool.QueryRow(ctx, `SELECT coalesce(max(windows_at_ms), 0) FROM refresh_state`).Scan(&at))
+		return at
+	}
+	eventually(t, 30*time.Second, "the first round", func() bool { return roundAt() >= started })
+	assert.Equal(t, time.Hour, interval())
+	first := roundAt()
+
+	cfg := e.rt.cfg
+	cfg.RefreshInterval = 200 * time.Millisecond
+	restarted := newRuntime(cfg, testLogger(), e.rt.pool, e.rt.temporal)
+	require.NoError(t, startMarketRefresh(ctx, restarted))
+	eventually(t, 30*time.Second, "the loop runs on the restarted process's interval", func() bool {
+		return interval() == 200*time.Millisecond
+	})
+	eventually(t, 30*time.Second, "a round without waiting out the old hour", func() bool { return roundAt() > first })
+	replay(t, e.rt.temporal, workflows.MarketRefreshWorkflowID)
+}

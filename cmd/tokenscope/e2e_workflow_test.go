@@ -300,5 +300,6 @@ func replay(t *testing.T, c client.Client, workflowID string) {
 	reg(workflows.WebhookEndpointWorkflow, workflows.WebhookEndpointWorkflowName)
 	reg(workflows.CalculatePnLJobWorkflow, workflows.CalculatePnLJobWorkflowName)
 	reg(workflows.NoopWorkflow, workflows.NoopWorkflowName)
+	reg(workflows.MarketRefreshWorkflow, workflows.MarketRefreshWorkflowName)
 	require.NoError(t, r.ReplayWorkflowHistory(nil, h), "replay %s", workflowID)
 }

@@ -9,12 +9,11 @@ import (
 	"os"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
+	"github.com/tokenscope/tokenscope/adapters/temporal"
 	"github.com/tokenscope/tokenscope/app/config"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/simulate"
@@ -95,14 +94,10 @@ func registerMarketRefresh(w worker.Registry, rt *runtime) {
 	w.RegisterActivity(&workflows.RefreshActivities{Clock: rt.clock, Market: postgres.NewIngestStore(rt.pool)})
 }
 
-// startMarketRefresh starts the singleton refresh loop unless it is already running.
+// startMarketRefresh starts the singleton refresh loop, or gives the running one this process's
+// configuration (temporal.StartRefreshLoop).
 func startMarketRefresh(ctx context.Context, rt *runtime) error {
-	_, err := rt.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:                       workflows.MarketRefreshWorkflowID,
-		TaskQueue:                workflows.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-	}, workflows.MarketRefreshWorkflowName, workflows.RefreshInput{Interval: rt.cfg.RefreshInterval})
-	if err != nil {
+	if err := temporal.StartRefreshLoop(ctx, rt.temporal, workflows.RefreshInput{Interval: rt.cfg.RefreshInterval}); err != nil {
 		return fmt.Errorf("start market refresh: %w", err)
 	}
 	return nil
