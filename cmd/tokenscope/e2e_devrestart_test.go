@@ -78,13 +78,14 @@ func newDevProcesses(t *testing.T, extraEnv ...string) *devProcesses {
 			assert.NoError(t, err)
 		}
 	})
-	ports, err := loopback.FreePorts("127.0.0.1", 3)
+	ports, err := loopback.FreePorts("127.0.0.1", 4)
 	require.NoError(t, err)
 	dir := t.TempDir()
 	httpAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))
 	environ := append(os.Environ(), helperDevEnv+"=1",
 		"DATABASE_URL="+u.String(), "DATA_DIR="+filepath.Join(dir, "data"),
 		"HTTP_ADDR="+httpAddr, "DEX_HTTP_ADDR="+net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1])),
+		"ADMIN_HTTP_ADDR="+net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[3])),
 		"TEMPORAL_ADDRESS=", "TEMPORAL_NAMESPACE=default", "TEMPORAL_PORT="+strconv.Itoa(ports[2]),
 		"TEMPORAL_UI_PORT=0", "DEV_SIMULATE=false", "LOG_LEVEL=warn", "KYT_PROVIDER_URL=")
 	return &devProcesses{t: t, dir: dir, dbURL: u.String(), base: "http://" + httpAddr,

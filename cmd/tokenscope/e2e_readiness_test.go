@@ -31,12 +31,12 @@ func TestReadinessWaitsForAWorkflowRoundTrip(t *testing.T) {
 	rt := newRuntime(cfg, testLogger(), pool, tc)
 	stopProbe := startWorkflowProbe(ctx, rt)
 	defer stopProbe()
-	mainLn, dexLn, err := listenHTTP(cfg)
+	lns, err := listenHTTP(cfg)
 	require.NoError(t, err)
 	served := make(chan error, 1)
-	go func() { served <- serveHTTP(ctx, rt, mainLn, dexLn, nil) }()
+	go func() { served <- serveHTTP(ctx, rt, lns, nil) }()
 	defer func() { cancel(); <-served }()
-	e := &env{rt: rt, base: "http://" + mainLn.Addr().String()}
+	e := &env{rt: rt, base: "http://" + lns.main.Addr().String()}
 
 	r := e.do(t, "GET", "/readyz", nil, "Authorization", "")
 	require.Equal(t, 503, r.Status, "no worker, no workflow round trip: not ready: %s", r.Body)
