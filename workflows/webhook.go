@@ -301,6 +301,11 @@ func (a *DispatchActivities) DispatchBatch(ctx context.Context, limit int) (int,
 			subs[ev.Channel] = eps
 		}
 		for _, ep := range eps {
+			// An endpoint receives the events committed since it was created, as a subscription
+			// does; a backlog older than the endpoint is not replayed to it.
+			if row.CreatedAtMs < ep.CreatedAt().UnixMilli() {
+				continue
+			}
 			if f := ep.Filter(); f != nil && !a.Filter.Match(*f, ev) {
 				continue
 			}

@@ -108,8 +108,8 @@ func TestDispatchBatch(t *testing.T) {
 	filtered, _ := webhook.NewEndpoint("ep_b", "acct", "https://b.example", webhook.CreatedAt(kytNow),
 		webhook.WithPatch(webhook.Patch{Filter: webhook.Value(expr)}))
 	source.EXPECT().Pending(gomock.Any(), 10).Return([]ports.OutboxEvent{
-		{Seq: 7, EventID: "sol.token.created:A", Channel: "sol.token.created", Payload: []byte(`{"symbol":"A"}`), CreatedAtMs: 5},
-		{Seq: 8, EventID: "bad:1", Channel: "sol.token.burned", Payload: []byte(`{}`), CreatedAtMs: 6},
+		{Seq: 7, EventID: "sol.token.created:A", Channel: "sol.token.created", Payload: []byte(`{"symbol":"A"}`), CreatedAtMs: kytNow.UnixMilli() + 5},
+		{Seq: 8, EventID: "bad:1", Channel: "sol.token.burned", Payload: []byte(`{}`), CreatedAtMs: kytNow.UnixMilli() + 6},
 	}, nil)
 	endpoints.EXPECT().Subscribers(gomock.Any(), webhook.TokenCreated).Return([]*webhook.Endpoint{match, filtered}, nil)
 	filter.EXPECT().Match(expr, gomock.Any()).Return(false)
@@ -117,7 +117,7 @@ func TestDispatchBatch(t *testing.T) {
 		DoAndReturn(func(_ context.Context, _ string, evs []webhook.Event) error {
 			require.Len(t, evs, 1, "one hand-over per endpoint")
 			assert.Equal(t, workflows.MessageID("sol.token.created:A"), evs[0].ID)
-			assert.Equal(t, int64(5), evs[0].Timestamp)
+			assert.Equal(t, kytNow.UnixMilli()+5, evs[0].Timestamp)
 			return nil
 		})
 	source.EXPECT().MarkDispatched(gomock.Any(), []int64{7, 8}, kytNow).Return(nil)
@@ -129,10 +129,21 @@ func TestDispatchBatch(t *testing.T) {
 
 	t.Run("a failed start leaves the rows undispatched", func(t *testing.T) {
 		source.EXPECT().Pending(gomock.Any(), 10).Return([]ports.OutboxEvent{
-			{Seq: 9, EventID: "sol.token.created:C", Channel: "sol.token.created", Payload: []byte(`{}`)}}, nil)
+			{Seq: 9, EventID: "sol.token.created:C", Channel: "sol.token.created", Payload: []byte(`{}`), CreatedAtMs: kytNow.UnixMilli()}}, nil)
 		endpoints.EXPECT().Subscribers(gomock.Any(), webhook.TokenCreated).Return([]*webhook.Endpoint{match}, nil)
 		feeder.EXPECT().Enqueue(gomock.Any(), "ep_a", gomock.Any()).Return(errors.New("temporal down"))
 		_, err := a.DispatchBatch(context.Background(), 10)
 		assert.Error(t, err)
+	})
+
+	t.Run("an event committed before the endpoint existed is not handed to it", func(t *testing.T) {
+		source.EXPECT().Pending(gomock.Any(), 10).Return([]ports.OutboxEvent{
+			{Seq: 10, EventID: "sol.token.created:D", Channel: "sol.token.created", Payload: []byte(`{}`), CreatedAtMs: kytNow.UnixMilli() - 1}}, nil)
+		endpoints.EXPECT().Subscribers(gomock.Any(), webhook.TokenCreated).Return([]*webhook.Endpoint{match}, nil)
+		// No Enqueue: the gomock controller fails the test on an unexpected hand-over.
+		source.EXPECT().MarkDispatched(gomock.Any(), []int64{10}, kytNow).Return(nil)
+		n, err := a.DispatchBatch(context.Background(), 10)
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
 	})
 }
