@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,15 +47,24 @@ func TestWebhookEndpointWorkflow(t *testing.T) {
 			}
 			return out, nil
 		})
+	// SendBatch sends and records concurrently: the doubles' state is guarded.
+	var mu sync.Mutex
 	sent := map[string]int{}
 	sender.EXPECT().Send(gomock.Any(), "https://receiver.example/hook", gomock.Any(), gomock.Any()).Times(3).
 		DoAndReturn(func(_ context.Context, _ string, h map[string]string, _ []byte) (ports.SendResult, error) {
+			mu.Lock()
 			sent[h["webhook-id"]]++
+			mu.Unlock()
 			return ports.SendResult{StatusCode: answers[h["webhook-id"]]}, nil
 		})
 	var recorded []webhook.Attempt
 	attempts.EXPECT().RecordAttempt(gomock.Any(), gomock.Any()).Times(3).
-		DoAndReturn(func(_ context.Context, a webhook.Attempt) error { recorded = append(recorded, a); return nil })
+		DoAndReturn(func(_ context.Context, a webhook.Attempt) error {
+			mu.Lock()
+			defer mu.Unlock()
+			recorded = append(recorded, a)
+			return nil
+		})
 	retries.EXPECT().StartRetry(gomock.Any(), "ep_1", gomock.Any(), 1, gomock.Any()).
 		DoAndReturn(func(_ context.Context, _ string, ev webhook.Event, _ int, delay time.Duration) error {
 			assert.Equal(t, "msg_fail", ev.ID)
