@@ -137,6 +137,34 @@ func positionsFixture(n int) []ports.PricedPosition {
 	return out
 }
 
+// redPacketsFixture returns n red packets as a page of the red packet lists reads them.
+func redPacketsFixture(n int) []redpacket.RedPacket {
+	r := fixtureRand()
+	out := make([]redpacket.RedPacket, n)
+	for i := range out {
+		created := int64(1_717_000_000_000 - i*60_000)
+		out[i] = redpacket.RedPacket{ID: address(r, 44), Creator: fixtureWallet, ClaimAuthority: address(r, 44),
+			Mint: "So11111111111111111111111111111111111111112", Chain: chain.Sol, MaxClaims: 10, ClaimedCount: int32(i % 11),
+			TotalAmount: decimal.New(r.Int64N(1e12), 0), ClaimedAmount: decimal.New(r.Int64N(1e11), 0), RefundedAmount: decimal.Zero,
+			CreatedAt: created, ExpiredAt: created + 86_400_000, Expiration: 86_400, Expired: i%5 == 0,
+			Memo: "Happy new year " + strconv.Itoa(i), ShareID: address(r, 12), TxHash: address(r, 88)}
+	}
+	return out
+}
+
+// claimsFixture returns n claims of one red packet.
+func claimsFixture(n int) []redpacket.Claim {
+	r := fixtureRand()
+	packet := address(r, 44)
+	out := make([]redpacket.Claim, n)
+	for i := range out {
+		out[i] = redpacket.Claim{PacketID: packet, Claimer: address(r, 44), Mint: "So11111111111111111111111111111111111111112",
+			Chain: chain.Sol, Amount: decimal.New(r.Int64N(1e10), 0), ClaimedAt: int64(1_717_000_000_000 - i*1_000),
+			Creator: fixtureWallet, TxHash: address(r, 88)}
+	}
+	return out
+}
+
 // tokenDetailsFixture returns n token details as the ranking, search and multi-detail read them:
 // every window's stats, every holder group, a few social links, creators and pools.
 func tokenDetailsFixture(n int) []token.Detail {
@@ -220,6 +248,8 @@ type readers struct {
 	snapshots []pool.Snapshot
 	positions []ports.PricedPosition
 	tokens    []token.Detail
+	packets   []redpacket.RedPacket
+	claims    []redpacket.Claim
 }
 
 // fixtureTokens is how many token details the fixtures hold: a full ranking, search page or
@@ -230,7 +260,7 @@ var fixtureTokenDetails = tokenDetailsFixture(fixtureTokens)
 
 func newReaders() *readers {
 	return &readers{trades: tradesFixture(20), snapshots: snapshotsFixture(20), positions: positionsFixture(10),
-		tokens: fixtureTokenDetails}
+		tokens: fixtureTokenDetails, packets: redPacketsFixture(20), claims: claimsFixture(20)}
 }
 
 // SearchTokens answers every query with the first tokens of the fixture, in its order.
@@ -274,12 +304,16 @@ func (r *readers) ListSnapshots(_ context.Context, _ chain.Chain, _ string, _ *i
 		HasNext: true}, nil
 }
 
-func (r *readers) ListRedPackets(context.Context, ports.RedPacketFilter, ports.PageRequest) (ports.Counted[redpacket.RedPacket], error) {
-	return ports.Counted[redpacket.RedPacket]{Page: page.Page[redpacket.RedPacket]{Items: []redpacket.RedPacket{}}}, nil
+func (r *readers) ListRedPackets(_ context.Context, _ ports.RedPacketFilter, p ports.PageRequest) (ports.Counted[redpacket.RedPacket], error) {
+	items := r.packets[:min(p.Limit, len(r.packets))]
+	return ports.Counted[redpacket.RedPacket]{Page: page.Page[redpacket.RedPacket]{Items: items, EndCursor: cursor("cnA6MTk"), HasNext: true},
+		Total: 137}, nil
 }
 
-func (r *readers) ListClaims(context.Context, string, ports.PageRequest) (ports.Counted[redpacket.Claim], error) {
-	return ports.Counted[redpacket.Claim]{Page: page.Page[redpacket.Claim]{Items: []redpacket.Claim{}}}, nil
+func (r *readers) ListClaims(_ context.Context, _ string, p ports.PageRequest) (ports.Counted[redpacket.Claim], error) {
+	items := r.claims[:min(p.Limit, len(r.claims))]
+	return ports.Counted[redpacket.Claim]{Page: page.Page[redpacket.Claim]{Items: items, EndCursor: cursor("Y2w6MTk"), HasNext: true},
+		Total: 42}, nil
 }
 
 func (r *readers) PricedPositions(context.Context, chain.Chain, string, []string) ([]ports.PricedPosition, error) {
@@ -385,6 +419,8 @@ var endpoints = []endpoint{
 	{"pnl", "/v2/wallet/sol/" + fixtureWallet + "/pnl-by-token?tokenAddresses=" + strings.Repeat("EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm,", 9) + "So11111111111111111111111111111111111111112"},
 	{"webhook", "/v2/webhook/endpoint/" + fixtureEndpoint},
 	{"whoami", "/v2/whoami"},
+	{"redpackets", "/v2/redpacket?chain=sol&limit=20"},
+	{"claims", "/v2/redpacket/9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin/claims?limit=20"},
 }
 
 // tokenEndpoints are the token record lists, each of fixtureTokens records (BenchmarkTokenHandler).
