@@ -15,11 +15,11 @@ import (
 
 // Response encoding. encoding/json reflects over every field and, for each decimal, calls
 // MarshalJSON (a big.Int to string conversion and several allocations), then re-scans its
-// output; on a page of 20 trades that was most of the request's CPU. The DTOs of the busiest
-// routes therefore have hand-written encoders (dto_json.go), sent with sendBody, that append
-// exactly the bytes encoding/json (without HTML escaping) writes for them; json_test.go checks
-// that on randomised values of every such type. Everything else goes through c.JSON and
-// encodeJSON.
+// output; on a page of 20 trades that was most of the request's CPU. The DTOs of the hot read
+// routes (token search, multi-detail, ranking, trades, pool snapshots, PnL) therefore have
+// hand-written encoders (dto_json.go), sent with sendBody, that append exactly the bytes
+// encoding/json (without HTML escaping) writes for them; json_test.go checks that on
+// randomised values of every such type. Everything else goes through c.JSON and encodeJSON.
 
 // encodeJSON is Fiber's JSONEncoder (c.JSON): encoding/json without HTML escaping, so messages
 // such as "Bearer <key>" read as written.
@@ -152,21 +152,6 @@ func appendNullableString(b []byte, s *string) []byte {
 		return append(b, "null"...)
 	}
 	return appendString(b, *s)
-}
-
-// appendStrings writes a []string: null when nil, else an array.
-func appendStrings[S ~string](b []byte, ss []S) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, string(s))
-	}
-	return append(b, ']')
 }
 
 func appendBool(b []byte, v bool) []byte {

@@ -22,8 +22,7 @@ func (h *handlers) walletRedPackets(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	dto := toRedPacketPage(out, redPacketOut)
-	return sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*redPacketDTO).appendJSON) })
+	return c.JSON(toRedPacketPage(out, redPacketOut))
 }
 
 // listRedPackets is operation 6, GET /v2/redpacket, optionally by creator and/or chain.
@@ -44,8 +43,7 @@ func (h *handlers) listRedPackets(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	dto := toRedPacketPage(out, redPacketOut)
-	return sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*redPacketDTO).appendJSON) })
+	return c.JSON(toRedPacketPage(out, redPacketOut))
 }
 
 // redPacketClaims is operation 7, GET /v2/redpacket/{id}/claims; an unknown packet is 404.
@@ -58,6 +56,5 @@ func (h *handlers) redPacketClaims(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	dto := toRedPacketPage(out, claimOut)
-	return sendBody(c, func(b []byte) []byte { return appendRedPacketPage(b, dto, (*claimDTO).appendJSON) })
+	return c.JSON(toRedPacketPage(out, claimOut))
 }

@@ -58,8 +58,7 @@ func dexRoutes(r fiber.Router, h *handlers) {
 	r.Get("/v2/token/:chain/multi", read, h.multiTokensV2)
 }
 
-// whoamiDTO is the whoami answer (fields in the key order the map it replaced rendered in),
-// encoded by hand (dto_json.go).
+// whoamiDTO is the whoami answer (fields in the key order the map it replaced rendered in).
 type whoamiDTO struct {
 	AccountID string          `json:"accountId"`
 	KeyID     string          `json:"keyId"`
@@ -73,5 +72,5 @@ func (h *handlers) whoami(c *fiber.Ctx) error {
 	if scopes == nil {
 		scopes = []account.Scope{}
 	}
-	return sendBody(c, whoamiDTO{AccountID: p.AccountID, KeyID: p.KeyID, Scopes: scopes}.appendJSON)
+	return c.JSON(whoamiDTO{AccountID: p.AccountID, KeyID: p.KeyID, Scopes: scopes})
 }

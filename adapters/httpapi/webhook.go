@@ -14,7 +14,6 @@ import (
 )
 
 // endpointDTO is WebhookEndpoint; the secret is never part of it (only /secret reveals it).
-// It and endpointListDTO are encoded by hand (dto_json.go; json_test.go checks new fields).
 type endpointDTO struct {
 	ID          string            `json:"id"`
 	URL         string            `json:"url"`
@@ -106,7 +105,7 @@ func (h *handlers) createEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendBody(c, endpointOf(e).appendJSON)
+	return c.JSON(endpointOf(e))
 }
 
 func (h *handlers) listEndpoints(c *fiber.Ctx) error {
@@ -140,7 +139,7 @@ func (h *handlers) listEndpoints(c *fiber.Ctx) error {
 	if cursor != "" {
 		out.PrevIterator = encodeIterator(cursor)
 	}
-	return sendBody(c, out.appendJSON)
+	return c.JSON(out)
 }
 
 func (h *handlers) getEndpoint(c *fiber.Ctx) error {
@@ -148,7 +147,7 @@ func (h *handlers) getEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendBody(c, endpointOf(e).appendJSON)
+	return c.JSON(endpointOf(e))
 }
 
 func (h *handlers) patchEndpoint(c *fiber.Ctx) error {
@@ -156,7 +155,7 @@ func (h *handlers) patchEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendBody(c, endpointOf(e).appendJSON)
+	return c.JSON(endpointOf(e))
 }
 
 func (h *handlers) deleteEndpoint(c *fiber.Ctx) error {
