@@ -15,9 +15,21 @@ import (
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
-// Hand-written encoders of the DTOs of the busiest routes (see json.go). Each writes the fields
-// in declaration order under their json tags, exactly as encoding/json would; json_test.go
-// fails when a field is added to one of these types without being added here.
+// Hand-written encoders of the hot routes' DTOs (see json.go): trades, pool snapshots, PnL and
+// the token records (dto_token.go). Each response has one mapping layer, its DTO: a
+// constructor maps the domain value to it, and its appendJSON writes the fields in declaration
+// order under their json tags, exactly the bytes encoding/json writes for the same value (HTML
+// escaping off). json_test.go checks that on random values (nulls, empty and nil slices,
+// unicode, invalid UTF-8, HTML-special characters), so a field added to a DTO without its line
+// here fails the tests.
+//
+// By hand rather than go:generate: seven records (trade, snapshot, PnL entry and summary, the
+// three token records) and a few nested objects, each a straight list of key and value lines
+// the oracle test checks; the token records' keyed objects are key tables (tokenKeys) a struct
+// generator would not produce anyway; a generator, its output and a test that the output is
+// current would be more code than these encoders and one more step on every DTO change.
+// Routes whose encoding cost does not show next to their database or workflow time (whoami,
+// webhook endpoints, KYT, jobs, red packets) use c.JSON over plain DTOs instead.
 
 // appendArray writes items as a JSON array, item writing each one: [] when empty or nil.
 func appendArray[T any](b []byte, items []T, item func(*T, []byte) []byte) []byte {
@@ -278,15 +290,7 @@ func (s *pnlSummaryDTO) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// --- token records: the v2 record (search normal mode, ranking, v2 multi-detail), the fast
-// search record and the multi-detail record ---
-//
-// The records hold maps (market data, periods, stats, socials), which encoding/json wrote with
-// the keys sorted byte-wise. The writers below take the token.Detail itself and write each
-// map's keys in that order, worked out once (tokenKeys); no DTO, map or intermediate string is
-// built. The DTOs encoding/json used to write (tokenV2DTO, tokenFastDTO, multiTokenDTO) live on
-// in dto_token_reference_test.go as the oracle: json_test.go compares these writers with
-// encoding/json's output for them on random details.
+// --- token records (dto_token.go) ---
 
 // appendTokenV2List writes the bare array of v2 records of ranking and v2 multi-detail ([] when
 // empty, as the handlers' make([]tokenV2DTO, len(ds)) was).
@@ -296,210 +300,220 @@ func appendTokenV2List(b []byte, ds []token.Detail) []byte {
 
 // appendMultiTokenList writes the bare array of multi-detail records ([] when empty).
 func appendMultiTokenList(b []byte, ds []token.Detail, chainName string) []byte {
-	return appendArray(b, ds, func(d *token.Detail, b []byte) []byte { return appendMultiToken(b, d, chainName) })
+	return appendArray(b, ds, func(d *token.Detail, b []byte) []byte {
+		t := multiTokenOut(d, chainName)
+		return t.appendJSON(b)
+	})
 }
 
-// tokenV2Item is appendTokenV2 as an appendArray item writer.
-func tokenV2Item(d *token.Detail, b []byte) []byte { return appendTokenV2(b, d) }
-
-// appendTokenV2Page writes toPage(p, tokenV2) as appendTradePage does.
+// appendTokenV2Page writes toPage(p, tokenV2Out) as appendTradePage does.
 func appendTokenV2Page(b []byte, p page.Page[token.Detail]) []byte {
 	return appendPage(b, p, tokenV2Item)
 }
 
-// appendTokenFastPage writes toPage(p, tokenFast) as appendTradePage does.
+// appendTokenFastPage writes toPage(p, tokenFastOut) as appendTradePage does.
 func appendTokenFastPage(b []byte, p page.Page[token.Detail]) []byte {
-	return appendPage(b, p, func(d *token.Detail, b []byte) []byte { return appendTokenFast(b, d) })
+	return appendPage(b, p, func(d *token.Detail, b []byte) []byte {
+		t := tokenFastOut(d)
+		return t.appendJSON(b)
+	})
 }
 
-// appendTokenV2 writes tokenV2(*d).
-func appendTokenV2(b []byte, d *token.Detail) []byte {
+// tokenV2Item writes the v2 record of d, built on the stack.
+func tokenV2Item(d *token.Detail, b []byte) []byte {
+	t := tokenV2Out(d)
+	return t.appendJSON(b)
+}
+
+func (t *tokenV2DTO) appendJSON(b []byte) []byte {
 	b = append(b, `{"address":`...)
-	b = appendString(b, d.Address)
+	b = appendString(b, t.Address)
 	b = append(b, `,"chain":`...)
-	b = appendString(b, string(d.Chain))
+	b = appendString(b, t.Chain)
 	b = append(b, `,"decimals":`...)
-	b = strconv.AppendInt(b, int64(d.Decimals), 10)
+	b = strconv.AppendInt(b, int64(t.Decimals), 10)
 	b = append(b, `,"name":`...)
-	b = appendString(b, d.Name)
+	b = appendString(b, t.Name)
 	b = append(b, `,"symbol":`...)
-	b = appendString(b, d.Symbol)
+	b = appendString(b, t.Symbol)
 	b = append(b, `,"vendorCoinId":`...)
-	b = appendOptionalString(b, d.VendorCoinID)
+	b = t.VendorCoinID.appendJSON(b)
 	b = append(b, `,"description":`...)
-	b = appendOptionalString(b, d.Description)
+	b = t.Description.appendJSON(b)
 	b = append(b, `,"devLastTokenCreatedAt":`...)
-	if t := d.DevLastTokenCreatedAt; t != nil {
-		// RFC 3339 text is digits, '-', ':', '.', 'T' and 'Z': nothing to escape.
-		b = append(b, '"')
-		b = t.UTC().AppendFormat(b, time.RFC3339Nano)
-		b = append(b, '"')
-	} else {
-		b = append(b, "null"...)
-	}
+	b = t.DevLastTokenCreatedAt.appendJSON(b)
 	b = append(b, `,"devTotalTokens":`...)
-	b = appendCountString(b, d.DevTotalTokens)
+	b = appendNullableQuotedInt(b, t.DevTotalTokens)
 	b = append(b, `,"extension":`...)
 	start := len(b)
-	b = appendExtra(b, &d.Extra, 1)
+	b = t.Extension.appendJSON(b)
 	end := len(b)
 	b = append(b, `,"extra":`...)
-	b = append(b, b[start:end]...) // extra(d.Extra, 1) again
+	if t.Extra == t.Extension { // the same pointers, as tokenV2Out builds them: the same bytes
+		b = append(b, b[start:end]...)
+	} else {
+		b = t.Extra.appendJSON(b)
+	}
 	b = append(b, `,"imageUrl":`...)
-	b = appendOptionalString(b, d.ImageURL)
+	b = t.ImageURL.appendJSON(b)
 	b = append(b, `,"market":`...)
-	b = appendOptionalString(b, d.Market)
+	b = t.Market.appendJSON(b)
 	b = append(b, `,"marketData":`...)
-	b = appendMarketDataV2(b, &d.MarketData)
+	b = t.MarketData.appendJSON(b)
 	b = append(b, `,"metadataAddress":`...)
-	b = appendOptionalString(b, d.MetadataAddress)
+	b = t.MetadataAddress.appendJSON(b)
 	b = append(b, `,"socialMedias":`...)
-	b = appendSocials(b, d.Socials)
+	b = t.SocialMedias.appendJSON(b)
 	b = append(b, `,"stats":{"address":`...)
-	b = appendString(b, d.Address)
+	b = appendString(b, t.Stats.Address)
 	b = append(b, `,"periods":`...)
-	b = appendPeriodsV2(b, d.Stats)
+	b = t.Stats.Periods.appendJSON(b)
 	b = append(b, `},"tokenCreatedAt":`...)
-	b = appendNullableInt(b, d.CreatedAt)
+	b = appendNullableInt(b, t.TokenCreatedAt)
 	b = append(b, `,"tokenCreatedBlockHeight":`...)
-	b = appendCountString(b, d.CreatedBlockHeight)
+	b = appendNullableQuotedInt(b, t.TokenCreatedBlockHeight)
 	b = append(b, `,"tokenCreatedSlot":`...)
-	b = appendCountString(b, d.CreatedSlot)
+	b = appendNullableQuotedInt(b, t.TokenCreatedSlot)
 	b = append(b, `,"tokenCreatedTxSignature":`...)
-	b = appendOptionalString(b, d.CreatedTxSignature)
+	b = t.TokenCreatedTxSignature.appendJSON(b)
 	b = append(b, `,"tokenCreators":`...)
-	b = appendCreators(b, d.Creators)
+	b = t.TokenCreators.appendJSON(b)
 	b = append(b, `,"uri":`...)
-	b = appendOptionalString(b, d.URI)
+	b = t.URI.appendJSON(b)
 	return append(b, '}')
 }
 
-// appendTokenFast writes tokenFast(*d).
-func appendTokenFast(b []byte, d *token.Detail) []byte {
+func (t *tokenFastDTO) appendJSON(b []byte) []byte {
 	b = append(b, `{"address":`...)
-	b = appendString(b, d.Address)
+	b = appendString(b, t.Address)
 	b = append(b, `,"chain":`...)
-	b = appendString(b, string(d.Chain))
+	b = appendString(b, t.Chain)
 	b = append(b, `,"decimals":`...)
-	b = strconv.AppendInt(b, int64(d.Decimals), 10)
+	b = strconv.AppendInt(b, int64(t.Decimals), 10)
 	b = append(b, `,"name":`...)
-	b = appendString(b, d.Name)
+	b = appendString(b, t.Name)
 	b = append(b, `,"symbol":`...)
-	b = appendString(b, d.Symbol)
+	b = appendString(b, t.Symbol)
 	b = append(b, `,"imageUrl":`...)
-	b = appendOptionalString(b, d.ImageURL)
+	b = t.ImageURL.appendJSON(b)
 	b = append(b, `,"tokenCreatedAt":`...)
-	b = appendNullableInt(b, d.CreatedAt)
-	// marketData and the 24h period, keys sorted.
+	b = appendNullableInt(b, t.TokenCreatedAt)
+	m := &t.MarketData
 	b = append(b, `,"marketData":{"holders":`...)
-	b = appendDecimal(b, d.MarketData.Holders)
+	b = appendDecimal(b, m.Holders)
 	b = append(b, `,"marketCapInUsd":`...)
-	b = appendDecimal(b, d.MarketData.MarketCapInUSD)
+	b = appendDecimal(b, m.MarketCapInUsd)
 	b = append(b, `,"priceInUsd":`...)
-	b = appendDecimal(b, d.MarketData.PriceInUSD)
+	b = appendDecimal(b, m.PriceInUsd)
 	b = append(b, `,"totalTvlInUsd":`...)
-	b = appendDecimal(b, d.MarketData.TotalTVLInUSD)
+	b = appendDecimal(b, m.TotalTvlInUsd)
 	b = append(b, `},"stats":{"address":`...)
-	b = appendString(b, d.Address)
-	b = append(b, `,"periods":{`...)
-	b = appendString(b, string(token.Window24h))
-	day := d.Stats[token.Window24h]
-	b = append(b, `:{"totalVolumeInUsd":`...)
-	b = appendDecimal(b, day.TotalVolumeInUSD)
+	b = appendString(b, t.Stats.Address)
+	day := &t.Stats.Periods.Day
+	b = append(b, `,"periods":{"24h":{"totalVolumeInUsd":`...)
+	b = appendDecimal(b, day.TotalVolumeInUsd)
 	b = append(b, `,"trades":`...)
 	b = appendQuotedInt(b, day.Trades)
 	return append(b, "}}}}"...)
 }
 
-// appendMultiToken writes multiToken(*d, chainName).
-func appendMultiToken(b []byte, d *token.Detail, chainName string) []byte {
+func (t *multiTokenDTO) appendJSON(b []byte) []byte {
 	b = append(b, `{"chain":`...)
-	b = appendString(b, chainName)
+	b = appendString(b, t.Chain)
 	b = append(b, `,"decimals":`...)
-	b = strconv.AppendInt(b, int64(d.Decimals), 10)
+	b = strconv.AppendInt(b, int64(t.Decimals), 10)
 	b = append(b, `,"name":`...)
-	b = appendString(b, d.Name)
+	b = appendString(b, t.Name)
 	b = append(b, `,"symbol":`...)
-	b = appendString(b, d.Symbol)
+	b = appendString(b, t.Symbol)
 	b = append(b, `,"address":`...)
-	b = appendString(b, d.Address)
+	b = appendString(b, t.Address)
 	b = append(b, `,"stats":`...)
-	b = appendMultiStats(b, d)
+	b = t.Stats.appendJSON(b)
 	b = append(b, `,"marketData":`...)
-	b = appendMultiMarketData(b, &d.MarketData)
+	b = t.MarketData.appendJSON(b)
 	b = append(b, `,"metadataAddress":`...)
-	b = appendOptionalString(b, d.MetadataAddress)
+	b = t.MetadataAddress.appendJSON(b)
 	b = append(b, `,"tokenCreators":`...)
-	b = appendCreators(b, d.Creators)
+	b = t.TokenCreators.appendJSON(b)
 	b = append(b, `,"imageUrl":`...)
-	b = appendOptionalString(b, d.ImageURL)
+	b = t.ImageURL.appendJSON(b)
 	b = append(b, `,"uri":`...)
-	b = appendOptionalString(b, d.URI)
+	b = t.URI.appendJSON(b)
 	b = append(b, `,"extra":`...)
-	b = appendExtra(b, &d.Extra, 1000)
+	b = t.Extra.appendJSON(b)
 	b = append(b, `,"socialMedias":`...)
-	b = appendSocials(b, d.Socials)
+	b = t.SocialMedias.appendJSON(b)
 	b = append(b, `,"tokenCreatedAt":`...)
-	b = appendNullableInt(b, d.CreatedAt)
+	b = appendNullableInt(b, t.TokenCreatedAt)
 	b = append(b, `,"description":`...)
-	b = appendOptionalString(b, d.Description)
+	b = t.Description.appendJSON(b)
 	b = append(b, `,"market":`...)
-	b = appendOptionalString(b, d.Market)
+	b = t.Market.appendJSON(b)
 	b = append(b, `,"extension":{"website":`...)
-	b = appendOptionalString(b, d.Socials.Get(token.SocialWebsite))
+	b = t.Extension.Website.appendJSON(b)
 	b = append(b, `,"twitter":`...)
-	b = appendOptionalString(b, d.Socials.Get(token.SocialTwitter))
+	b = t.Extension.Twitter.appendJSON(b)
 	b = append(b, `},"liquidity":`...)
-	b = appendArray(b, d.Pools, func(p *token.PoolLiquidity, b []byte) []byte { return appendLiquidity(b, p, chainName) })
+	b = t.Liquidity.appendJSON(b)
 	return append(b, '}')
 }
 
-// appendLiquidity writes one liquidityDTO of multiToken.
-func appendLiquidity(b []byte, p *token.PoolLiquidity, chainName string) []byte {
+func (l *liquidityDTO) appendJSON(b []byte) []byte {
 	b = append(b, `{"programAddress":`...)
-	b = appendString(b, p.ProgramAddress)
+	b = appendString(b, l.ProgramAddress)
 	b = append(b, `,"protocolFamily":`...)
-	b = appendString(b, p.ProtocolFamily)
+	b = appendString(b, l.ProtocolFamily)
 	b = append(b, `,"image":`...)
-	b = appendString(b, p.Image)
+	b = appendString(b, l.Image)
 	b = append(b, `,"chain":`...)
-	b = appendString(b, chainName)
+	b = appendString(b, l.Chain)
 	b = append(b, `,"poolAddress":`...)
-	b = appendString(b, p.PoolAddress)
+	b = appendString(b, l.PoolAddress)
 	b = append(b, `,"protocolName":`...)
-	b = appendString(b, p.ProtocolName)
+	b = appendString(b, l.ProtocolName)
 	b = append(b, `,"tokenAAddress":`...)
-	b = appendString(b, p.TokenAAddress)
+	b = appendString(b, l.TokenAAddress)
 	b = append(b, `,"tokenBAddress":`...)
-	b = appendString(b, p.TokenBAddress)
+	b = appendString(b, l.TokenBAddress)
 	b = append(b, `,"tvlInUsd":`...)
-	b = appendDecimal(b, p.TVLInUSD)
+	b = appendDecimal(b, l.TvlInUsd)
 	b = append(b, `,"tvlInSol":`...)
-	b = appendDecimal(b, p.TVLInSol)
+	b = appendDecimal(b, l.TvlInSol)
 	return append(b, '}')
 }
 
-// appendCreators writes creators(cs): [] when empty.
-func appendCreators(b []byte, cs []token.Creator) []byte {
-	return appendArray(b, cs, func(c *token.Creator, b []byte) []byte {
-		b = append(b, `{"address":`...)
-		b = appendString(b, c.Address)
-		b = append(b, `,"isVerified":`...)
-		b = appendBool(b, c.IsVerified)
-		b = append(b, `,"share":`...)
-		b = strconv.AppendInt(b, c.Share, 10)
-		return append(b, '}')
+func (l creatorList) appendJSON(b []byte) []byte {
+	return appendArray(b, l, func(c *token.Creator, b []byte) []byte {
+		dto := creatorDTO(*c)
+		return dto.appendJSON(b)
 	})
 }
 
-// appendExtra writes extra(*e, unit).
-func appendExtra(b []byte, e *token.Extra, unit int64) []byte {
+func (l liquidityList) appendJSON(b []byte) []byte {
+	return appendArray(b, l.pools, func(p *token.PoolLiquidity, b []byte) []byte {
+		dto := liquidityOut(p, l.chainName)
+		return dto.appendJSON(b)
+	})
+}
+
+func (c *creatorDTO) appendJSON(b []byte) []byte {
+	b = append(b, `{"address":`...)
+	b = appendString(b, c.Address)
+	b = append(b, `,"isVerified":`...)
+	b = appendBool(b, c.IsVerified)
+	b = append(b, `,"share":`...)
+	b = strconv.AppendInt(b, c.Share, 10)
+	return append(b, '}')
+}
+
+func (e *extraDTO) appendJSON(b []byte) []byte {
 	b = append(b, `{"collectionAddress":`...)
-	b = appendOptionalString(b, e.CollectionAddress)
+	b = e.CollectionAddress.appendJSON(b)
 	b = append(b, `,"editionNonce":`...)
 	b = appendNullableInt(b, e.EditionNonce)
 	b = append(b, `,"freezeAuthority":`...)
-	b = appendOptionalString(b, e.FreezeAuthority)
+	b = e.FreezeAuthority.appendJSON(b)
 	b = append(b, `,"fungible":`...)
 	b = appendNullableBool(b, e.Fungible)
 	b = append(b, `,"isMutable":`...)
@@ -511,52 +525,52 @@ func appendExtra(b []byte, e *token.Extra, unit int64) []byte {
 	b = append(b, `,"isWrapped":`...)
 	b = appendNullableBool(b, e.IsWrapped)
 	b = append(b, `,"key":`...)
-	b = appendOptionalString(b, e.Key)
+	b = e.Key.appendJSON(b)
 	b = append(b, `,"launchFromProgramAddress":`...)
-	b = appendOptionalString(b, e.LaunchFromProgramAddress)
+	b = e.LaunchFromProgramAddress.appendJSON(b)
 	b = append(b, `,"launchFromProtocolFamily":`...)
-	b = appendOptionalString(b, e.LaunchFromProtocolFamily)
+	b = e.LaunchFromProtocolFamily.appendJSON(b)
 	b = append(b, `,"migratedAt":`...)
-	if e.MigratedAt != nil {
-		b = strconv.AppendInt(b, *e.MigratedAt/unit, 10)
-	} else {
-		b = append(b, "null"...)
-	}
+	b = e.MigratedAt.appendJSON(b)
 	b = append(b, `,"migratedToPoolAddress":`...)
-	b = appendOptionalString(b, e.MigratedToPoolAddress)
+	b = e.MigratedToPoolAddress.appendJSON(b)
 	b = append(b, `,"migratedToProgramAddress":`...)
-	b = appendOptionalString(b, e.MigratedToProgramAddress)
+	b = e.MigratedToProgramAddress.appendJSON(b)
 	b = append(b, `,"migratedToProtocolFamily":`...)
-	b = appendOptionalString(b, e.MigratedToProtocolFamily)
+	b = e.MigratedToProtocolFamily.appendJSON(b)
 	b = append(b, `,"mintAuthority":`...)
-	b = appendOptionalString(b, e.MintAuthority)
+	b = e.MintAuthority.appendJSON(b)
 	b = append(b, `,"primarySaleHappened":`...)
 	b = appendNullableBool(b, e.PrimarySaleHappened)
 	b = append(b, `,"programAddress":`...)
-	b = appendOptionalString(b, e.ProgramAddress)
+	b = e.ProgramAddress.appendJSON(b)
 	b = append(b, `,"sellerFeeBasisPoints":`...)
 	b = appendNullableInt(b, e.SellerFeeBasisPoints)
 	b = append(b, `,"tokenStandard":`...)
-	b = appendOptionalString(b, e.TokenStandard)
+	b = e.TokenStandard.appendJSON(b)
 	b = append(b, `,"updateAuthority":`...)
-	b = appendOptionalString(b, e.UpdateAuthority)
+	b = e.UpdateAuthority.appendJSON(b)
 	return append(b, '}')
 }
 
-// appendSocials writes socials(s): every spec key, sorted, null when the token has no link.
-func appendSocials(b []byte, s token.Socials) []byte {
-	if !s.Any() {
+// --- the keyed objects of the token records: each writes its key table (tokenKeys) in order ---
+
+func (v socialsView) appendJSON(b []byte) []byte {
+	if !v.s.Any() {
 		return append(b, tokenKeys.noSocials...)
 	}
 	for i, k := range tokenKeys.socials {
 		b = append(b, tokenKeys.socialKeys[i]...)
-		b = appendOptionalString(b, s.Get(k))
+		if link := v.s.Get(k); link != "" {
+			b = appendString(b, link)
+		} else {
+			b = append(b, "null"...)
+		}
 	}
 	return append(b, '}')
 }
 
-// appendMarketDataV2 writes marketDataV2(*m).
-func appendMarketDataV2(b []byte, m *token.MarketData) []byte {
+func (v marketDataV2) appendJSON(b []byte) []byte {
 	// A group's three keys are next to each other: one lookup serves them.
 	var group token.HolderGroup
 	var holding token.GroupHolding
@@ -565,32 +579,24 @@ func appendMarketDataV2(b []byte, m *token.MarketData) []byte {
 		f := &tokenKeys.marketDataV2[i]
 		b = append(b, f.key...)
 		if f.get != nil {
-			b = appendDecimal(b, f.get(m))
+			b = appendDecimal(b, f.get(v.m))
 			continue
 		}
 		if !read || f.group != group {
-			group, holding, read = f.group, m.Group(f.group), true
+			group, holding, read = f.group, v.m.Group(f.group), true
 		}
-		switch f.part {
-		case groupRatio:
-			b = appendDecimal(b, holding.HoldingsRatio)
-		case groupHolders:
-			b = appendDecimal(b, holding.TotalHolders)
-		default:
-			b = appendDecimal(b, holding.TotalHoldings)
-		}
+		b = appendDecimal(b, groupPart(holding, f.part))
 	}
 	return append(b, '}')
 }
 
-// appendPeriodsV2 writes the periods map of tokenV2: every window, sorted, each period(s).
-func appendPeriodsV2(b []byte, stats map[token.Window]token.PeriodStats) []byte {
+func (v periodsV2) appendJSON(b []byte) []byte {
 	if len(tokenKeys.windows) == 0 {
 		return append(b, "{}"...)
 	}
 	for i, w := range tokenKeys.windows {
 		b = append(b, tokenKeys.windowKeys[i]...)
-		s := stats[w]
+		s := v.stats[w]
 		for j := range tokenKeys.periodV2 {
 			f := &tokenKeys.periodV2[j]
 			b = append(b, f.key...)
@@ -605,26 +611,24 @@ func appendPeriodsV2(b []byte, stats map[token.Window]token.PeriodStats) []byte 
 	return append(b, '}')
 }
 
-// maxWindows is how many windows appendMultiStats reads into an array on the stack.
+// maxWindows is how many windows multiStats.appendJSON reads into an array on the stack.
 const maxWindows = 8
 
-// appendMultiStats writes the stats map of multiToken: address and every field of every window,
-// keys sorted, counts as JSON numbers (they are int64 in the map).
-func appendMultiStats(b []byte, d *token.Detail) []byte {
+func (v multiStats) appendJSON(b []byte) []byte {
 	var buf [maxWindows]token.PeriodStats
 	stats := buf[:0]
 	if len(token.AllWindows) > maxWindows {
 		stats = make([]token.PeriodStats, 0, len(token.AllWindows))
 	}
 	for _, w := range token.AllWindows {
-		stats = append(stats, d.Stats[w])
+		stats = append(stats, v.d.Stats[w])
 	}
 	for i := range tokenKeys.multiStats {
 		f := &tokenKeys.multiStats[i]
 		b = append(b, f.key...)
 		switch {
 		case f.window < 0:
-			b = appendString(b, d.Address)
+			b = appendString(b, v.d.Address)
 		case f.field.isCount():
 			b = strconv.AppendInt(b, f.field.count(&stats[f.window]), 10)
 		default:
@@ -634,26 +638,41 @@ func appendMultiStats(b []byte, d *token.Detail) []byte {
 	return append(b, '}')
 }
 
-// appendMultiMarketData writes the marketData map of multiToken: decimals and two int64 counts.
-func appendMultiMarketData(b []byte, m *token.MarketData) []byte {
+func (v multiMarketData) appendJSON(b []byte) []byte {
 	for i := range tokenKeys.multiMarketData {
 		f := &tokenKeys.multiMarketData[i]
 		b = append(b, f.key...)
 		if f.count != nil {
-			b = strconv.AppendInt(b, f.count(m), 10)
+			b = strconv.AppendInt(b, f.count(v.m), 10)
 		} else {
-			b = appendDecimal(b, f.get(m))
+			b = appendDecimal(b, f.get(v.m))
 		}
 	}
 	return append(b, '}')
 }
 
-// appendOptionalString writes nullable(s): null for "", else the string.
-func appendOptionalString(b []byte, s string) []byte {
+func (s nullString) appendJSON(b []byte) []byte {
 	if s == "" {
 		return append(b, "null"...)
 	}
-	return appendString(b, s)
+	return appendString(b, string(s))
+}
+
+func (n nullInt) appendJSON(b []byte) []byte {
+	if !n.ok {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, n.v, 10)
+}
+
+func (u utcTime) appendJSON(b []byte) []byte {
+	if u.t == nil {
+		return append(b, "null"...)
+	}
+	// RFC 3339 text is digits, '-', ':', '.', 'T' and 'Z': nothing to escape.
+	b = append(b, '"')
+	b = u.t.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
 }
 
 // appendNullableBool writes a *bool: null or the boolean.
@@ -664,15 +683,15 @@ func appendNullableBool(b []byte, v *bool) []byte {
 	return strconv.AppendBool(b, *v)
 }
 
-// appendQuotedInt writes n as a JSON string, as both count(n) and decimal.NewFromInt(n) render.
+// appendQuotedInt writes n as a JSON string, as the ,string option and decimal.NewFromInt(n) do.
 func appendQuotedInt(b []byte, n int64) []byte {
 	b = append(b, '"')
 	b = strconv.AppendInt(b, n, 10)
 	return append(b, '"')
 }
 
-// appendCountString writes countPtr(n): null or the count as a string.
-func appendCountString(b []byte, n *int64) []byte {
+// appendNullableQuotedInt writes a *int64 field with the ,string option: null or the quoted integer.
+func appendNullableQuotedInt(b []byte, n *int64) []byte {
 	if n == nil {
 		return append(b, "null"...)
 	}
@@ -762,26 +781,50 @@ const (
 	groupHoldings
 )
 
-// mdField is one key of a marketData map, in the order written. key is `{"name":` for the
-// first key and `,"name":` for the others. get reads a decimal; count, when set, an int64
-// instead; with neither, the value is part of group's holdings.
+func groupPart(h token.GroupHolding, part uint8) decimal.Decimal {
+	switch part {
+	case groupRatio:
+		return h.HoldingsRatio
+	case groupHolders:
+		return h.TotalHolders
+	default:
+		return h.TotalHoldings
+	}
+}
+
+// mdField is one key of a marketData object, in the order written: name, and key, the name
+// encoded as `{"name":` for the first key and `,"name":` for the others. get reads a decimal;
+// count, when set, an int64 instead; with neither, the value is part of group's holdings.
 type mdField struct {
-	key   string
-	get   func(*token.MarketData) decimal.Decimal
-	count func(*token.MarketData) int64
-	group token.HolderGroup
-	part  uint8
+	name, key string
+	get       func(*token.MarketData) decimal.Decimal
+	count     func(*token.MarketData) int64
+	group     token.HolderGroup
+	part      uint8
 }
 
-// statKey is one key of a stats map, in the order written (key as in mdField): field of the
-// window at index window of the window list, or the token's address when window is -1.
+// value is what f reads from m: a decimal.Decimal or an int64.
+func (f *mdField) value(m *token.MarketData) any {
+	switch {
+	case f.count != nil:
+		return f.count(m)
+	case f.get != nil:
+		return f.get(m)
+	}
+	return groupPart(m.Group(f.group), f.part)
+}
+
+// statKey is one key of a stats object, in the order written (name and key as in mdField):
+// field of the window at index window of token.AllWindows, or the token's address when window
+// is -1.
 type statKey struct {
-	key    string
-	window int
-	field  statField
+	name, key string
+	window    int
+	field     statField
 }
 
-// tokenKeys holds the sorted key orders of the token records' maps, each key already encoded.
+// tokenKeys holds the key tables of the token records' keyed objects, each sorted as
+// encoding/json sorts a map's keys, each key already encoded.
 var tokenKeys = newTokenKeys()
 
 type tokenKeyOrders struct {
@@ -791,7 +834,7 @@ type tokenKeyOrders struct {
 	marketDataV2    []mdField
 	windows         []token.Window // token.AllWindows sorted
 	windowKeys      []string       // their `{"w":` / `,"w":`
-	periodV2        []statKey      // the keys of period(s); window unused
+	periodV2        []statKey      // the keys of one period; window unused
 	multiStats      []statKey
 	multiMarketData []mdField
 }
@@ -822,7 +865,7 @@ func newTokenKeys() tokenKeyOrders {
 
 	// marketDataV2's keys.
 	md := func(name string, get func(*token.MarketData) decimal.Decimal) mdField {
-		return mdField{key: name, get: get}
+		return mdField{name: name, get: get}
 	}
 	v2 := []mdField{
 		md("top10HoldingsRatio", func(m *token.MarketData) decimal.Decimal { return m.Top10.HoldingsRatio }),
@@ -847,9 +890,9 @@ func newTokenKeys() tokenKeyOrders {
 		md("totalTvlInUsd", func(m *token.MarketData) decimal.Decimal { return m.TotalTVLInUSD }),
 	}
 	for _, g := range token.AllHolderGroups {
-		v2 = append(v2, mdField{key: string(g) + "HoldingsRatio", group: g, part: groupRatio},
-			mdField{key: string(g) + "TotalHolders", group: g, part: groupHolders},
-			mdField{key: string(g) + "TotalHoldings", group: g, part: groupHoldings})
+		v2 = append(v2, mdField{name: string(g) + "HoldingsRatio", group: g, part: groupRatio},
+			mdField{name: string(g) + "TotalHolders", group: g, part: groupHolders},
+			mdField{name: string(g) + "TotalHoldings", group: g, part: groupHoldings})
 	}
 	o.marketDataV2 = sortedFields(v2)
 
@@ -861,18 +904,18 @@ func newTokenKeys() tokenKeyOrders {
 
 	// period's keys.
 	o.periodV2 = sortedStatKeys([]statKey{
-		{key: "buyVolumeInUsd", field: statBuyVolumeInUSD}, {key: "buyers", field: statBuyers},
-		{key: "buys", field: statBuys}, {key: "closeInUsd", field: statCloseInUSD},
-		{key: "currentLiquidityInUsd", field: statCurrentLiquidityInUSD}, {key: "highInUsd", field: statHighInUSD},
-		{key: "lowInUsd", field: statLowInUSD}, {key: "openInUsd", field: statOpenInUSD},
-		{key: "priceChangeRatioInUsd", field: statPriceChangeRatioInUSD}, {key: "sellVolumeInUsd", field: statSellVolumeInUSD},
-		{key: "sellers", field: statSellers}, {key: "sells", field: statSells},
-		{key: "totalVolumeInUsd", field: statTotalVolumeInUSD}, {key: "traders", field: statTraders},
-		{key: "trades", field: statTrades},
+		{name: "buyVolumeInUsd", field: statBuyVolumeInUSD}, {name: "buyers", field: statBuyers},
+		{name: "buys", field: statBuys}, {name: "closeInUsd", field: statCloseInUSD},
+		{name: "currentLiquidityInUsd", field: statCurrentLiquidityInUSD}, {name: "highInUsd", field: statHighInUSD},
+		{name: "lowInUsd", field: statLowInUSD}, {name: "openInUsd", field: statOpenInUSD},
+		{name: "priceChangeRatioInUsd", field: statPriceChangeRatioInUSD}, {name: "sellVolumeInUsd", field: statSellVolumeInUSD},
+		{name: "sellers", field: statSellers}, {name: "sells", field: statSells},
+		{name: "totalVolumeInUsd", field: statTotalVolumeInUSD}, {name: "traders", field: statTraders},
+		{name: "trades", field: statTrades},
 	})
 
 	// multiToken's stats keys: the address, then each field under its name and the window.
-	multi := []statKey{{key: "address", window: -1}}
+	multi := []statKey{{name: "address", window: -1}}
 	for i, w := range token.AllWindows {
 		for _, f := range []struct {
 			name  string
@@ -885,7 +928,7 @@ func newTokenKeys() tokenKeyOrders {
 			{"buys", statBuys}, {"sells", statSells}, {"buyers", statBuyers}, {"sellers", statSellers},
 			{"trades", statTrades}, {"traders", statTraders},
 		} {
-			multi = append(multi, statKey{key: f.name + string(w), window: i, field: f.field})
+			multi = append(multi, statKey{name: f.name + string(w), window: i, field: f.field})
 		}
 	}
 	o.multiStats = sortedStatKeys(multi)
@@ -907,26 +950,26 @@ func newTokenKeys() tokenKeyOrders {
 		md("completionRatio", func(m *token.MarketData) decimal.Decimal { return m.CompletionRatio }),
 		md("devTeamAmount", func(m *token.MarketData) decimal.Decimal { return m.CreatorHoldings() }),
 		md("devTeamRatio", func(m *token.MarketData) decimal.Decimal { return m.CreatorHoldingsRatio() }),
-		{key: "holders", count: func(m *token.MarketData) int64 { return m.Holders.IntPart() }},
-		{key: "devTeamCount", count: func(m *token.MarketData) int64 { return dev(m).TotalHolders.IntPart() }},
+		{name: "holders", count: func(m *token.MarketData) int64 { return m.Holders.IntPart() }},
+		{name: "devTeamCount", count: func(m *token.MarketData) int64 { return dev(m).TotalHolders.IntPart() }},
 	})
 	return o
 }
 
-// sortedFields sorts fs by key, as encoding/json orders a map's keys, and encodes the keys.
+// sortedFields sorts fs by name, as encoding/json orders a map's keys, and encodes the names.
 func sortedFields(fs []mdField) []mdField {
-	slices.SortFunc(fs, func(a, b mdField) int { return strings.Compare(a.key, b.key) })
+	slices.SortFunc(fs, func(a, b mdField) int { return strings.Compare(a.name, b.name) })
 	for i := range fs {
-		fs[i].key = objectKey(i, fs[i].key)
+		fs[i].key = objectKey(i, fs[i].name)
 	}
 	return fs
 }
 
-// sortedStatKeys sorts ks by key, as encoding/json orders a map's keys, and encodes the keys.
+// sortedStatKeys sorts ks by name, as encoding/json orders a map's keys, and encodes the names.
 func sortedStatKeys(ks []statKey) []statKey {
-	slices.SortFunc(ks, func(a, b statKey) int { return strings.Compare(a.key, b.key) })
+	slices.SortFunc(ks, func(a, b statKey) int { return strings.Compare(a.name, b.name) })
 	for i := range ks {
-		ks[i].key = objectKey(i, ks[i].key)
+		ks[i].key = objectKey(i, ks[i].name)
 	}
 	return ks
 }

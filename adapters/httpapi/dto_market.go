@@ -16,16 +16,12 @@ import (
 	"github.com/tokenscope/tokenscope/ports"
 )
 
-// JSON shapes of the read API (operations 1–9). Decimals render as strings (shopspring's
-// MarshalJSON), counts the spec types as strings go through count, absent optional values are
-// null (never omitted), and every array is non-nil so it renders as []. The trade, snapshot
-// and PnL DTOs are encoded by hand (dto_json.go): a field added to one of them needs its line
-// there too, which json_test.go enforces; red packets and claims go through c.JSON. The token
-// records (tokenV2DTO,
-// tokenFastDTO, multiTokenDTO) are written by hand straight from token.Detail (appendTokenV2,
-// appendTokenFast, appendMultiToken): the handlers no longer build them, and their
-// constructors below are the reference json_test.go compares those writers with, so a change
-// here needs the same change there.
+// JSON shapes of the read API (operations 1–9; the token records are in dto_token.go).
+// Decimals render as strings (shopspring's MarshalJSON), counts the spec types as strings go
+// through count, absent optional values are null (never omitted), and every array is non-nil so
+// it renders as []. The trade, snapshot and PnL DTOs are encoded by hand (dto_json.go): a field
+// added to one of them needs its line there too, which json_test.go enforces. Red packets and
+// claims go through c.JSON.
 
 // pageRequest reads cursor, limit (1..100, default def) and direction.
 func pageRequest(c *fiber.Ctx, def int) (ports.PageRequest, error) {

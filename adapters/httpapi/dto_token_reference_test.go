@@ -14,21 +14,21 @@ import (
 
 // --- tokens (v2 shape: search and ranking) ---
 
-type creatorDTO struct {
+type oldCreatorDTO struct {
 	Address    string `json:"address"`
 	IsVerified bool   `json:"isVerified"`
 	Share      int64  `json:"share"`
 }
 
-func creators(cs []token.Creator) []creatorDTO {
-	out := make([]creatorDTO, len(cs))
+func oldCreators(cs []token.Creator) []oldCreatorDTO {
+	out := make([]oldCreatorDTO, len(cs))
 	for i, c := range cs {
-		out[i] = creatorDTO(c)
+		out[i] = oldCreatorDTO(c)
 	}
 	return out
 }
 
-type extraDTO struct {
+type oldExtraDTO struct {
 	CollectionAddress        *string `json:"collectionAddress"`
 	EditionNonce             *int64  `json:"editionNonce"`
 	FreezeAuthority          *string `json:"freezeAuthority"`
@@ -52,15 +52,15 @@ type extraDTO struct {
 	UpdateAuthority          *string `json:"updateAuthority"`
 }
 
-// extra renders the extension/extra object; migratedAt is divided by unit (1 for the v2
+// oldExtra renders the extension/oldExtra object; migratedAt is divided by unit (1 for the v2
 // shape's milliseconds, 1000 for the multi-detail shape's seconds).
-func extra(e token.Extra, unit int64) extraDTO {
+func oldExtra(e token.Extra, unit int64) oldExtraDTO {
 	var migrated *int64
 	if e.MigratedAt != nil {
 		v := *e.MigratedAt / unit
 		migrated = &v
 	}
-	return extraDTO{
+	return oldExtraDTO{
 		CollectionAddress: nullable(e.CollectionAddress), EditionNonce: e.EditionNonce, FreezeAuthority: nullable(e.FreezeAuthority),
 		Fungible: e.Fungible, IsMutable: e.IsMutable, IsNative: e.IsNative, IsVerifiedCollection: e.IsVerifiedCollection,
 		IsWrapped: e.IsWrapped, Key: nullable(e.Key), LaunchFromProgramAddress: nullable(e.LaunchFromProgramAddress),
@@ -73,8 +73,8 @@ func extra(e token.Extra, unit int64) extraDTO {
 	}
 }
 
-// socials renders every socialMedias key of the spec, null when the token has no such link.
-func socials(s token.Socials) map[string]*string {
+// oldSocials renders every socialMedias key of the spec, null when the token has no such link.
+func oldSocials(s token.Socials) map[string]*string {
 	out := make(map[string]*string, len(token.SocialKeys))
 	for _, k := range token.SocialKeys {
 		out[k] = nullable(s.Get(k))
@@ -82,8 +82,8 @@ func socials(s token.Socials) map[string]*string {
 	return out
 }
 
-// marketDataV2 renders the v2 marketData object: every value a decimal string.
-func marketDataV2(m token.MarketData) map[string]decimal.Decimal {
+// oldMarketDataV2 renders the v2 marketData object: every value a decimal string.
+func oldMarketDataV2(m token.MarketData) map[string]decimal.Decimal {
 	out := map[string]decimal.Decimal{
 		"top10HoldingsRatio": m.Top10.HoldingsRatio, "top10TotalHoldings": m.Top10.TotalHoldings,
 		"top50HoldingsRatio": m.Top50.HoldingsRatio, "top50TotalHoldings": m.Top50.TotalHoldings,
@@ -103,13 +103,13 @@ func marketDataV2(m token.MarketData) map[string]decimal.Decimal {
 	return out
 }
 
-type statsV2DTO struct {
+type oldStatsV2DTO struct {
 	Address string                                `json:"address"`
 	Periods map[string]map[string]decimal.Decimal `json:"periods"`
 }
 
-// period renders one stats.periods entry; counts are decimal strings in the v2 shape.
-func period(s token.PeriodStats) map[string]decimal.Decimal {
+// oldPeriod renders one stats.periods entry; counts are decimal strings in the v2 shape.
+func oldPeriod(s token.PeriodStats) map[string]decimal.Decimal {
 	n := decimal.NewFromInt
 	return map[string]decimal.Decimal{
 		"buyVolumeInUsd": s.BuyVolumeInUSD, "buyers": n(s.Buyers), "buys": n(s.Buys), "closeInUsd": s.CloseInUSD,
@@ -120,7 +120,7 @@ func period(s token.PeriodStats) map[string]decimal.Decimal {
 	}
 }
 
-type tokenV2DTO struct {
+type oldTokenV2DTO struct {
 	Address                 string                     `json:"address"`
 	Chain                   string                     `json:"chain"`
 	Decimals                int32                      `json:"decimals"`
@@ -130,23 +130,23 @@ type tokenV2DTO struct {
 	Description             *string                    `json:"description"`
 	DevLastTokenCreatedAt   *string                    `json:"devLastTokenCreatedAt"`
 	DevTotalTokens          *string                    `json:"devTotalTokens"`
-	Extension               extraDTO                   `json:"extension"`
-	Extra                   extraDTO                   `json:"extra"`
+	Extension               oldExtraDTO                `json:"extension"`
+	Extra                   oldExtraDTO                `json:"extra"`
 	ImageURL                *string                    `json:"imageUrl"`
 	Market                  *string                    `json:"market"`
 	MarketData              map[string]decimal.Decimal `json:"marketData"`
 	MetadataAddress         *string                    `json:"metadataAddress"`
 	SocialMedias            map[string]*string         `json:"socialMedias"`
-	Stats                   statsV2DTO                 `json:"stats"`
+	Stats                   oldStatsV2DTO              `json:"stats"`
 	TokenCreatedAt          *int64                     `json:"tokenCreatedAt"`
 	TokenCreatedBlockHeight *string                    `json:"tokenCreatedBlockHeight"`
 	TokenCreatedSlot        *string                    `json:"tokenCreatedSlot"`
 	TokenCreatedTxSignature *string                    `json:"tokenCreatedTxSignature"`
-	TokenCreators           []creatorDTO               `json:"tokenCreators"`
+	TokenCreators           []oldCreatorDTO            `json:"tokenCreators"`
 	URI                     *string                    `json:"uri"`
 }
 
-func tokenV2(d token.Detail) tokenV2DTO {
+func oldTokenV2(d token.Detail) oldTokenV2DTO {
 	var devLast *string
 	if d.DevLastTokenCreatedAt != nil {
 		s := d.DevLastTokenCreatedAt.UTC().Format(time.RFC3339Nano)
@@ -154,24 +154,24 @@ func tokenV2(d token.Detail) tokenV2DTO {
 	}
 	periods := make(map[string]map[string]decimal.Decimal, len(token.AllWindows))
 	for _, w := range token.AllWindows {
-		periods[string(w)] = period(d.Period(w))
+		periods[string(w)] = oldPeriod(d.Period(w))
 	}
-	return tokenV2DTO{
+	return oldTokenV2DTO{
 		Address: d.Address, Chain: string(d.Chain), Decimals: d.Decimals, Name: d.Name, Symbol: d.Symbol,
 		VendorCoinID: nullable(d.VendorCoinID), Description: nullable(d.Description), DevLastTokenCreatedAt: devLast,
-		DevTotalTokens: countPtr(d.DevTotalTokens), Extension: extra(d.Extra, 1), Extra: extra(d.Extra, 1),
-		ImageURL: nullable(d.ImageURL), Market: nullable(d.Market), MarketData: marketDataV2(d.MarketData),
-		MetadataAddress: nullable(d.MetadataAddress), SocialMedias: socials(d.Socials),
-		Stats: statsV2DTO{Address: d.Address, Periods: periods}, TokenCreatedAt: d.CreatedAt,
+		DevTotalTokens: countPtr(d.DevTotalTokens), Extension: oldExtra(d.Extra, 1), Extra: oldExtra(d.Extra, 1),
+		ImageURL: nullable(d.ImageURL), Market: nullable(d.Market), MarketData: oldMarketDataV2(d.MarketData),
+		MetadataAddress: nullable(d.MetadataAddress), SocialMedias: oldSocials(d.Socials),
+		Stats: oldStatsV2DTO{Address: d.Address, Periods: periods}, TokenCreatedAt: d.CreatedAt,
 		TokenCreatedBlockHeight: countPtr(d.CreatedBlockHeight), TokenCreatedSlot: countPtr(d.CreatedSlot),
-		TokenCreatedTxSignature: nullable(d.CreatedTxSignature), TokenCreators: creators(d.Creators), URI: nullable(d.URI),
+		TokenCreatedTxSignature: nullable(d.CreatedTxSignature), TokenCreators: oldCreators(d.Creators), URI: nullable(d.URI),
 	}
 }
 
-// tokenFastDTO is search's fast mode: the identity fields plus the numbers search sorts on, in
+// oldTokenFastDTO is search's fast mode: the identity fields plus the numbers search sorts on, in
 // the places the v2 record keeps them (liquidity is marketData.totalTvlInUsd, the 24h volume
 // and trade count are stats.periods["24h"]).
-type tokenFastDTO struct {
+type oldTokenFastDTO struct {
 	Address        string                     `json:"address"`
 	Chain          string                     `json:"chain"`
 	Decimals       int32                      `json:"decimals"`
@@ -180,29 +180,29 @@ type tokenFastDTO struct {
 	ImageURL       *string                    `json:"imageUrl"`
 	TokenCreatedAt *int64                     `json:"tokenCreatedAt"`
 	MarketData     map[string]decimal.Decimal `json:"marketData"`
-	Stats          statsV2DTO                 `json:"stats"`
+	Stats          oldStatsV2DTO              `json:"stats"`
 }
 
-func tokenFast(d token.Detail) tokenFastDTO {
+func oldTokenFast(d token.Detail) oldTokenFastDTO {
 	day := d.Period(token.Window24h)
-	return tokenFastDTO{
+	return oldTokenFastDTO{
 		Address: d.Address, Chain: string(d.Chain), Decimals: d.Decimals, Name: d.Name, Symbol: d.Symbol,
 		ImageURL: nullable(d.ImageURL), TokenCreatedAt: d.CreatedAt,
 		MarketData: map[string]decimal.Decimal{"priceInUsd": d.MarketData.PriceInUSD, "marketCapInUsd": d.MarketData.MarketCapInUSD,
 			"totalTvlInUsd": d.MarketData.TotalTVLInUSD, "holders": d.MarketData.Holders},
-		Stats: statsV2DTO{Address: d.Address, Periods: map[string]map[string]decimal.Decimal{
+		Stats: oldStatsV2DTO{Address: d.Address, Periods: map[string]map[string]decimal.Decimal{
 			string(token.Window24h): {"totalVolumeInUsd": day.TotalVolumeInUSD, "trades": decimal.NewFromInt(day.Trades)}}},
 	}
 }
 
 // --- tokens (multi-detail shape) ---
 
-type extensionDTO struct {
+type oldExtensionDTO struct {
 	Website *string `json:"website"`
 	Twitter *string `json:"twitter"`
 }
 
-type liquidityDTO struct {
+type oldLiquidityDTO struct {
 	ProgramAddress string          `json:"programAddress"`
 	ProtocolFamily string          `json:"protocolFamily"`
 	Image          string          `json:"image"`
@@ -215,7 +215,7 @@ type liquidityDTO struct {
 	TvlInSol       decimal.Decimal `json:"tvlInSol"`
 }
 
-type multiTokenDTO struct {
+type oldMultiTokenDTO struct {
 	Chain           string             `json:"chain"`
 	Decimals        int32              `json:"decimals"`
 	Name            string             `json:"name"`
@@ -224,21 +224,21 @@ type multiTokenDTO struct {
 	Stats           map[string]any     `json:"stats"`
 	MarketData      map[string]any     `json:"marketData"`
 	MetadataAddress *string            `json:"metadataAddress"`
-	TokenCreators   []creatorDTO       `json:"tokenCreators"`
+	TokenCreators   []oldCreatorDTO    `json:"tokenCreators"`
 	ImageURL        *string            `json:"imageUrl"`
 	URI             *string            `json:"uri"`
-	Extra           extraDTO           `json:"extra"`
+	Extra           oldExtraDTO        `json:"extra"`
 	SocialMedias    map[string]*string `json:"socialMedias"`
 	TokenCreatedAt  *int64             `json:"tokenCreatedAt"`
 	Description     *string            `json:"description"`
 	Market          *string            `json:"market"`
-	Extension       extensionDTO       `json:"extension"`
-	Liquidity       []liquidityDTO     `json:"liquidity"`
+	Extension       oldExtensionDTO    `json:"extension"`
+	Liquidity       []oldLiquidityDTO  `json:"liquidity"`
 }
 
-// multiToken renders the multi-detail record; chainName is the chain as the request named it
+// oldMultiToken renders the multi-detail record; chainName is the chain as the request named it
 // (ethereum is stored as eth).
-func multiToken(d token.Detail, chainName string) multiTokenDTO {
+func oldMultiToken(d token.Detail, chainName string) oldMultiTokenDTO {
 	stats := map[string]any{"address": d.Address}
 	for _, w := range token.AllWindows {
 		s, p := d.Period(w), string(w)
@@ -271,18 +271,18 @@ func multiToken(d token.Detail, chainName string) multiTokenDTO {
 		"completionRatio": m.CompletionRatio, "devTeamAmount": m.CreatorHoldings(), "devTeamRatio": m.CreatorHoldingsRatio(),
 		"holders": m.Holders.IntPart(), "devTeamCount": dev.TotalHolders.IntPart(),
 	}
-	liq := make([]liquidityDTO, len(d.Pools))
+	liq := make([]oldLiquidityDTO, len(d.Pools))
 	for i, p := range d.Pools {
-		liq[i] = liquidityDTO{ProgramAddress: p.ProgramAddress, ProtocolFamily: p.ProtocolFamily, Image: p.Image, Chain: chainName,
+		liq[i] = oldLiquidityDTO{ProgramAddress: p.ProgramAddress, ProtocolFamily: p.ProtocolFamily, Image: p.Image, Chain: chainName,
 			PoolAddress: p.PoolAddress, ProtocolName: p.ProtocolName, TokenAAddress: p.TokenAAddress, TokenBAddress: p.TokenBAddress,
 			TvlInUsd: p.TVLInUSD, TvlInSol: p.TVLInSol}
 	}
-	return multiTokenDTO{
+	return oldMultiTokenDTO{
 		Chain: chainName, Decimals: d.Decimals, Name: d.Name, Symbol: d.Symbol, Address: d.Address, Stats: stats, MarketData: md,
-		MetadataAddress: nullable(d.MetadataAddress), TokenCreators: creators(d.Creators), ImageURL: nullable(d.ImageURL),
-		URI: nullable(d.URI), Extra: extra(d.Extra, 1000), SocialMedias: socials(d.Socials), TokenCreatedAt: d.CreatedAt,
+		MetadataAddress: nullable(d.MetadataAddress), TokenCreators: oldCreators(d.Creators), ImageURL: nullable(d.ImageURL),
+		URI: nullable(d.URI), Extra: oldExtra(d.Extra, 1000), SocialMedias: oldSocials(d.Socials), TokenCreatedAt: d.CreatedAt,
 		Description: nullable(d.Description), Market: nullable(d.Market),
-		Extension: extensionDTO{Website: nullable(d.Socials.Get(token.SocialWebsite)), Twitter: nullable(d.Socials.Get(token.SocialTwitter))},
+		Extension: oldExtensionDTO{Website: nullable(d.Socials.Get(token.SocialWebsite)), Twitter: nullable(d.Socials.Get(token.SocialTwitter))},
 		Liquidity: liq,
 	}
 }

@@ -7,7 +7,6 @@ import (
 	mathrand "math/rand"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -257,10 +256,9 @@ func randomSocials(r *rand.Rand) token.Socials {
 	return s
 }
 
-// TestTokenRecordsMatchEncodingJSON: the token record writers give, for random details, the
-// bytes encoding/json writes for the DTOs tokenV2, tokenFast and multiToken build (what the
-// handlers sent through c.JSON before). A field added to those DTOs, or a key to their maps,
-// without its writer line fails here.
+// TestTokenRecordsMatchEncodingJSON: the token records' appendJSON gives, for random details,
+// the bytes encoding/json writes for the same DTO (the keyed objects through their
+// MarshalJSON maps). A field added to a record without its encoder line fails here.
 func TestTokenRecordsMatchEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	ptr := func(v int64) *int64 { return &v }
@@ -282,10 +280,19 @@ func TestTokenRecordsMatchEncodingJSON(t *testing.T) {
 	}
 	check := func(t *testing.T, d token.Detail, name string) {
 		t.Helper()
-		require.Equal(t, string(reference(t, tokenV2(d))), string(appendTokenV2(nil, &d)), "tokenV2 %s", name)
-		require.Equal(t, string(reference(t, tokenFast(d))), string(appendTokenFast(nil, &d)), "tokenFast %s", name)
+		v2 := tokenV2Out(&d)
+		got := string(v2.appendJSON(nil))
+		require.Equal(t, string(reference(t, v2)), got, "tokenV2 %s", name)
+		require.Equal(t, string(reference(t, oldTokenV2(d))), got, "old tokenV2 %s", name)
+		fast := tokenFastOut(&d)
+		got = string(fast.appendJSON(nil))
+		require.Equal(t, string(reference(t, fast)), got, "tokenFast %s", name)
+		require.Equal(t, string(reference(t, oldTokenFast(d))), got, "old tokenFast %s", name)
 		for _, ch := range []string{"sol", "ethereum", randomString(r)} {
-			require.Equal(t, string(reference(t, multiToken(d, ch))), string(appendMultiToken(nil, &d, ch)), "multiToken %s %q", name, ch)
+			multi := multiTokenOut(&d, ch)
+			got = string(multi.appendJSON(nil))
+			require.Equal(t, string(reference(t, multi)), got, "multiToken %s %q", name, ch)
+			require.Equal(t, string(reference(t, oldMultiToken(d, ch))), got, "old multiToken %s %q", name, ch)
 		}
 	}
 	for i, d := range fixed {
@@ -297,8 +304,8 @@ func TestTokenRecordsMatchEncodingJSON(t *testing.T) {
 }
 
 // TestTokenListsMatchEncodingJSON: the lists and pages of token records give the bytes c.JSON
-// gave for what the handlers built: a bare array from make (never null) for ranking and
-// multi-detail, toPage for search.
+// gives for the DTOs: a bare array from make (never null) for ranking and multi-detail, toPage
+// for search.
 func TestTokenListsMatchEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	for i := range 300 {
@@ -315,8 +322,8 @@ func TestTokenListsMatchEncodingJSON(t *testing.T) {
 		}
 		v2 := make([]tokenV2DTO, len(ds))
 		multi := make([]multiTokenDTO, len(ds))
-		for j, d := range ds {
-			v2[j], multi[j] = tokenV2(d), multiToken(d, "sol")
+		for j := range ds {
+			v2[j], multi[j] = tokenV2Out(&ds[j]), multiTokenOut(&ds[j], "sol")
 		}
 		require.Equal(t, string(reference(t, v2)), string(appendTokenV2List(nil, ds)), "v2 list %d", i)
 		require.Equal(t, string(reference(t, multi)), string(appendMultiTokenList(nil, ds, "sol")), "multi list %d", i)
@@ -324,8 +331,10 @@ func TestTokenListsMatchEncodingJSON(t *testing.T) {
 		var pg page.Page[token.Detail]
 		fill(r, reflect.ValueOf(&pg).Elem()) // cursors, flags and, sometimes nil, items
 		pg.Items = ds
-		require.Equal(t, string(reference(t, toPage(pg, tokenV2))), string(appendTokenV2Page(nil, pg)), "v2 page %d", i)
-		require.Equal(t, string(reference(t, toPage(pg, tokenFast))), string(appendTokenFastPage(nil, pg)), "fast page %d", i)
+		v2Page := toPage(pg, func(d token.Detail) tokenV2DTO { return tokenV2Out(&d) })
+		require.Equal(t, string(reference(t, v2Page)), string(appendTokenV2Page(nil, pg)), "v2 page %d", i)
+		fastPage := toPage(pg, func(d token.Detail) tokenFastDTO { return tokenFastOut(&d) })
+		require.Equal(t, string(reference(t, fastPage)), string(appendTokenFastPage(nil, pg)), "fast page %d", i)
 	}
 }
 
@@ -336,8 +345,8 @@ func TestTokenListResponseMatchesCJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(19, 20))
 	ds := []token.Detail{randomDetail(r), randomDetail(r), randomDetail(r)}
 	out := make([]tokenV2DTO, len(ds))
-	for i, d := range ds {
-		out[i] = tokenV2(d)
+	for i := range ds {
+		out[i] = tokenV2Out(&ds[i])
 	}
 	before := app.AcquireCtx(&fasthttp.RequestCtx{})
 	defer app.ReleaseCtx(before)
@@ -349,45 +358,6 @@ func TestTokenListResponseMatchesCJSON(t *testing.T) {
 	assert.Equal(t, string(before.Response().Body()), string(after.Response().Body()))
 	assert.Equal(t, before.Response().Header.String(), after.Response().Header.String())
 	assert.Equal(t, fiber.MIMEApplicationJSON, string(after.Response().Header.ContentType()))
-}
-
-// TestTokenKeyOrders: the precomputed key orders are encoding/json's (sorted, no duplicates).
-func TestTokenKeyOrders(t *testing.T) {
-	for name, keys := range map[string][]string{
-		"socials": tokenKeys.socialKeys, "windows": tokenKeys.windowKeys,
-		"marketDataV2":    fieldKeys(tokenKeys.marketDataV2),
-		"multiMarketData": fieldKeys(tokenKeys.multiMarketData),
-		"periodV2":        statKeys(tokenKeys.periodV2), "multiStats": statKeys(tokenKeys.multiStats),
-	} {
-		var plain []string
-		for _, k := range keys {
-			var s string
-			require.NoError(t, json.Unmarshal([]byte(strings.TrimSuffix(k[1:], ":")), &s), name)
-			plain = append(plain, s)
-		}
-		assert.True(t, slices.IsSorted(plain), "%s: %v", name, plain)
-		assert.Len(t, slices.Compact(slices.Clone(plain)), len(plain), "%s has duplicate keys", name)
-	}
-	assert.Len(t, tokenKeys.marketDataV2, len(marketDataV2(token.MarketData{})))
-	assert.Len(t, tokenKeys.periodV2, len(period(token.PeriodStats{})))
-	assert.Len(t, tokenKeys.multiStats, len(multiToken(token.Detail{}, "sol").Stats))
-	assert.Len(t, tokenKeys.multiMarketData, len(multiToken(token.Detail{}, "sol").MarketData))
-}
-
-func fieldKeys(fs []mdField) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = f.key
-	}
-	return out
-}
-
-func statKeys(ks []statKey) []string {
-	out := make([]string, len(ks))
-	for i, k := range ks {
-		out[i] = k.key
-	}
-	return out
 }
 
 func TestOtherValuesGoThroughEncodingJSON(t *testing.T) {
@@ -614,8 +584,8 @@ func realistic(r *rand.Rand, v reflect.Value) {
 }
 
 // BenchmarkEncodeTokenV2List compares the ways of rendering the hot-token ranking's 100 v2
-// records: the hand-written writer, and what the handler did before (build the DTOs, then
-// encoding/json as c.JSON); build-dtos is the DTO building alone.
+// records: the hand-written encoder, and encoding/json over the same DTOs (what c.JSON would
+// cost); build-dtos is the DTO building alone.
 func BenchmarkEncodeTokenV2List(b *testing.B) {
 	ds := benchDetails(100)
 	b.Run("appendTokenV2List", func(b *testing.B) {
@@ -633,8 +603,8 @@ func BenchmarkEncodeTokenV2List(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			out := make([]tokenV2DTO, len(ds))
-			for i, d := range ds {
-				out[i] = tokenV2(d)
+			for i := range ds {
+				out[i] = tokenV2Out(&ds[i])
 			}
 			buf.Reset()
 			_ = enc.Encode(out)
@@ -645,8 +615,8 @@ func BenchmarkEncodeTokenV2List(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			out := make([]tokenV2DTO, len(ds))
-			for i, d := range ds {
-				out[i] = tokenV2(d)
+			for i := range ds {
+				out[i] = tokenV2Out(&ds[i])
 			}
 		}
 	})
@@ -670,8 +640,8 @@ func BenchmarkEncodeMultiTokenList(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			out := make([]multiTokenDTO, len(ds))
-			for i, d := range ds {
-				out[i] = multiToken(d, "sol")
+			for i := range ds {
+				out[i] = multiTokenOut(&ds[i], "sol")
 			}
 			buf.Reset()
 			_ = enc.Encode(out)
