@@ -22,8 +22,9 @@ import (
 // socialMedias) have dozens of keys made of a name and a window or holder group. They are not
 // structs of their own but views of the detail (marketDataV2, periodsV2, multiStats,
 // multiMarketData, socialsView) over one key table each (tokenKeys, dto_json.go): appendJSON
-// writes the table in encoding/json's sorted map order, MarshalJSON builds the map encoding/json
-// used to get and encodes it, so the oracle checks the order and every key.
+// writes the table in encoding/json's sorted map order; MarshalJSON builds the map the object
+// used to be rendered from and lets encoding/json sort and encode it, so the oracle checks the
+// order and every key.
 
 // nullString is an optional text of a record: null when empty.
 type nullString string
@@ -41,6 +42,7 @@ type nullInt struct {
 	ok bool
 }
 
+// nullIntOf is *p / unit, null when p is nil.
 func nullIntOf(p *int64, unit int64) nullInt {
 	if p == nil {
 		return nullInt{}

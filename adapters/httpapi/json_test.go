@@ -269,30 +269,29 @@ func TestTokenRecordsMatchEncodingJSON(t *testing.T) {
 		{},
 		{Token: token.Token{Creators: []token.Creator{}}, Stats: map[token.Window]token.PeriodStats{}, Pools: []token.PoolLiquidity{},
 			MarketData: token.MarketData{Groups: map[token.HolderGroup]token.GroupHolding{}}},
-		{Token: token.Token{Address: "A", Chain: "sol", Name: "<b>&", Symbol: `"\`, DevTotalTokens: ptr(0), CreatedAt: ptr(-1),
+		{Token: token.Token{Address: "A", Chain: "sol", Name: "<b>&", Symbol: `"\`, Description: "ünïcødé 漢字 🚀 <i>&amp;</i>\u2028\x00",
+			ImageURL: "https://example.com/a?b=c&d=<e>", DevTotalTokens: ptr(0), CreatedAt: ptr(-1),
 			CreatedBlockHeight: ptr(-9223372036854775808), CreatedSlot: ptr(9223372036854775807),
 			Creators: []token.Creator{{Address: "c", IsVerified: true, Share: -5}},
 			Extra:    token.Extra{MigratedAt: ptr(-1999), EditionNonce: ptr(0), Fungible: &yes}, Socials: socials},
 			MarketData: token.MarketData{Holders: decimal.RequireFromString("-123456789012345678901234567890.5"),
 				Groups: map[token.HolderGroup]token.GroupHolding{token.Dev: {TotalHolders: decimal.RequireFromString("1e30"),
 					TotalHoldings: decimal.New(-1, -30), HoldingsRatio: decimal.New(5, 3)}}},
-			Stats: map[token.Window]token.PeriodStats{token.Window24h: {Trades: -7, Buys: 1 << 62, TotalVolumeInUSD: decimal.New(1, 40)}}},
+			Stats: map[token.Window]token.PeriodStats{token.Window24h: {Trades: -7, Buys: 1 << 62, TotalVolumeInUSD: decimal.New(1, 40)}},
+			Pools: []token.PoolLiquidity{{ProtocolName: "<Raydium & co>", Image: "\xff", TVLInUSD: decimal.New(-5, -3)}}},
 	}
 	check := func(t *testing.T, d token.Detail, name string) {
 		t.Helper()
 		v2 := tokenV2Out(&d)
 		got := string(v2.appendJSON(nil))
 		require.Equal(t, string(reference(t, v2)), got, "tokenV2 %s", name)
-		require.Equal(t, string(reference(t, oldTokenV2(d))), got, "old tokenV2 %s", name)
 		fast := tokenFastOut(&d)
 		got = string(fast.appendJSON(nil))
 		require.Equal(t, string(reference(t, fast)), got, "tokenFast %s", name)
-		require.Equal(t, string(reference(t, oldTokenFast(d))), got, "old tokenFast %s", name)
 		for _, ch := range []string{"sol", "ethereum", randomString(r)} {
 			multi := multiTokenOut(&d, ch)
 			got = string(multi.appendJSON(nil))
 			require.Equal(t, string(reference(t, multi)), got, "multiToken %s %q", name, ch)
-			require.Equal(t, string(reference(t, oldMultiToken(d, ch))), got, "old multiToken %s %q", name, ch)
 		}
 	}
 	for i, d := range fixed {
