@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/tokenscope/tokenscope/domain/fault"
 )
 
 // ingestResponse reports what the committed batches changed.
@@ -25,12 +27,35 @@ type ingestResponse struct {
 // every event is idempotent. A body that cannot be read to its end (a malformed chunk, a
 // connection cut short) is a 400 on the body, with the same rule for earlier batches.
 func (h *handlers) ingest(c *fiber.Ctx) error {
+	enc, err := requestEncoding(c)
+	if err != nil {
+		return err
+	}
 	var body io.Reader = c.Context().RequestBodyStream()
 	if body == nil {
-		body = bytes.NewReader(c.Body())
+		// The raw bytes: c.Body() would undo a Content-Encoding without bounds.
+		body = bytes.NewReader(c.Request().Body())
 	}
-	br := &bodyReader{r: body}
-	res, err := h.app.Ingest.Stream(c.UserContext(), br, nil)
+	br := &bodyReader{r: body, fault: errUnreadableBody}
+	var in io.Reader = br
+	var dr *bodyReader
+	if enc != "" {
+		// The decoded stream is read as it comes, line by line, like a plain one.
+		dec, err := decodingReader(br, enc)
+		if err != nil {
+			if br.failed.Load() {
+				c.Set(fiber.HeaderConnection, "close")
+				return errUnreadableBody()
+			}
+			return errUndecodableBody(enc)
+		}
+		dr = &bodyReader{r: dec, fault: func() *fault.Error { return errUndecodableBody(enc) }}
+		in = dr
+	}
+	res, err := h.app.Ingest.Stream(c.UserContext(), in, nil)
+	if dr != nil && dr.failed.Load() && !br.failed.Load() {
+		return errUndecodableBody(enc)
+	}
 	if br.failed.Load() {
 		// Whatever the decoder made of the bytes before the break (often a cut-off line), the
 		// cause is the body; its unread rest must not be parsed as a next request.
@@ -48,6 +73,7 @@ func (h *handlers) ingest(c *fiber.Ctx) error {
 // the transport's error with the body fault. The decoder reads it in its own goroutine.
 type bodyReader struct {
 	r      io.Reader
+	fault  func() *fault.Error
 	failed atomic.Bool
 }
 
@@ -55,7 +81,7 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if err != nil && !errors.Is(err, io.EOF) {
 		b.failed.Store(true)
-		return n, errUnreadableBody()
+		return n, b.fault()
 	}
 	return n, err
 }

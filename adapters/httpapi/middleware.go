@@ -296,6 +296,15 @@ func withBodyLimit(max int) fiber.Handler {
 		} else if len(req.Body()) > max {
 			return fault.TooLarge("request body exceeds 1 MiB")
 		}
+		enc, err := requestEncoding(c)
+		if err != nil {
+			return err
+		}
+		if enc != "" {
+			if err := decodeBody(c, enc, max); err != nil {
+				return err
+			}
+		}
 		return c.Next()
 	}
 }
