@@ -149,28 +149,6 @@ func (a *RefreshActivities) RefreshMarket(ctx context.Context) (RefreshResult, e
 	return res, nil
 }
 
-// heartbeatEvery records an activity heartbeat at once and then every d until stop is called.
-func heartbeatEvery(ctx context.Context, d time.Duration) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(d)
-		defer t.Stop()
-		for {
-			activity.RecordHeartbeat(ctx)
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
-}
-
 // Rank scores candidates, drops those scoring 0, orders by score (then address) and keeps the
 // first HotTokensLimit with ranks from 1.
 func Rank(cands []ports.HotCandidate) []ports.HotEntry {

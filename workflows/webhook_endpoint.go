@@ -203,22 +203,7 @@ func heartbeat(ctx context.Context) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		for {
-			activity.RecordHeartbeat(ctx)
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { close(done) }
+	return heartbeatEvery(ctx, 500*time.Millisecond)
 }
 
 func endpointActivityOptions(attempt time.Duration) workflow.ActivityOptions {
