@@ -39,8 +39,7 @@ func (r *WalletRederiver) WalletTokens(ctx context.Context, c chain.Chain, walle
 func (r *WalletRederiver) RederivePosition(ctx context.Context, c chain.Chain, wallet, token string, now time.Time) (int, error) {
 	n := 0
 	err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM wallet_positions WHERE chain = $1 AND wallet = $2 AND token_address = $3 FOR UPDATE`,
-			string(c), wallet, token); err != nil {
+		if err := r.q.LockPosition(ctx, tx, dbsqlc.LockPositionParams{Chain: string(c), Wallet: wallet, TokenAddress: token}); err != nil {
 			return fmt.Errorf("lock position: %w", err)
 		}
 		k := posKey{c, wallet, token}
@@ -50,9 +49,7 @@ func (r *WalletRederiver) RederivePosition(ctx context.Context, c chain.Chain, w
 		}
 		n = replayed
 		if row == nil {
-			_, err := tx.Exec(ctx, `DELETE FROM wallet_positions WHERE chain = $1 AND wallet = $2 AND token_address = $3`,
-				string(c), wallet, token)
-			return err
+			return r.q.DeletePosition(ctx, tx, dbsqlc.DeletePositionParams{Chain: string(c), Wallet: wallet, TokenAddress: token})
 		}
 		return writePositions(ctx, tx, [][]any{row.values(k, now)})
 	})

@@ -11,6 +11,21 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+const deletePosition = `-- name: DeletePosition :exec
+DELETE FROM wallet_positions WHERE chain = $1 AND wallet = $2 AND token_address = $3
+`
+
+type DeletePositionParams struct {
+	Chain        string
+	Wallet       string
+	TokenAddress string
+}
+
+func (q *Queries) DeletePosition(ctx context.Context, db DBTX, arg DeletePositionParams) error {
+	_, err := db.Exec(ctx, deletePosition, arg.Chain, arg.Wallet, arg.TokenAddress)
+	return err
+}
+
 const listPositionTrades = `-- name: ListPositionTrades :many
 SELECT tx_signature, instruction_index, block_height, block_timestamp_ms, side, status,
        token_amount, token_amount_usd, token_price_usd
@@ -65,4 +80,20 @@ func (q *Queries) ListPositionTrades(ctx context.Context, db DBTX, arg ListPosit
 		return nil, err
 	}
 	return items, nil
+}
+
+const lockPosition = `-- name: LockPosition :exec
+SELECT 1 FROM wallet_positions WHERE chain = $1 AND wallet = $2 AND token_address = $3 FOR UPDATE
+`
+
+type LockPositionParams struct {
+	Chain        string
+	Wallet       string
+	TokenAddress string
+}
+
+// Locks the pair's row (when there is one) until the transaction ends.
+func (q *Queries) LockPosition(ctx context.Context, db DBTX, arg LockPositionParams) error {
+	_, err := db.Exec(ctx, lockPosition, arg.Chain, arg.Wallet, arg.TokenAddress)
+	return err
 }
