@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/migrations"
 )
@@ -65,13 +66,14 @@ func EnsureDatabase(ctx context.Context, dsn string) error {
 		return fmt.Errorf("connect postgres: %w", err)
 	}
 	defer conn.Close(ctx)
-	var exists bool
-	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+	exists, err := dbsqlc.New().DatabaseExists(ctx, conn, name)
+	if err != nil {
 		return fmt.Errorf("look up database: %w", err)
 	}
 	if exists {
 		return nil
 	}
+	// hand-built: the database name is an identifier, which no bind parameter can carry.
 	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created concurrently
@@ -94,10 +96,12 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLock); err != nil {
+	q := dbsqlc.New()
+	if err := q.AdvisoryLock(ctx, conn, migrationLock); err != nil {
 		return nil, fmt.Errorf("migrate lock: %w", err)
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLock) //nolint:errcheck
+	defer q.AdvisoryUnlock(context.WithoutCancel(ctx), conn, migrationLock) //nolint:errcheck
+	// hand-built: schema_migrations is the runner's own table, not in the migrations/ schema sqlc reads.
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`); err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
@@ -110,6 +114,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 	var applied []string
 	for _, name := range names {
 		var done bool
+		// hand-built: schema_migrations is the runner's own table, not in the migrations/ schema sqlc reads.
 		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE name = $1)", name).Scan(&done); err != nil {
 			return applied, fmt.Errorf("migrate: %w", err)
 		}
@@ -121,9 +126,11 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 			return applied, err
 		}
 		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			// hand-built: the statement is the migration file itself.
 			if _, err := tx.Exec(ctx, string(body)); err != nil {
 				return err
 			}
+			// hand-built: schema_migrations is the runner's own table, not in the migrations/ schema sqlc reads.
 			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (name) VALUES ($1)", name)
 			return err
 		})

@@ -1,0 +1,11 @@
+-- name: AdvisoryLock :exec
+-- Session advisory locks keyed by the callers' constants (migrationLock, refreshRoundLock);
+-- LockAccountJobs (job.sql) has a two-key form of its own.
+SELECT pg_advisory_lock(sqlc.arg(key));
+
+-- name: AdvisoryUnlock :exec
+SELECT pg_advisory_unlock(sqlc.arg(key));
+
+-- name: AdvisoryXactLock :exec
+-- Held until the transaction ends (derivedStateLock).
+SELECT pg_advisory_xact_lock(sqlc.arg(key));
