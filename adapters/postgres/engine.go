@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/stats"
@@ -530,11 +531,12 @@ func (s *IngestStore) RefreshWindows(ctx context.Context, now time.Time) (ports.
 		return res, interpretError(err, "refresh windows", "")
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", refreshRoundLock); err != nil {
+	q := dbsqlc.New()
+	if err := q.AdvisoryLock(ctx, conn, refreshRoundLock); err != nil {
 		return res, interpretError(err, "refresh windows lock", "")
 	}
 	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", refreshRoundLock); err != nil {
+		if err := q.AdvisoryUnlock(context.WithoutCancel(ctx), conn, refreshRoundLock); err != nil {
 			// A connection that may still hold the lock must not go back to the pool.
 			_ = conn.Conn().Close(context.WithoutCancel(ctx))
 		}
@@ -543,41 +545,31 @@ func (s *IngestStore) RefreshWindows(ctx context.Context, now time.Time) (ports.
 	return res, interpretError(err, "refresh windows", "")
 }
 
-// refreshState is the refresh_state row.
-type refreshState struct {
-	windowsAt, roundAt       *int64
-	roundFull                bool
-	afterChain, afterAddress *string
-}
-
 func refreshRound(ctx context.Context, conn *pgx.Conn, now time.Time) (ports.WindowRefresh, error) {
 	var res ports.WindowRefresh
 	end := now.UnixMilli()
 	day := token.Window24h.Duration().Milliseconds()
-	var st refreshState
-	err := conn.QueryRow(ctx, `SELECT windows_at_ms, round_at_ms, round_full, round_after_chain, round_after_address
-		FROM refresh_state`).Scan(&st.windowsAt, &st.roundAt, &st.roundFull, &st.afterChain, &st.afterAddress)
+	q := dbsqlc.New()
+	st, err := q.GetRefreshState(ctx, conn)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return res, fmt.Errorf("refresh state: %w", err)
 	}
 	// A round is full without a completed round to continue from, or one a day or more away (its
 	// spans would cover every trade of the day anyway).
-	full := st.windowsAt == nil || max(end-*st.windowsAt, *st.windowsAt-end) >= day
+	full := st.WindowsAtMs == nil || max(end-*st.WindowsAtMs, *st.WindowsAtMs-end) >= day
 	// An unfinished round is continued unless the clock went back behind its start (the tokens it
 	// did are as of a time after now) or it was incremental and has become a day old.
 	var after *ports.TokenRef
-	if st.roundAt != nil && *st.roundAt <= end && (st.roundFull || !full) {
-		res.Resumed, full = true, st.roundFull
-		if st.afterChain != nil && st.afterAddress != nil {
-			after = &ports.TokenRef{Chain: chain.Chain(*st.afterChain), Address: *st.afterAddress}
+	if st.RoundAtMs != nil && *st.RoundAtMs <= end && (st.RoundFull || !full) {
+		res.Resumed, full = true, st.RoundFull
+		if st.RoundAfterChain != nil && st.RoundAfterAddress != nil {
+			after = &ports.TokenRef{Chain: chain.Chain(*st.RoundAfterChain), Address: *st.RoundAfterAddress}
 		}
 	} else {
-		if st.roundAt != nil {
+		if st.RoundAtMs != nil {
 			full = true
 		}
-		if _, err := conn.Exec(ctx, `INSERT INTO refresh_state (id, round_at_ms, round_full) VALUES (true, $1, $2)
-			ON CONFLICT (id) DO UPDATE SET round_at_ms = EXCLUDED.round_at_ms, round_full = EXCLUDED.round_full,
-				round_after_chain = NULL, round_after_address = NULL`, end, full); err != nil {
+		if err := q.StartRefreshRound(ctx, conn, dbsqlc.StartRefreshRoundParams{RoundAtMs: &end, RoundFull: full}); err != nil {
 			return res, fmt.Errorf("refresh state: %w", err)
 		}
 	}
@@ -586,8 +578,8 @@ func refreshRound(ctx context.Context, conn *pgx.Conn, now time.Time) (ports.Win
 		res.Full = true
 		targets, err = activeTokens(ctx, conn, end-day)
 	} else {
-		res.Since = time.UnixMilli(*st.windowsAt).UTC()
-		targets, err = crossedTokens(ctx, conn, crossingSpans(*st.windowsAt, end))
+		res.Since = time.UnixMilli(*st.WindowsAtMs).UTC()
+		targets, err = crossedTokens(ctx, conn, crossingSpans(*st.WindowsAtMs, end))
 	}
 	if err != nil {
 		return res, err
@@ -603,6 +595,7 @@ func refreshRound(ctx context.Context, conn *pgx.Conn, now time.Time) (ports.Win
 			if err := lockDerivedState(ctx, tx); err != nil {
 				return err
 			}
+			// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
 			if _, err := tx.Exec(ctx, tempTables); err != nil {
 				return err
 			}
@@ -610,9 +603,9 @@ func refreshRound(ctx context.Context, conn *pgx.Conn, now time.Time) (ports.Win
 				return err
 			}
 			done := part[len(part)-1].ref
-			_, err := tx.Exec(ctx, `UPDATE refresh_state SET round_after_chain = $1, round_after_address = $2`,
-				string(done.Chain), done.Address)
-			return err
+			doneChain := string(done.Chain)
+			return q.SetRefreshRoundPosition(ctx, tx, dbsqlc.SetRefreshRoundPositionParams{
+				RoundAfterChain: &doneChain, RoundAfterAddress: &done.Address})
 		})
 		if err != nil {
 			return res, err
@@ -621,8 +614,7 @@ func refreshRound(ctx context.Context, conn *pgx.Conn, now time.Time) (ports.Win
 	}
 	// Only now, with every chunk committed, does the round count as done, as of its start: tokens
 	// an earlier attempt recomputed are exact as of that attempt's time, which is no earlier.
-	if _, err := conn.Exec(ctx, `UPDATE refresh_state SET windows_at_ms = round_at_ms, round_at_ms = NULL,
-		round_full = false, round_after_chain = NULL, round_after_address = NULL`); err != nil {
+	if err := q.CompleteRefreshRound(ctx, conn); err != nil {
 		return res, fmt.Errorf("refresh state: %w", err)
 	}
 	return res, nil
@@ -640,15 +632,15 @@ func refAfter(a, b ports.TokenRef) bool {
 // successful trade at or after since, or a stored 24h window that is not empty (its trades may
 // all have left since it was computed). All their windows are recomputed.
 func activeTokens(ctx context.Context, conn *pgx.Conn, since int64) ([]windowTarget, error) {
-	rows, err := conn.Query(ctx, `SELECT chain, address FROM token_market WHERE last_trade_at_ms >= $1 OR trades_24h > 0
-		ORDER BY chain COLLATE "C", address COLLATE "C"`, since)
+	rows, err := dbsqlc.New().ActiveTokens(ctx, conn, since)
 	if err != nil {
 		return nil, fmt.Errorf("active tokens: %w", err)
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (windowTarget, error) {
-		ref, err := scanRef(row)
-		return windowTarget{ref: ref, windows: allWindowsSet}, err
-	})
+	out := make([]windowTarget, len(rows))
+	for i, r := range rows {
+		out[i] = windowTarget{ref: ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.Address}, windows: allWindowsSet}
+	}
+	return out, nil
 }
 
 // crossingSpan is a block-time span (lo, hi] and the windows a successful trade in it entered or
@@ -688,9 +680,10 @@ func crossedTokens(ctx context.Context, conn *pgx.Conn, spans []crossingSpan) ([
 	}
 	var out []windowTarget
 	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL jit = off"); err != nil {
+		if err := dbsqlc.New().JitOff(ctx, tx); err != nil {
 			return err
 		}
+		// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507), and this plan-tuned statement stays as measured.
 		rows, err := tx.Query(ctx, `WITH RECURSIVE chains AS (
 				SELECT min(chain) AS chain FROM trades
 				UNION ALL
@@ -796,7 +789,7 @@ func (s *IngestStore) ReplaceHotTokens(ctx context.Context, c chain.Chain, d ran
 const derivedStateLock = 7_346_502
 
 func lockDerivedState(ctx context.Context, tx pgx.Tx) error {
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", derivedStateLock); err != nil {
+	if err := dbsqlc.New().AdvisoryXactLock(ctx, tx, derivedStateLock); err != nil {
 		return fmt.Errorf("lock derived state: %w", err)
 	}
 	return nil
