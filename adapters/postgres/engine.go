@@ -722,60 +722,52 @@ func (s *IngestStore) HotCandidates(ctx context.Context, c chain.Chain, d rankin
 	end := now.UnixMilli()
 	mid := end - d.Duration().Milliseconds()
 	start := mid - d.Duration().Milliseconds()
-	rows, err := s.pool.Query(ctx, `SELECT token_address,
-			count(DISTINCT wallet) FILTER (WHERE block_timestamp_ms > $3 AND side = 'BUY'),
-			COALESCE(sum(token_amount_usd) FILTER (WHERE block_timestamp_ms > $3), 0),
-			count(*) FILTER (WHERE block_timestamp_ms > $3),
-			count(DISTINCT wallet) FILTER (WHERE block_timestamp_ms <= $3 AND side = 'BUY'),
-			COALESCE(sum(token_amount_usd) FILTER (WHERE block_timestamp_ms <= $3), 0),
-			count(*) FILTER (WHERE block_timestamp_ms <= $3)
-		FROM trades WHERE chain = $1 AND block_timestamp_ms > $2 AND block_timestamp_ms <= $4 AND status = 'SUCCEEDED'
-		GROUP BY token_address ORDER BY token_address`, string(c), start, mid, end)
+	rows, err := dbsqlc.New().HotCandidates(ctx, s.pool, dbsqlc.HotCandidatesParams{Chain: string(c), StartMs: start,
+		MidMs: mid, EndMs: end})
 	if err != nil {
 		return nil, interpretError(err, "hot candidates", string(c))
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.HotCandidate, error) {
-		var h ports.HotCandidate
-		err := row.Scan(&h.Address, &h.Current.Buyers, &h.Current.VolumeUSD, &h.Current.Trades, &h.Prev.Buyers,
-			&h.Prev.VolumeUSD, &h.Prev.Trades)
-		return h, err
-	})
+	out := make([]ports.HotCandidate, len(rows))
+	for i, r := range rows {
+		out[i] = ports.HotCandidate{Address: r.TokenAddress,
+			Current: ranking.Activity{Buyers: r.CurrentBuyers, VolumeUSD: r.CurrentVolumeUsd, Trades: r.CurrentTrades},
+			Prev:    ranking.Activity{Buyers: r.PrevBuyers, VolumeUSD: r.PrevVolumeUsd, Trades: r.PrevTrades}}
+	}
+	return out, nil
 }
 
 // HotRankingTimes lists when each ranking was last computed.
 func (s *IngestStore) HotRankingTimes(ctx context.Context) ([]ports.HotRankingTime, error) {
-	rows, err := s.pool.Query(ctx, `SELECT r.chain, r.duration, r.computed_at_ms,
-		(SELECT count(*) FROM hot_tokens h WHERE h.chain = r.chain AND h.duration = r.duration)
-		FROM hot_rankings r ORDER BY r.chain, r.duration`)
+	rows, err := dbsqlc.New().HotRankingTimes(ctx, s.pool)
 	if err != nil {
 		return nil, interpretError(err, "hot ranking times", "")
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.HotRankingTime, error) {
-		var c, d string
-		var ms, n int64
-		err := row.Scan(&c, &d, &ms, &n)
-		return ports.HotRankingTime{Chain: chain.Chain(c), Duration: ranking.Duration(d), ComputedAt: time.UnixMilli(ms).UTC(), Entries: int(n)}, err
-	})
+	out := make([]ports.HotRankingTime, len(rows))
+	for i, r := range rows {
+		out[i] = ports.HotRankingTime{Chain: chain.Chain(r.Chain), Duration: ranking.Duration(r.Duration),
+			ComputedAt: time.UnixMilli(r.ComputedAtMs).UTC(), Entries: int(r.Entries)}
+	}
+	return out, nil
 }
 
 // ReplaceHotTokens swaps one ranking in a transaction, so readers see the old or the new list, and
 // records when it was computed in hot_rankings.
 func (s *IngestStore) ReplaceHotTokens(ctx context.Context, c chain.Chain, d ranking.Duration, entries []ports.HotEntry, now time.Time) error {
+	q := dbsqlc.New()
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM hot_tokens WHERE chain = $1 AND duration = $2`, string(c), string(d)); err != nil {
+		if err := q.DeleteHotTokens(ctx, tx, dbsqlc.DeleteHotTokensParams{Chain: string(c), Duration: string(d)}); err != nil {
 			return err
 		}
-		rows := make([][]any, len(entries))
+		rows := make([]dbsqlc.CopyHotTokensParams, len(entries))
 		for i, e := range entries {
-			rows[i] = []any{string(c), string(d), e.Address, e.Rank, e.Score, now.UnixMilli()}
+			rows[i] = dbsqlc.CopyHotTokensParams{Chain: string(c), Duration: string(d), Address: e.Address, Rank: e.Rank,
+				Score: e.Score, ComputedAtMs: now.UnixMilli()}
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"hot_tokens"}, []string{"chain", "duration", "address", "rank", "score", "computed_at_ms"},
-			pgx.CopyFromRows(rows)); err != nil {
+		if _, err := q.CopyHotTokens(ctx, tx, rows); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO hot_rankings (chain, duration, computed_at_ms) VALUES ($1, $2, $3)
-			ON CONFLICT (chain, duration) DO UPDATE SET computed_at_ms = EXCLUDED.computed_at_ms`, string(c), string(d), now.UnixMilli())
-		return err
+		return q.UpsertHotRanking(ctx, tx, dbsqlc.UpsertHotRankingParams{Chain: string(c), Duration: string(d),
+			ComputedAtMs: now.UnixMilli()})
 	})
 	return interpretError(err, "hot tokens", string(c)+"/"+string(d))
 }
