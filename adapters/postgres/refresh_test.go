@@ -311,3 +311,32 @@ func TestHotRankingTimes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ports.HotRankingTime{Chain: chain.Sol, Duration: ranking.Duration1m, ComputedAt: now.Add(3 * time.Second), Entries: 2}, times[1])
 }
+
+// Hot candidates aggregate a chain's successful trades in the current and the previous window.
+func TestHotCandidates(t *testing.T) {
+	ctx := context.Background()
+	pgtest.Truncate(t, engineTables...)
+	s := postgres.NewIngestStore(pgtest.Pool(t))
+	failed := tradeOf("a", "w4", 5*time.Second, "a5")
+	failed.Status = trade.Failed
+	sell := swap("w1", trade.Sell, "10", "2", 30*time.Second, "a3")
+	sell.TokenAddress = "a"
+	apply(t, s, tokenEvent(chain.Sol, "a"), tokenEvent(chain.Sol, "b"),
+		tradeOf("a", "w1", 10*time.Second, "a1"), tradeOf("a", "w2", 20*time.Second, "a2"), sell, failed,
+		tradeOf("a", "w3", 90*time.Second, "a4"),
+		tradeOf("b", "w1", 3*time.Minute, "b1")) // before both windows
+	got, err := s.HotCandidates(ctx, chain.Sol, ranking.Duration1m, now)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "a", got[0].Address)
+	assert.Equal(t, int64(2), got[0].Current.Buyers)
+	assert.Equal(t, int64(3), got[0].Current.Trades)
+	assert.True(t, got[0].Current.VolumeUSD.Equal(dec("60")), got[0].Current.VolumeUSD.String())
+	assert.Equal(t, int64(1), got[0].Prev.Buyers)
+	assert.Equal(t, int64(1), got[0].Prev.Trades)
+	assert.True(t, got[0].Prev.VolumeUSD.Equal(dec("20")), got[0].Prev.VolumeUSD.String())
+
+	none, err := s.HotCandidates(ctx, chain.Eth, ranking.Duration1m, now)
+	require.NoError(t, err)
+	assert.Empty(t, none)
+}
