@@ -60,16 +60,6 @@ WHERE endpoint_id = $1 AND (sqlc.arg(cursor)::bigint = 0 OR seq < sqlc.arg(curso
 ORDER BY seq DESC
 LIMIT $2;
 
--- name: PendingOutbox :many
-SELECT seq, event_id, channel, payload, created_at_ms FROM outbox
-WHERE dispatched_at_ms IS NULL
-ORDER BY seq
-LIMIT $1;
-
--- name: MarkOutboxDispatched :exec
-UPDATE outbox SET dispatched_at_ms = sqlc.arg(at_ms)::bigint
-WHERE seq = ANY (sqlc.arg(seqs)::bigint[]) AND dispatched_at_ms IS NULL;
-
 -- name: ListWebhookAttemptsByNumber :many
 SELECT * FROM webhook_attempts
 WHERE endpoint_id = $1 AND event_id = ANY (sqlc.arg(event_ids)::text[]) AND attempt = $2;

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ingest"
@@ -72,7 +73,7 @@ func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) 
 		if _, err := tx.Exec(ctx, tempTables); err != nil {
 			return fmt.Errorf("temp tables: %w", err)
 		}
-		a := &applier{tx: tx, now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{}}
+		a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{}}
 		steps := []func(context.Context, ingest.Batch) error{
 			a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.claims, a.expiries,
 		}
@@ -103,6 +104,7 @@ func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) 
 
 type applier struct {
 	tx      pgx.Tx
+	q       *dbsqlc.Queries
 	now     time.Time
 	res     ingest.Result
 	touched map[ports.TokenRef]bool
@@ -185,9 +187,8 @@ func (a *applier) outbox(ctx context.Context, eventID, channel string, payload a
 	if err != nil {
 		return err
 	}
-	_, err = a.tx.Exec(ctx, `INSERT INTO outbox (event_id, channel, payload, created_at_ms) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (event_id) DO NOTHING`, eventID, channel, body, a.now.UnixMilli())
-	return err
+	return a.q.InsertOutboxEvent(ctx, a.tx, dbsqlc.InsertOutboxEventParams{EventID: eventID, Channel: channel, Payload: body,
+		CreatedAtMs: a.now.UnixMilli()})
 }
 
 func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {

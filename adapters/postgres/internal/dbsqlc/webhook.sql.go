@@ -432,62 +432,6 @@ func (q *Queries) LockAccount(ctx context.Context, db DBTX, id string) (string, 
 	return id_2, err
 }
 
-const markOutboxDispatched = `-- name: MarkOutboxDispatched :exec
-UPDATE outbox SET dispatched_at_ms = $1::bigint
-WHERE seq = ANY ($2::bigint[]) AND dispatched_at_ms IS NULL
-`
-
-type MarkOutboxDispatchedParams struct {
-	AtMs int64
-	Seqs []int64
-}
-
-func (q *Queries) MarkOutboxDispatched(ctx context.Context, db DBTX, arg MarkOutboxDispatchedParams) error {
-	_, err := db.Exec(ctx, markOutboxDispatched, arg.AtMs, arg.Seqs)
-	return err
-}
-
-const pendingOutbox = `-- name: PendingOutbox :many
-SELECT seq, event_id, channel, payload, created_at_ms FROM outbox
-WHERE dispatched_at_ms IS NULL
-ORDER BY seq
-LIMIT $1
-`
-
-type PendingOutboxRow struct {
-	Seq         int64
-	EventID     string
-	Channel     string
-	Payload     []byte
-	CreatedAtMs int64
-}
-
-func (q *Queries) PendingOutbox(ctx context.Context, db DBTX, limit int32) ([]PendingOutboxRow, error) {
-	rows, err := db.Query(ctx, pendingOutbox, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []PendingOutboxRow{}
-	for rows.Next() {
-		var i PendingOutboxRow
-		if err := rows.Scan(
-			&i.Seq,
-			&i.EventID,
-			&i.Channel,
-			&i.Payload,
-			&i.CreatedAtMs,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const updateWebhookEndpoint = `-- name: UpdateWebhookEndpoint :exec
 UPDATE webhook_endpoints
 SET url = $2, description = $3, channels = $4, filter_types = $5, filter = $6, metadata = $7, rate_limit = $8,
