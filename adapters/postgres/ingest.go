@@ -200,34 +200,26 @@ func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {
 		creators, _ := json.Marshal(rec.TokenCreators)
 		extra, _ := json.Marshal(rec.Extra)
 		socials, _ := json.Marshal(rec.SocialMedias)
-		var devLast *time.Time = t.DevLastTokenCreatedAt
-		tag := string(t.LaunchpadTag)
-		tagCol := nullStr(tag)
-		tag2 := nullStr(t.Extra.LaunchFromProtocolFamily)
-		prog := nullStr(t.Extra.LaunchFromProgramAddress)
-		ct, err := a.tx.Exec(ctx, `INSERT INTO tokens (chain, address, decimals, name, symbol, vendor_coin_id, description,
-			image_url, market, metadata_address, uri, creator_address, dev_total_tokens, dev_last_token_created_at,
-			created_at_ms, created_block_height, created_slot, created_tx_signature, creators, extra, socials,
-			launchpad_tag, launch_protocol_family, launch_program_address, total_supply, circulating_supply,
-			curve_pool_address, curve_target_native)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28)
-			ON CONFLICT (chain, address) DO NOTHING`,
-			string(t.Chain), t.Address, t.Decimals, t.Name, t.Symbol, nullStr(t.VendorCoinID), nullStr(t.Description),
-			nullStr(t.ImageURL), nullStr(t.Market), nullStr(t.MetadataAddress), nullStr(t.URI), nullStr(e.Creator),
-			t.DevTotalTokens, devLast, t.CreatedAt, t.CreatedBlockHeight, t.CreatedSlot, nullStr(t.CreatedTxSignature),
-			creators, extra, socials, tagCol, tag2, prog, e.TotalSupply, e.CirculatingSupply, nullStr(e.CurvePool),
-			e.CurveTargetInNative)
+		n, err := a.q.InsertToken(ctx, a.tx, dbsqlc.InsertTokenParams{Chain: string(t.Chain), Address: t.Address,
+			Decimals: t.Decimals, Name: t.Name, Symbol: t.Symbol, VendorCoinID: nullStr(t.VendorCoinID),
+			Description: nullStr(t.Description), ImageUrl: nullStr(t.ImageURL), Market: nullStr(t.Market),
+			MetadataAddress: nullStr(t.MetadataAddress), Uri: nullStr(t.URI), CreatorAddress: nullStr(e.Creator),
+			DevTotalTokens: t.DevTotalTokens, DevLastTokenCreatedAt: t.DevLastTokenCreatedAt, CreatedAtMs: t.CreatedAt,
+			CreatedBlockHeight: t.CreatedBlockHeight, CreatedSlot: t.CreatedSlot, CreatedTxSignature: nullStr(t.CreatedTxSignature),
+			Creators: creators, Extra: extra, Socials: socials, LaunchpadTag: nullStr(string(t.LaunchpadTag)),
+			LaunchProtocolFamily: nullStr(t.Extra.LaunchFromProtocolFamily), LaunchProgramAddress: nullStr(t.Extra.LaunchFromProgramAddress),
+			TotalSupply: e.TotalSupply, CirculatingSupply: e.CirculatingSupply, CurvePoolAddress: nullStr(e.CurvePool),
+			CurveTargetNative: e.CurveTargetInNative})
 		if err != nil {
 			return fmt.Errorf("insert token %s: %w", t.Address, err)
 		}
-		inserted := ct.RowsAffected() == 1
+		inserted := n == 1
 		a.count(inserted)
 		if !inserted {
 			continue
 		}
-		if _, err := a.tx.Exec(ctx, `INSERT INTO token_market (chain, address, total_supply, circulating_supply, updated_at_ms)
-			VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, string(t.Chain), t.Address, e.TotalSupply, e.CirculatingSupply,
-			a.now.UnixMilli()); err != nil {
+		if err := a.q.InsertTokenMarket(ctx, a.tx, dbsqlc.InsertTokenMarketParams{Chain: string(t.Chain), Address: t.Address,
+			TotalSupply: e.TotalSupply, CirculatingSupply: e.CirculatingSupply, UpdatedAtMs: a.now.UnixMilli()}); err != nil {
 			return fmt.Errorf("insert token market %s: %w", t.Address, err)
 		}
 		a.touch(t.Chain, t.Address)
@@ -243,30 +235,30 @@ func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {
 func (a *applier) pools(ctx context.Context, b ingest.Batch) error {
 	for _, e := range b.PoolsCreated {
 		p := e.Pool
-		ct, err := a.tx.Exec(ctx, `INSERT INTO pools (chain, address, program_address, protocol_family, protocol_name, image,
-			token_a_address, token_b_address, token_a_decimals, token_b_decimals, is_bonding_curve, created_at_ms)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) ON CONFLICT (chain, address) DO NOTHING`,
-			string(p.Chain), p.Address, p.ProgramAddress, p.ProtocolFamily, p.ProtocolName, p.Image, p.TokenAAddress,
-			p.TokenBAddress, p.TokenADecimals, p.TokenBDecimals, e.IsBondingCurve, e.At)
+		n, err := a.q.InsertPool(ctx, a.tx, dbsqlc.InsertPoolParams{Chain: string(p.Chain), Address: p.Address,
+			ProgramAddress: p.ProgramAddress, ProtocolFamily: p.ProtocolFamily, ProtocolName: p.ProtocolName, Image: p.Image,
+			TokenAAddress: p.TokenAAddress, TokenBAddress: p.TokenBAddress, TokenADecimals: p.TokenADecimals,
+			TokenBDecimals: p.TokenBDecimals, IsBondingCurve: e.IsBondingCurve, CreatedAtMs: e.At})
 		if err != nil {
 			return fmt.Errorf("insert pool %s: %w", p.Address, err)
 		}
-		a.count(ct.RowsAffected() == 1)
+		a.count(n == 1)
 	}
 	return nil
 }
 
 func (a *applier) labels(ctx context.Context, b ingest.Batch) error {
 	for _, e := range b.Labels {
-		ct, err := a.tx.Exec(ctx, `INSERT INTO wallet_labels (chain, wallet, label) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-			string(e.Chain), e.Wallet, string(e.Label))
+		n, err := a.q.InsertWalletLabel(ctx, a.tx, dbsqlc.InsertWalletLabelParams{Chain: string(e.Chain), Wallet: e.Wallet,
+			Label: string(e.Label)})
 		if err != nil {
 			return fmt.Errorf("insert wallet label: %w", err)
 		}
-		a.count(ct.RowsAffected() == 1)
+		a.count(n == 1)
 	}
 	if len(b.Labels) > 0 {
 		// A label moves holdings between groups of every token the wallet holds.
+		// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
 		rows, err := a.tx.Query(ctx, `SELECT DISTINCT p.chain, p.token_address FROM wallet_positions p
 			JOIN unnest($1::text[], $2::text[]) AS l(chain, wallet) ON p.chain = l.chain AND p.wallet = l.wallet
 			WHERE p.balance > 0`, labelChains(b.Labels), labelWallets(b.Labels))
@@ -429,9 +421,7 @@ func (a *applier) snapshots(ctx context.Context, b ingest.Batch) error {
 // the engine prices), used to express other chains' values in SOL. Zero before any sol trade;
 // any other failure (a broken transaction, a cancelled context) is returned, not swallowed.
 func solPriceUSD(ctx context.Context, q pgx.Tx) (decimal.Decimal, error) {
-	var p decimal.Decimal
-	err := q.QueryRow(ctx, `SELECT side_token_price_usd FROM trades WHERE chain = 'sol' AND status = 'SUCCEEDED'
-		ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1`).Scan(&p)
+	p, err := dbsqlc.New().SolPriceUSD(ctx, q)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return decimal.Zero, nil
 	}
@@ -443,13 +433,9 @@ func solPriceUSD(ctx context.Context, q pgx.Tx) (decimal.Decimal, error) {
 
 func (a *applier) migrations(ctx context.Context, b ingest.Batch) error {
 	for _, e := range b.TokensMigrated {
-		var extra []byte
-		err := a.tx.QueryRow(ctx, `UPDATE tokens SET migrated_at_ms = $3, migrated_pool_address = $4,
-			migrated_program_address = $5, migrated_protocol_family = $6, updated_at = now(),
-			extra = extra || jsonb_strip_nulls(jsonb_build_object('migratedAt', $3::bigint, 'migratedToPoolAddress', $4::text,
-				'migratedToProgramAddress', NULLIF($5::text, ''), 'migratedToProtocolFamily', NULLIF($6::text, '')))
-			WHERE chain = $1 AND address = $2 AND migrated_at_ms IS NULL RETURNING extra`,
-			string(e.Chain), e.Address, e.At, e.PoolAddress, e.ProgramAddress, e.ProtocolFamily).Scan(&extra)
+		_, err := a.q.MigrateToken(ctx, a.tx, dbsqlc.MigrateTokenParams{Chain: string(e.Chain), Address: e.Address,
+			MigratedAtMs: &e.At, MigratedPoolAddress: &e.PoolAddress, MigratedProgramAddress: &e.ProgramAddress,
+			MigratedProtocolFamily: &e.ProtocolFamily})
 		if err == pgx.ErrNoRows {
 			// Already migrated (a replay) or an unknown token: nothing changes.
 			a.count(false)
@@ -476,13 +462,7 @@ func (a *applier) migrations(ctx context.Context, b ingest.Batch) error {
 
 // storedToken reads a token back as the outbox record, with the migration fields now in extra.
 func storedToken(ctx context.Context, tx pgx.Tx, c chain.Chain, addr string) (map[string]any, error) {
-	var body []byte
-	err := tx.QueryRow(ctx, `SELECT jsonb_strip_nulls(jsonb_build_object('address', address, 'chain', chain, 'name', name,
-		'symbol', symbol, 'decimals', decimals, 'description', description, 'imageUrl', image_url, 'uri', uri,
-		'tokenCreatedAt', created_at_ms, 'tokenCreatedBlockHeight', created_block_height,
-		'tokenCreatedTxSignature', created_tx_signature, 'launchpadTag', launchpad_tag))
-		|| jsonb_build_object('tokenCreators', creators, 'extra', extra, 'socialMedias', socials)
-		FROM tokens WHERE chain = $1 AND address = $2`, string(c), addr).Scan(&body)
+	body, err := dbsqlc.New().StoredTokenRecord(ctx, tx, dbsqlc.StoredTokenRecordParams{Chain: string(c), Address: addr})
 	if err != nil {
 		return nil, fmt.Errorf("read token %s: %w", addr, err)
 	}
