@@ -473,40 +473,34 @@ func storedToken(ctx context.Context, tx pgx.Tx, c chain.Chain, addr string) (ma
 func (a *applier) packets(ctx context.Context, b ingest.Batch) error {
 	for _, e := range b.RedPacketsCreated {
 		p := e.Packet
-		ct, err := a.tx.Exec(ctx, `INSERT INTO red_packets (id, chain, creator, claim_authority, mint, max_claims, total_amount,
-			created_at_ms, expired_at_ms, expiration, memo, share_id, tx_hash)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) ON CONFLICT (id) DO NOTHING`,
-			p.ID, string(p.Chain), p.Creator, p.ClaimAuthority, p.Mint, p.MaxClaims, p.TotalAmount, p.CreatedAt, p.ExpiredAt,
-			p.Expiration, p.Memo, p.ShareID, p.TxHash)
+		n, err := a.q.InsertRedPacket(ctx, a.tx, dbsqlc.InsertRedPacketParams{ID: p.ID, Chain: string(p.Chain), Creator: p.Creator,
+			ClaimAuthority: p.ClaimAuthority, Mint: p.Mint, MaxClaims: p.MaxClaims, TotalAmount: p.TotalAmount,
+			CreatedAtMs: p.CreatedAt, ExpiredAtMs: p.ExpiredAt, Expiration: p.Expiration, Memo: p.Memo, ShareID: p.ShareID,
+			TxHash: p.TxHash})
 		if err != nil {
 			return fmt.Errorf("insert red packet %s: %w", p.ID, err)
 		}
-		a.count(ct.RowsAffected() == 1)
+		a.count(n == 1)
 	}
 	return nil
 }
 
 // loadPacket reads a packet and its claimers under a row lock.
 func loadPacket(ctx context.Context, tx pgx.Tx, id string) (redpacket.RedPacket, error) {
-	var p redpacket.RedPacket
-	var c string
-	err := tx.QueryRow(ctx, `SELECT id, chain, creator, claim_authority, mint, max_claims, claimed_count, total_amount,
-		claimed_amount, refunded_amount, created_at_ms, expired_at_ms, expiration, expired, memo, share_id, tx_hash,
-		ARRAY(SELECT claimer FROM red_packet_claims WHERE packet_id = $1)
-		FROM red_packets WHERE id = $1 FOR UPDATE`, id).Scan(&p.ID, &c, &p.Creator, &p.ClaimAuthority, &p.Mint,
-		&p.MaxClaims, &p.ClaimedCount, &p.TotalAmount, &p.ClaimedAmount, &p.RefundedAmount, &p.CreatedAt, &p.ExpiredAt,
-		&p.Expiration, &p.Expired, &p.Memo, &p.ShareID, &p.TxHash, &p.Claimers)
-	p.Chain = chain.Chain(c)
+	r, err := dbsqlc.New().LockRedPacket(ctx, tx, id)
 	if err != nil {
-		return p, interpretError(err, "red packet", id)
+		return redpacket.RedPacket{}, interpretError(err, "red packet", id)
 	}
-	return p, nil
+	return redpacket.RedPacket{ID: r.ID, Chain: chain.Chain(r.Chain), Creator: r.Creator, ClaimAuthority: r.ClaimAuthority,
+		Mint: r.Mint, MaxClaims: r.MaxClaims, ClaimedCount: r.ClaimedCount, TotalAmount: r.TotalAmount,
+		ClaimedAmount: r.ClaimedAmount, RefundedAmount: r.RefundedAmount, CreatedAt: r.CreatedAtMs, ExpiredAt: r.ExpiredAtMs,
+		Expiration: r.Expiration, Expired: r.Expired, Memo: r.Memo, ShareID: r.ShareID, TxHash: r.TxHash,
+		Claimers: r.Claimers}, nil
 }
 
 func savePacket(ctx context.Context, tx pgx.Tx, p redpacket.RedPacket) error {
-	_, err := tx.Exec(ctx, `UPDATE red_packets SET claimed_count = $2, claimed_amount = $3, refunded_amount = $4, expired = $5
-		WHERE id = $1`, p.ID, p.ClaimedCount, p.ClaimedAmount, p.RefundedAmount, p.Expired)
-	return err
+	return dbsqlc.New().SaveRedPacket(ctx, tx, dbsqlc.SaveRedPacketParams{ID: p.ID, ClaimedCount: p.ClaimedCount,
+		ClaimedAmount: p.ClaimedAmount, RefundedAmount: p.RefundedAmount, Expired: p.Expired})
 }
 
 func (a *applier) claims(ctx context.Context, b ingest.Batch) error {
@@ -526,9 +520,9 @@ func (a *applier) claims(ctx context.Context, b ingest.Batch) error {
 		if err := p.ApplyClaim(c); err != nil {
 			return err
 		}
-		if _, err := a.tx.Exec(ctx, `INSERT INTO red_packet_claims (packet_id, claimer, chain, mint, creator, amount,
-			claimed_at_ms, tx_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`, c.PacketID, c.Claimer, string(c.Chain), c.Mint,
-			c.Creator, c.Amount, c.ClaimedAt, c.TxHash); err != nil {
+		if err := a.q.InsertRedPacketClaim(ctx, a.tx, dbsqlc.InsertRedPacketClaimParams{PacketID: c.PacketID, Claimer: c.Claimer,
+			Chain: string(c.Chain), Mint: c.Mint, Creator: c.Creator, Amount: c.Amount, ClaimedAtMs: c.ClaimedAt,
+			TxHash: c.TxHash}); err != nil {
 			return fmt.Errorf("insert claim: %w", err)
 		}
 		if err := savePacket(ctx, a.tx, p); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/text"
@@ -24,6 +25,7 @@ import (
 // positions) over the tables the ingest engine keeps current.
 type MarketReader struct {
 	pool *pgxpool.Pool
+	q    *dbsqlc.Queries
 }
 
 var (
@@ -35,7 +37,9 @@ var (
 )
 
 // NewMarketReader builds the reader over pool.
-func NewMarketReader(pool *pgxpool.Pool) *MarketReader { return &MarketReader{pool: pool} }
+func NewMarketReader(pool *pgxpool.Pool) *MarketReader {
+	return &MarketReader{pool: pool, q: dbsqlc.New()}
+}
 
 // keyPart is one column of a keyset: an SQL expression and the type its cursor value is cast to.
 type keyPart struct {

@@ -69,6 +69,7 @@ func (r *MarketReader) ListRedPackets(ctx context.Context, f ports.RedPacketFilt
 		return out, err
 	}
 	err = pgx.BeginTxFunc(ctx, r.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		// hand-built: keyset page (packetsSQL) with optional filters, next or prev from a cursor.
 		rows, err := tx.Query(ctx, sql, vals...)
 		if err != nil {
 			return err
@@ -86,6 +87,7 @@ func (r *MarketReader) ListRedPackets(ctx context.Context, f ports.RedPacketFilt
 			return err
 		}
 		csql, cvals := packetsCountSQL(f)
+		// hand-built: the count of packetsSQL's optional filters.
 		if err := tx.QueryRow(ctx, csql, cvals...).Scan(&out.Total); err != nil {
 			return err
 		}
@@ -122,10 +124,11 @@ func (r *MarketReader) ListClaims(ctx context.Context, packetID string, p ports.
 		return out, err
 	}
 	err = pgx.BeginTxFunc(ctx, r.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var claimed int64
-		if err := tx.QueryRow(ctx, `SELECT claimed_count FROM red_packets WHERE id = $1`, packetID).Scan(&claimed); err != nil {
+		// The packet exists in this snapshot (no row: NotFound).
+		if _, err := r.q.RedPacketClaimedCount(ctx, tx, packetID); err != nil {
 			return err
 		}
+		// hand-built: keyset page (claimsSQL), next or prev from a cursor.
 		rows, err := tx.Query(ctx, sql, vals...)
 		if err != nil {
 			return err
@@ -141,7 +144,7 @@ func (r *MarketReader) ListClaims(ctx context.Context, packetID string, p ports.
 			return err
 		}
 		// A packet's claims number at most its maxClaims, so counting them is bounded by the packet.
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM red_packet_claims WHERE packet_id = $1`, packetID).Scan(&out.Total); err != nil {
+		if out.Total, err = r.q.CountRedPacketClaims(ctx, tx, packetID); err != nil {
 			return err
 		}
 		pg := page.Build(list, limitOf(p)-1, p.Direction, p.Cursor != "", func(cr claimRow) string {
