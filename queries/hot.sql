@@ -28,3 +28,9 @@ INSERT INTO hot_tokens (chain, duration, address, rank, score, computed_at_ms) V
 -- name: UpsertHotRanking :exec
 INSERT INTO hot_rankings (chain, duration, computed_at_ms) VALUES ($1, $2, $3)
 ON CONFLICT (chain, duration) DO UPDATE SET computed_at_ms = EXCLUDED.computed_at_ms;
+
+-- name: HotTokens :many
+-- One stored ranking through hot_tokens_rank_idx. The ::bigint cast only tells sqlc the type
+-- Postgres gives a LIMIT parameter anyway.
+SELECT address, rank, score FROM hot_tokens WHERE chain = $1 AND duration = $2
+ORDER BY rank, address LIMIT sqlc.arg(max)::bigint;

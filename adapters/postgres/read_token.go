@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/ranking"
@@ -19,7 +20,9 @@ import (
 	"github.com/tokenscope/tokenscope/ports"
 )
 
-// detailColumns are the tokens ⋈ token_market columns scanDetail reads, in its order.
+// detailColumns are the tokens ⋈ token_market columns scanDetail reads, in its order: the select
+// list of the search builder and of TokenDetails in queries/token.sql (TestDetailColumns keeps the
+// two the same).
 const detailColumns = `t.chain, t.address, t.decimals, t.name, t.symbol, t.vendor_coin_id, t.description, t.image_url, t.market,
 	t.metadata_address, t.uri, t.dev_total_tokens, t.dev_last_token_created_at, t.created_at_ms, t.created_block_height,
 	t.created_slot, t.created_tx_signature, t.creators, t.extra, t.socials, COALESCE(t.launchpad_tag, ''),
@@ -286,6 +289,7 @@ func (r *MarketReader) SearchTokens(ctx context.Context, s ports.TokenSearch) (p
 }
 
 func (r *MarketReader) searchRows(ctx context.Context, s ports.TokenSearch, sql string, vals []any) ([]searchRow, error) {
+	// hand-built: searchSQL picks the candidate set, ORDER BY and keyset at run time.
 	rows, err := r.pool.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, vals...)...)
 	if err != nil {
 		return nil, interpretError(err, "search tokens", s.Query)
@@ -307,36 +311,20 @@ func (r *MarketReader) searchRows(ctx context.Context, s ports.TokenSearch, sql 
 	return list, nil
 }
 
-// The detail queries are lookups by primary key (tokens, token_market, token_stats) and by
-// the pools' token indexes; hot_tokens_rank_idx serves the ranking.
-const (
-	tokenDetailsSQL = `SELECT ` + detailColumns + `
-	FROM tokens t JOIN token_market m ON m.chain = t.chain AND m.address = t.address
-	WHERE t.chain = $1 AND t.address = ANY($2::text[]) ORDER BY t.address`
-	tokenStatsSQL = `SELECT address, window_name, buys, sells, trades, buyers, sellers, traders, buy_volume,
-	sell_volume, total_volume, buy_volume_usd, sell_volume_usd, total_volume_usd, open_usd, close_usd, high_usd, low_usd,
-	price_change_ratio_usd, current_liquidity_usd
-	FROM token_stats WHERE chain = $1 AND address = ANY($2::text[])`
-	tokenPoolsSQL = `SELECT address, program_address, protocol_family, protocol_name, image, token_a_address,
-	token_b_address, tvl_usd, tvl_sol
-	FROM pools WHERE chain = $1 AND (token_a_address = ANY($2::text[]) OR token_b_address = ANY($2::text[]))
-	ORDER BY tvl_usd DESC, address`
-	hotTokensSQL = `SELECT address, rank, score FROM hot_tokens WHERE chain = $1 AND duration = $2
-	ORDER BY rank, address LIMIT $3`
-)
-
 // TokenDetails implements ports.TokenReader with three index lookups sent as one batch (one
 // round trip): the tokens with their market data, their window statistics, and the pools on
-// either side of which they trade. Statistics and pools of addresses that are not tokens are
-// ignored.
+// either side of which they trade, each a lookup by primary key (tokens, token_market,
+// token_stats) or by the pools' token indexes. Statistics and pools of addresses that are not
+// tokens are ignored. The statements are sqlc's (queries/token.sql); the batch and the scans
+// are by hand, because sqlc's :batch* kinds send one statement per batch.
 func (r *MarketReader) TokenDetails(ctx context.Context, c chain.Chain, addresses []string) ([]token.Detail, error) {
 	if len(addresses) == 0 {
 		return []token.Detail{}, nil
 	}
 	batch := &pgx.Batch{}
-	batch.Queue(tokenDetailsSQL, string(c), addresses)
-	batch.Queue(tokenStatsSQL, string(c), addresses)
-	batch.Queue(tokenPoolsSQL, string(c), addresses)
+	batch.Queue(dbsqlc.TokenDetails, string(c), addresses)
+	batch.Queue(dbsqlc.TokenStats, string(c), addresses)
+	batch.Queue(dbsqlc.TokenPools, string(c), addresses)
 	br := r.pool.SendBatch(ctx, batch)
 	out, err := readTokenDetails(br, c)
 	if cerr := br.Close(); err == nil && cerr != nil {
@@ -419,17 +407,13 @@ func readTokenDetails(br pgx.BatchResults, c chain.Chain) ([]token.Detail, error
 
 // HotTokens implements ports.TokenReader through hot_tokens_rank_idx.
 func (r *MarketReader) HotTokens(ctx context.Context, c chain.Chain, d ranking.Duration, max int) ([]ports.HotEntry, error) {
-	rows, err := r.pool.Query(ctx, hotTokensSQL, string(c), string(d), max)
+	rows, err := r.q.HotTokens(ctx, r.pool, dbsqlc.HotTokensParams{Chain: string(c), Duration: string(d), Max: int64(max)})
 	if err != nil {
 		return nil, interpretError(err, "hot tokens", string(c))
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.HotEntry, error) {
-		var e ports.HotEntry
-		err := row.Scan(&e.Address, &e.Rank, &e.Score)
-		return e, err
-	})
-	if err != nil {
-		return nil, interpretError(err, "hot tokens", string(c))
+	out := make([]ports.HotEntry, len(rows))
+	for i, e := range rows {
+		out[i] = ports.HotEntry{Address: e.Address, Rank: e.Rank, Score: e.Score}
 	}
 	return out, nil
 }

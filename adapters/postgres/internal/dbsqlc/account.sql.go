@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-const createAPIKey = `-- name: CreateAPIKey :exec
+const CreateAPIKey = `-- name: CreateAPIKey :exec
 INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
 `
@@ -26,7 +26,7 @@ type CreateAPIKeyParams struct {
 }
 
 func (q *Queries) CreateAPIKey(ctx context.Context, db DBTX, arg CreateAPIKeyParams) error {
-	_, err := db.Exec(ctx, createAPIKey,
+	_, err := db.Exec(ctx, CreateAPIKey,
 		arg.ID,
 		arg.AccountID,
 		arg.Name,
@@ -38,7 +38,7 @@ func (q *Queries) CreateAPIKey(ctx context.Context, db DBTX, arg CreateAPIKeyPar
 	return err
 }
 
-const createAccount = `-- name: CreateAccount :exec
+const CreateAccount = `-- name: CreateAccount :exec
 INSERT INTO accounts (id, name) VALUES ($1, $2)
 ON CONFLICT (id) DO NOTHING
 `
@@ -49,17 +49,17 @@ type CreateAccountParams struct {
 }
 
 func (q *Queries) CreateAccount(ctx context.Context, db DBTX, arg CreateAccountParams) error {
-	_, err := db.Exec(ctx, createAccount, arg.ID, arg.Name)
+	_, err := db.Exec(ctx, CreateAccount, arg.ID, arg.Name)
 	return err
 }
 
-const getAPIKeyByPrefix = `-- name: GetAPIKeyByPrefix :one
+const GetAPIKeyByPrefix = `-- name: GetAPIKeyByPrefix :one
 SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at
 FROM api_keys WHERE prefix = $1
 `
 
 func (q *Queries) GetAPIKeyByPrefix(ctx context.Context, db DBTX, prefix string) (ApiKey, error) {
-	row := db.QueryRow(ctx, getAPIKeyByPrefix, prefix)
+	row := db.QueryRow(ctx, GetAPIKeyByPrefix, prefix)
 	var i ApiKey
 	err := row.Scan(
 		&i.ID,
@@ -75,7 +75,7 @@ func (q *Queries) GetAPIKeyByPrefix(ctx context.Context, db DBTX, prefix string)
 	return i, err
 }
 
-const listAPIKeys = `-- name: ListAPIKeys :many
+const ListAPIKeys = `-- name: ListAPIKeys :many
 SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at
 FROM api_keys
 WHERE ($1::text IS NULL OR account_id = $1::text)
@@ -83,7 +83,7 @@ ORDER BY created_at, id
 `
 
 func (q *Queries) ListAPIKeys(ctx context.Context, db DBTX, accountID *string) ([]ApiKey, error) {
-	rows, err := db.Query(ctx, listAPIKeys, accountID)
+	rows, err := db.Query(ctx, ListAPIKeys, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -112,24 +112,24 @@ func (q *Queries) ListAPIKeys(ctx context.Context, db DBTX, accountID *string) (
 	return items, nil
 }
 
-const revokeAPIKey = `-- name: RevokeAPIKey :execrows
+const RevokeAPIKey = `-- name: RevokeAPIKey :execrows
 UPDATE api_keys SET revoked_at = now() WHERE (id = $1 OR prefix = $1) AND revoked_at IS NULL
 `
 
 func (q *Queries) RevokeAPIKey(ctx context.Context, db DBTX, id string) (int64, error) {
-	result, err := db.Exec(ctx, revokeAPIKey, id)
+	result, err := db.Exec(ctx, RevokeAPIKey, id)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const touchAPIKey = `-- name: TouchAPIKey :exec
+const TouchAPIKey = `-- name: TouchAPIKey :exec
 UPDATE api_keys SET last_used_at = now()
 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
 `
 
 func (q *Queries) TouchAPIKey(ctx context.Context, db DBTX, id string) error {
-	_, err := db.Exec(ctx, touchAPIKey, id)
+	_, err := db.Exec(ctx, TouchAPIKey, id)
 	return err
 }

@@ -20,7 +20,7 @@ type CopyHotTokensParams struct {
 	ComputedAtMs int64
 }
 
-const deleteHotTokens = `-- name: DeleteHotTokens :exec
+const DeleteHotTokens = `-- name: DeleteHotTokens :exec
 DELETE FROM hot_tokens WHERE chain = $1 AND duration = $2
 `
 
@@ -30,11 +30,11 @@ type DeleteHotTokensParams struct {
 }
 
 func (q *Queries) DeleteHotTokens(ctx context.Context, db DBTX, arg DeleteHotTokensParams) error {
-	_, err := db.Exec(ctx, deleteHotTokens, arg.Chain, arg.Duration)
+	_, err := db.Exec(ctx, DeleteHotTokens, arg.Chain, arg.Duration)
 	return err
 }
 
-const hotCandidates = `-- name: HotCandidates :many
+const HotCandidates = `-- name: HotCandidates :many
 SELECT token_address,
     count(DISTINCT wallet) FILTER (WHERE block_timestamp_ms > $1 AND side = 'BUY') AS current_buyers,
     COALESCE(sum(token_amount_usd) FILTER (WHERE block_timestamp_ms > $1), 0)::numeric AS current_volume_usd,
@@ -69,7 +69,7 @@ type HotCandidatesRow struct {
 // token of a chain traded in them, in one range scan of the (chain, time) index. The ::numeric
 // casts only tell sqlc the type: Postgres drops a cast to the type an expression already has.
 func (q *Queries) HotCandidates(ctx context.Context, db DBTX, arg HotCandidatesParams) ([]HotCandidatesRow, error) {
-	rows, err := db.Query(ctx, hotCandidates,
+	rows, err := db.Query(ctx, HotCandidates,
 		arg.MidMs,
 		arg.Chain,
 		arg.StartMs,
@@ -101,7 +101,7 @@ func (q *Queries) HotCandidates(ctx context.Context, db DBTX, arg HotCandidatesP
 	return items, nil
 }
 
-const hotRankingTimes = `-- name: HotRankingTimes :many
+const HotRankingTimes = `-- name: HotRankingTimes :many
 SELECT r.chain, r.duration, r.computed_at_ms,
     (SELECT count(*) FROM hot_tokens h WHERE h.chain = r.chain AND h.duration = r.duration) AS entries
 FROM hot_rankings r ORDER BY r.chain, r.duration
@@ -115,7 +115,7 @@ type HotRankingTimesRow struct {
 }
 
 func (q *Queries) HotRankingTimes(ctx context.Context, db DBTX) ([]HotRankingTimesRow, error) {
-	rows, err := db.Query(ctx, hotRankingTimes)
+	rows, err := db.Query(ctx, HotRankingTimes)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,46 @@ func (q *Queries) HotRankingTimes(ctx context.Context, db DBTX) ([]HotRankingTim
 	return items, nil
 }
 
-const upsertHotRanking = `-- name: UpsertHotRanking :exec
+const HotTokens = `-- name: HotTokens :many
+SELECT address, rank, score FROM hot_tokens WHERE chain = $1 AND duration = $2
+ORDER BY rank, address LIMIT $3::bigint
+`
+
+type HotTokensParams struct {
+	Chain    string
+	Duration string
+	Max      int64
+}
+
+type HotTokensRow struct {
+	Address string
+	Rank    int32
+	Score   decimal.Decimal
+}
+
+// One stored ranking through hot_tokens_rank_idx. The ::bigint cast only tells sqlc the type
+// Postgres gives a LIMIT parameter anyway.
+func (q *Queries) HotTokens(ctx context.Context, db DBTX, arg HotTokensParams) ([]HotTokensRow, error) {
+	rows, err := db.Query(ctx, HotTokens, arg.Chain, arg.Duration, arg.Max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []HotTokensRow{}
+	for rows.Next() {
+		var i HotTokensRow
+		if err := rows.Scan(&i.Address, &i.Rank, &i.Score); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const UpsertHotRanking = `-- name: UpsertHotRanking :exec
 INSERT INTO hot_rankings (chain, duration, computed_at_ms) VALUES ($1, $2, $3)
 ON CONFLICT (chain, duration) DO UPDATE SET computed_at_ms = EXCLUDED.computed_at_ms
 `
@@ -151,6 +190,6 @@ type UpsertHotRankingParams struct {
 }
 
 func (q *Queries) UpsertHotRanking(ctx context.Context, db DBTX, arg UpsertHotRankingParams) error {
-	_, err := db.Exec(ctx, upsertHotRanking, arg.Chain, arg.Duration, arg.ComputedAtMs)
+	_, err := db.Exec(ctx, UpsertHotRanking, arg.Chain, arg.Duration, arg.ComputedAtMs)
 	return err
 }

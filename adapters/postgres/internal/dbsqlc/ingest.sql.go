@@ -12,7 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-const insertPool = `-- name: InsertPool :execrows
+const InsertPool = `-- name: InsertPool :execrows
 INSERT INTO pools (chain, address, program_address, protocol_family, protocol_name, image,
     token_a_address, token_b_address, token_a_decimals, token_b_decimals, is_bonding_curve, created_at_ms)
 VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) ON CONFLICT (chain, address) DO NOTHING
@@ -34,7 +34,7 @@ type InsertPoolParams struct {
 }
 
 func (q *Queries) InsertPool(ctx context.Context, db DBTX, arg InsertPoolParams) (int64, error) {
-	result, err := db.Exec(ctx, insertPool,
+	result, err := db.Exec(ctx, InsertPool,
 		arg.Chain,
 		arg.Address,
 		arg.ProgramAddress,
@@ -54,7 +54,7 @@ func (q *Queries) InsertPool(ctx context.Context, db DBTX, arg InsertPoolParams)
 	return result.RowsAffected(), nil
 }
 
-const insertToken = `-- name: InsertToken :execrows
+const InsertToken = `-- name: InsertToken :execrows
 INSERT INTO tokens (chain, address, decimals, name, symbol, vendor_coin_id, description,
     image_url, market, metadata_address, uri, creator_address, dev_total_tokens, dev_last_token_created_at,
     created_at_ms, created_block_height, created_slot, created_tx_signature, creators, extra, socials,
@@ -98,7 +98,7 @@ type InsertTokenParams struct {
 // The ingest batch's per-event statements; its bulk paths (COPY into temporary tables) are
 // hand-built in adapters/postgres. A replayed event inserts nothing.
 func (q *Queries) InsertToken(ctx context.Context, db DBTX, arg InsertTokenParams) (int64, error) {
-	result, err := db.Exec(ctx, insertToken,
+	result, err := db.Exec(ctx, InsertToken,
 		arg.Chain,
 		arg.Address,
 		arg.Decimals,
@@ -134,7 +134,7 @@ func (q *Queries) InsertToken(ctx context.Context, db DBTX, arg InsertTokenParam
 	return result.RowsAffected(), nil
 }
 
-const insertTokenMarket = `-- name: InsertTokenMarket :exec
+const InsertTokenMarket = `-- name: InsertTokenMarket :exec
 INSERT INTO token_market (chain, address, total_supply, circulating_supply, updated_at_ms)
 VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING
 `
@@ -148,7 +148,7 @@ type InsertTokenMarketParams struct {
 }
 
 func (q *Queries) InsertTokenMarket(ctx context.Context, db DBTX, arg InsertTokenMarketParams) error {
-	_, err := db.Exec(ctx, insertTokenMarket,
+	_, err := db.Exec(ctx, InsertTokenMarket,
 		arg.Chain,
 		arg.Address,
 		arg.TotalSupply,
@@ -158,7 +158,7 @@ func (q *Queries) InsertTokenMarket(ctx context.Context, db DBTX, arg InsertToke
 	return err
 }
 
-const insertWalletLabel = `-- name: InsertWalletLabel :execrows
+const InsertWalletLabel = `-- name: InsertWalletLabel :execrows
 INSERT INTO wallet_labels (chain, wallet, label) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING
 `
 
@@ -169,14 +169,14 @@ type InsertWalletLabelParams struct {
 }
 
 func (q *Queries) InsertWalletLabel(ctx context.Context, db DBTX, arg InsertWalletLabelParams) (int64, error) {
-	result, err := db.Exec(ctx, insertWalletLabel, arg.Chain, arg.Wallet, arg.Label)
+	result, err := db.Exec(ctx, InsertWalletLabel, arg.Chain, arg.Wallet, arg.Label)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const migrateToken = `-- name: MigrateToken :one
+const MigrateToken = `-- name: MigrateToken :one
 UPDATE tokens SET migrated_at_ms = $3, migrated_pool_address = $4,
     migrated_program_address = $5, migrated_protocol_family = $6, updated_at = now(),
     extra = extra || jsonb_strip_nulls(jsonb_build_object('migratedAt', $3::bigint, 'migratedToPoolAddress', $4::text,
@@ -195,7 +195,7 @@ type MigrateTokenParams struct {
 
 // No row when the token is unknown or already migrated.
 func (q *Queries) MigrateToken(ctx context.Context, db DBTX, arg MigrateTokenParams) ([]byte, error) {
-	row := db.QueryRow(ctx, migrateToken,
+	row := db.QueryRow(ctx, MigrateToken,
 		arg.Chain,
 		arg.Address,
 		arg.MigratedAtMs,
@@ -208,20 +208,20 @@ func (q *Queries) MigrateToken(ctx context.Context, db DBTX, arg MigrateTokenPar
 	return extra, err
 }
 
-const solPriceUSD = `-- name: SolPriceUSD :one
+const SolPriceUSD = `-- name: SolPriceUSD :one
 SELECT side_token_price_usd FROM trades WHERE chain = 'sol' AND status = 'SUCCEEDED'
 ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1
 `
 
 // The side-token price of the newest successful sol trade (its side token is SOL).
 func (q *Queries) SolPriceUSD(ctx context.Context, db DBTX) (decimal.Decimal, error) {
-	row := db.QueryRow(ctx, solPriceUSD)
+	row := db.QueryRow(ctx, SolPriceUSD)
 	var side_token_price_usd decimal.Decimal
 	err := row.Scan(&side_token_price_usd)
 	return side_token_price_usd, err
 }
 
-const storedTokenRecord = `-- name: StoredTokenRecord :one
+const StoredTokenRecord = `-- name: StoredTokenRecord :one
 SELECT (jsonb_strip_nulls(jsonb_build_object('address', address, 'chain', chain, 'name', name,
     'symbol', symbol, 'decimals', decimals, 'description', description, 'imageUrl', image_url, 'uri', uri,
     'tokenCreatedAt', created_at_ms, 'tokenCreatedBlockHeight', created_block_height,
@@ -238,7 +238,7 @@ type StoredTokenRecordParams struct {
 // The token as the outbox record, with the migration fields in extra. The ::jsonb cast only
 // tells sqlc the type: Postgres drops a cast to the type an expression already has.
 func (q *Queries) StoredTokenRecord(ctx context.Context, db DBTX, arg StoredTokenRecordParams) ([]byte, error) {
-	row := db.QueryRow(ctx, storedTokenRecord, arg.Chain, arg.Address)
+	row := db.QueryRow(ctx, StoredTokenRecord, arg.Chain, arg.Address)
 	var record []byte
 	err := row.Scan(&record)
 	return record, err

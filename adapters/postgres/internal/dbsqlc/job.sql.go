@@ -10,18 +10,18 @@ import (
 	"time"
 )
 
-const countUnfinishedJobs = `-- name: CountUnfinishedJobs :one
+const CountUnfinishedJobs = `-- name: CountUnfinishedJobs :one
 SELECT count(*) FROM jobs WHERE account_id = $1 AND status NOT IN ('completed', 'failed')
 `
 
 func (q *Queries) CountUnfinishedJobs(ctx context.Context, db DBTX, accountID string) (int64, error) {
-	row := db.QueryRow(ctx, countUnfinishedJobs, accountID)
+	row := db.QueryRow(ctx, CountUnfinishedJobs, accountID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const getJob = `-- name: GetJob :one
+const GetJob = `-- name: GetJob :one
 SELECT id, account_id, kind, status, progress, result, workflow_id, created_at, updated_at, work_key FROM jobs WHERE id = $1 AND account_id = $2
 `
 
@@ -31,7 +31,7 @@ type GetJobParams struct {
 }
 
 func (q *Queries) GetJob(ctx context.Context, db DBTX, arg GetJobParams) (Job, error) {
-	row := db.QueryRow(ctx, getJob, arg.ID, arg.AccountID)
+	row := db.QueryRow(ctx, GetJob, arg.ID, arg.AccountID)
 	var i Job
 	err := row.Scan(
 		&i.ID,
@@ -48,7 +48,7 @@ func (q *Queries) GetJob(ctx context.Context, db DBTX, arg GetJobParams) (Job, e
 	return i, err
 }
 
-const insertJob = `-- name: InsertJob :exec
+const InsertJob = `-- name: InsertJob :exec
 INSERT INTO jobs (id, account_id, kind, status, progress, result, workflow_id, created_at, updated_at, work_key)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 `
@@ -67,7 +67,7 @@ type InsertJobParams struct {
 }
 
 func (q *Queries) InsertJob(ctx context.Context, db DBTX, arg InsertJobParams) error {
-	_, err := db.Exec(ctx, insertJob,
+	_, err := db.Exec(ctx, InsertJob,
 		arg.ID,
 		arg.AccountID,
 		arg.Kind,
@@ -82,7 +82,7 @@ func (q *Queries) InsertJob(ctx context.Context, db DBTX, arg InsertJobParams) e
 	return err
 }
 
-const lockAccountJobs = `-- name: LockAccountJobs :exec
+const LockAccountJobs = `-- name: LockAccountJobs :exec
 SELECT pg_advisory_xact_lock(1785684595, hashtext($1::text))
 `
 
@@ -90,11 +90,11 @@ SELECT pg_advisory_xact_lock(1785684595, hashtext($1::text))
 // two-key form keeps these locks apart from the single-key ones of migrations and the engine;
 // 1785684595 is "jobs" in ASCII.
 func (q *Queries) LockAccountJobs(ctx context.Context, db DBTX, accountID string) error {
-	_, err := db.Exec(ctx, lockAccountJobs, accountID)
+	_, err := db.Exec(ctx, LockAccountJobs, accountID)
 	return err
 }
 
-const saveJob = `-- name: SaveJob :execrows
+const SaveJob = `-- name: SaveJob :execrows
 UPDATE jobs SET status = $2, progress = $3, result = $4, updated_at = $5
 WHERE id = $1 AND status NOT IN ('completed', 'failed')
 `
@@ -108,7 +108,7 @@ type SaveJobParams struct {
 }
 
 func (q *Queries) SaveJob(ctx context.Context, db DBTX, arg SaveJobParams) (int64, error) {
-	result, err := db.Exec(ctx, saveJob,
+	result, err := db.Exec(ctx, SaveJob,
 		arg.ID,
 		arg.Status,
 		arg.Progress,
@@ -121,7 +121,7 @@ func (q *Queries) SaveJob(ctx context.Context, db DBTX, arg SaveJobParams) (int6
 	return result.RowsAffected(), nil
 }
 
-const unfinishedJobByWorkKey = `-- name: UnfinishedJobByWorkKey :one
+const UnfinishedJobByWorkKey = `-- name: UnfinishedJobByWorkKey :one
 SELECT id, account_id, kind, status, progress, result, workflow_id, created_at, updated_at, work_key FROM jobs
 WHERE account_id = $1 AND work_key = $2 AND status NOT IN ('completed', 'failed')
 `
@@ -132,7 +132,7 @@ type UnfinishedJobByWorkKeyParams struct {
 }
 
 func (q *Queries) UnfinishedJobByWorkKey(ctx context.Context, db DBTX, arg UnfinishedJobByWorkKeyParams) (Job, error) {
-	row := db.QueryRow(ctx, unfinishedJobByWorkKey, arg.AccountID, arg.WorkKey)
+	row := db.QueryRow(ctx, UnfinishedJobByWorkKey, arg.AccountID, arg.WorkKey)
 	var i Job
 	err := row.Scan(
 		&i.ID,
@@ -149,7 +149,7 @@ func (q *Queries) UnfinishedJobByWorkKey(ctx context.Context, db DBTX, arg Unfin
 	return i, err
 }
 
-const walletTradedTokens = `-- name: WalletTradedTokens :many
+const WalletTradedTokens = `-- name: WalletTradedTokens :many
 SELECT DISTINCT token_address FROM trades WHERE chain = $1 AND wallet = $2 ORDER BY token_address
 `
 
@@ -159,7 +159,7 @@ type WalletTradedTokensParams struct {
 }
 
 func (q *Queries) WalletTradedTokens(ctx context.Context, db DBTX, arg WalletTradedTokensParams) ([]string, error) {
-	rows, err := db.Query(ctx, walletTradedTokens, arg.Chain, arg.Wallet)
+	rows, err := db.Query(ctx, WalletTradedTokens, arg.Chain, arg.Wallet)
 	if err != nil {
 		return nil, err
 	}

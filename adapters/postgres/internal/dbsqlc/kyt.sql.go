@@ -12,7 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-const findKYTRegistrationByKey = `-- name: FindKYTRegistrationByKey :one
+const FindKYTRegistrationByKey = `-- name: FindKYTRegistrationByKey :one
 SELECT external_id, account_id, kind, idempotency_key, fingerprint, request, usd_amount, status, rating, alerts, failure, created_at, updated_at FROM kyt_registrations WHERE account_id = $1 AND kind = $2 AND idempotency_key = $3
 `
 
@@ -23,7 +23,7 @@ type FindKYTRegistrationByKeyParams struct {
 }
 
 func (q *Queries) FindKYTRegistrationByKey(ctx context.Context, db DBTX, arg FindKYTRegistrationByKeyParams) (KytRegistration, error) {
-	row := db.QueryRow(ctx, findKYTRegistrationByKey, arg.AccountID, arg.Kind, arg.IdempotencyKey)
+	row := db.QueryRow(ctx, FindKYTRegistrationByKey, arg.AccountID, arg.Kind, arg.IdempotencyKey)
 	var i KytRegistration
 	err := row.Scan(
 		&i.ExternalID,
@@ -43,7 +43,7 @@ func (q *Queries) FindKYTRegistrationByKey(ctx context.Context, db DBTX, arg Fin
 	return i, err
 }
 
-const getKYTRegistration = `-- name: GetKYTRegistration :one
+const GetKYTRegistration = `-- name: GetKYTRegistration :one
 SELECT external_id, account_id, kind, idempotency_key, fingerprint, request, usd_amount, status, rating, alerts, failure, created_at, updated_at FROM kyt_registrations WHERE external_id = $1 AND account_id = $2 AND kind = $3
 `
 
@@ -54,7 +54,7 @@ type GetKYTRegistrationParams struct {
 }
 
 func (q *Queries) GetKYTRegistration(ctx context.Context, db DBTX, arg GetKYTRegistrationParams) (KytRegistration, error) {
-	row := db.QueryRow(ctx, getKYTRegistration, arg.ExternalID, arg.AccountID, arg.Kind)
+	row := db.QueryRow(ctx, GetKYTRegistration, arg.ExternalID, arg.AccountID, arg.Kind)
 	var i KytRegistration
 	err := row.Scan(
 		&i.ExternalID,
@@ -74,12 +74,12 @@ func (q *Queries) GetKYTRegistration(ctx context.Context, db DBTX, arg GetKYTReg
 	return i, err
 }
 
-const getKYTRegistrationForUpdate = `-- name: GetKYTRegistrationForUpdate :one
+const GetKYTRegistrationForUpdate = `-- name: GetKYTRegistrationForUpdate :one
 SELECT external_id, account_id, kind, idempotency_key, fingerprint, request, usd_amount, status, rating, alerts, failure, created_at, updated_at FROM kyt_registrations WHERE external_id = $1 FOR UPDATE
 `
 
 func (q *Queries) GetKYTRegistrationForUpdate(ctx context.Context, db DBTX, externalID string) (KytRegistration, error) {
-	row := db.QueryRow(ctx, getKYTRegistrationForUpdate, externalID)
+	row := db.QueryRow(ctx, GetKYTRegistrationForUpdate, externalID)
 	var i KytRegistration
 	err := row.Scan(
 		&i.ExternalID,
@@ -99,7 +99,7 @@ func (q *Queries) GetKYTRegistrationForUpdate(ctx context.Context, db DBTX, exte
 	return i, err
 }
 
-const insertKYTRegistration = `-- name: InsertKYTRegistration :execrows
+const InsertKYTRegistration = `-- name: InsertKYTRegistration :execrows
 INSERT INTO kyt_registrations (external_id, account_id, kind, idempotency_key, fingerprint, request, usd_amount,
     status, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
@@ -119,7 +119,7 @@ type InsertKYTRegistrationParams struct {
 }
 
 func (q *Queries) InsertKYTRegistration(ctx context.Context, db DBTX, arg InsertKYTRegistrationParams) (int64, error) {
-	result, err := db.Exec(ctx, insertKYTRegistration,
+	result, err := db.Exec(ctx, InsertKYTRegistration,
 		arg.ExternalID,
 		arg.AccountID,
 		arg.Kind,
@@ -136,7 +136,7 @@ func (q *Queries) InsertKYTRegistration(ctx context.Context, db DBTX, arg Insert
 	return result.RowsAffected(), nil
 }
 
-const marketPriceBySymbol = `-- name: MarketPriceBySymbol :one
+const MarketPriceBySymbol = `-- name: MarketPriceBySymbol :one
 SELECT m.price_usd FROM tokens t JOIN token_market m ON m.chain = t.chain AND m.address = t.address
 WHERE t.chain = $1 AND upper(t.symbol) = upper($2::text) AND m.price_usd > 0
 ORDER BY m.market_cap_usd DESC, t.address
@@ -149,13 +149,13 @@ type MarketPriceBySymbolParams struct {
 }
 
 func (q *Queries) MarketPriceBySymbol(ctx context.Context, db DBTX, arg MarketPriceBySymbolParams) (decimal.Decimal, error) {
-	row := db.QueryRow(ctx, marketPriceBySymbol, arg.Chain, arg.Symbol)
+	row := db.QueryRow(ctx, MarketPriceBySymbol, arg.Chain, arg.Symbol)
 	var price_usd decimal.Decimal
 	err := row.Scan(&price_usd)
 	return price_usd, err
 }
 
-const nativePriceUSD = `-- name: NativePriceUSD :one
+const NativePriceUSD = `-- name: NativePriceUSD :one
 SELECT side_token_price_usd FROM trades
 WHERE chain = $1 AND side_token_price_usd > 0
 ORDER BY block_timestamp_ms DESC, seq DESC
@@ -163,13 +163,13 @@ LIMIT 1
 `
 
 func (q *Queries) NativePriceUSD(ctx context.Context, db DBTX, chain string) (decimal.Decimal, error) {
-	row := db.QueryRow(ctx, nativePriceUSD, chain)
+	row := db.QueryRow(ctx, NativePriceUSD, chain)
 	var side_token_price_usd decimal.Decimal
 	err := row.Scan(&side_token_price_usd)
 	return side_token_price_usd, err
 }
 
-const updateKYTRegistration = `-- name: UpdateKYTRegistration :exec
+const UpdateKYTRegistration = `-- name: UpdateKYTRegistration :exec
 UPDATE kyt_registrations
 SET usd_amount = $2, status = $3, rating = $4, alerts = $5, failure = $6, updated_at = $7
 WHERE external_id = $1
@@ -186,7 +186,7 @@ type UpdateKYTRegistrationParams struct {
 }
 
 func (q *Queries) UpdateKYTRegistration(ctx context.Context, db DBTX, arg UpdateKYTRegistrationParams) error {
-	_, err := db.Exec(ctx, updateKYTRegistration,
+	_, err := db.Exec(ctx, UpdateKYTRegistration,
 		arg.ExternalID,
 		arg.UsdAmount,
 		arg.Status,

@@ -9,32 +9,32 @@ import (
 	"context"
 )
 
-const advisoryLock = `-- name: AdvisoryLock :exec
+const AdvisoryLock = `-- name: AdvisoryLock :exec
 SELECT pg_advisory_lock($1)
 `
 
 // Session advisory locks keyed by the callers' constants (migrationLock, refreshRoundLock);
 // LockAccountJobs (job.sql) has a two-key form of its own.
 func (q *Queries) AdvisoryLock(ctx context.Context, db DBTX, key int64) error {
-	_, err := db.Exec(ctx, advisoryLock, key)
+	_, err := db.Exec(ctx, AdvisoryLock, key)
 	return err
 }
 
-const advisoryUnlock = `-- name: AdvisoryUnlock :exec
+const AdvisoryUnlock = `-- name: AdvisoryUnlock :exec
 SELECT pg_advisory_unlock($1)
 `
 
 func (q *Queries) AdvisoryUnlock(ctx context.Context, db DBTX, key int64) error {
-	_, err := db.Exec(ctx, advisoryUnlock, key)
+	_, err := db.Exec(ctx, AdvisoryUnlock, key)
 	return err
 }
 
-const advisoryXactLock = `-- name: AdvisoryXactLock :exec
+const AdvisoryXactLock = `-- name: AdvisoryXactLock :exec
 SELECT pg_advisory_xact_lock($1)
 `
 
 // Held until the transaction ends (derivedStateLock).
 func (q *Queries) AdvisoryXactLock(ctx context.Context, db DBTX, key int64) error {
-	_, err := db.Exec(ctx, advisoryXactLock, key)
+	_, err := db.Exec(ctx, AdvisoryXactLock, key)
 	return err
 }

@@ -9,7 +9,7 @@ import (
 	"context"
 )
 
-const databaseExists = `-- name: DatabaseExists :one
+const DatabaseExists = `-- name: DatabaseExists :one
 SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_database WHERE datname = $1)
 `
 
@@ -17,7 +17,7 @@ SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_database WHERE datname = $1)
 // schema_migrations stay in Go: that table is its own bookkeeping, created before any
 // migration, and not part of the migrations/ schema sqlc reads.
 func (q *Queries) DatabaseExists(ctx context.Context, db DBTX, datname string) (bool, error) {
-	row := db.QueryRow(ctx, databaseExists, datname)
+	row := db.QueryRow(ctx, DatabaseExists, datname)
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err

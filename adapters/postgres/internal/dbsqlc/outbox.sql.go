@@ -9,7 +9,7 @@ import (
 	"context"
 )
 
-const insertOutboxEvent = `-- name: InsertOutboxEvent :exec
+const InsertOutboxEvent = `-- name: InsertOutboxEvent :exec
 INSERT INTO outbox (event_id, channel, payload, created_at_ms) VALUES ($1, $2, $3, $4)
 ON CONFLICT (event_id) DO NOTHING
 `
@@ -23,7 +23,7 @@ type InsertOutboxEventParams struct {
 
 // Written in the ingest transaction; a replayed event keeps its first row.
 func (q *Queries) InsertOutboxEvent(ctx context.Context, db DBTX, arg InsertOutboxEventParams) error {
-	_, err := db.Exec(ctx, insertOutboxEvent,
+	_, err := db.Exec(ctx, InsertOutboxEvent,
 		arg.EventID,
 		arg.Channel,
 		arg.Payload,
@@ -32,7 +32,7 @@ func (q *Queries) InsertOutboxEvent(ctx context.Context, db DBTX, arg InsertOutb
 	return err
 }
 
-const markOutboxDispatched = `-- name: MarkOutboxDispatched :exec
+const MarkOutboxDispatched = `-- name: MarkOutboxDispatched :exec
 UPDATE outbox SET dispatched_at_ms = $1::bigint
 WHERE seq = ANY ($2::bigint[]) AND dispatched_at_ms IS NULL
 `
@@ -43,11 +43,11 @@ type MarkOutboxDispatchedParams struct {
 }
 
 func (q *Queries) MarkOutboxDispatched(ctx context.Context, db DBTX, arg MarkOutboxDispatchedParams) error {
-	_, err := db.Exec(ctx, markOutboxDispatched, arg.AtMs, arg.Seqs)
+	_, err := db.Exec(ctx, MarkOutboxDispatched, arg.AtMs, arg.Seqs)
 	return err
 }
 
-const pendingOutbox = `-- name: PendingOutbox :many
+const PendingOutbox = `-- name: PendingOutbox :many
 SELECT seq, event_id, channel, payload, created_at_ms FROM outbox
 WHERE dispatched_at_ms IS NULL
 ORDER BY seq
@@ -63,7 +63,7 @@ type PendingOutboxRow struct {
 }
 
 func (q *Queries) PendingOutbox(ctx context.Context, db DBTX, limit int32) ([]PendingOutboxRow, error) {
-	rows, err := db.Query(ctx, pendingOutbox, limit)
+	rows, err := db.Query(ctx, PendingOutbox, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-const deletePosition = `-- name: DeletePosition :exec
+const DeletePosition = `-- name: DeletePosition :exec
 DELETE FROM wallet_positions WHERE chain = $1 AND wallet = $2 AND token_address = $3
 `
 
@@ -22,11 +22,11 @@ type DeletePositionParams struct {
 }
 
 func (q *Queries) DeletePosition(ctx context.Context, db DBTX, arg DeletePositionParams) error {
-	_, err := db.Exec(ctx, deletePosition, arg.Chain, arg.Wallet, arg.TokenAddress)
+	_, err := db.Exec(ctx, DeletePosition, arg.Chain, arg.Wallet, arg.TokenAddress)
 	return err
 }
 
-const listPositionTrades = `-- name: ListPositionTrades :many
+const ListPositionTrades = `-- name: ListPositionTrades :many
 SELECT tx_signature, instruction_index, block_height, block_timestamp_ms, side, status,
        token_amount, token_amount_usd, token_price_usd
 FROM trades
@@ -53,7 +53,7 @@ type ListPositionTradesRow struct {
 
 // Every stored trade of one wallet and token, with the fields a position is derived from.
 func (q *Queries) ListPositionTrades(ctx context.Context, db DBTX, arg ListPositionTradesParams) ([]ListPositionTradesRow, error) {
-	rows, err := db.Query(ctx, listPositionTrades, arg.Chain, arg.Wallet, arg.TokenAddress)
+	rows, err := db.Query(ctx, ListPositionTrades, arg.Chain, arg.Wallet, arg.TokenAddress)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (q *Queries) ListPositionTrades(ctx context.Context, db DBTX, arg ListPosit
 	return items, nil
 }
 
-const lockPosition = `-- name: LockPosition :exec
+const LockPosition = `-- name: LockPosition :exec
 SELECT 1 FROM wallet_positions WHERE chain = $1 AND wallet = $2 AND token_address = $3 FOR UPDATE
 `
 
@@ -94,6 +94,86 @@ type LockPositionParams struct {
 
 // Locks the pair's row (when there is one) until the transaction ends.
 func (q *Queries) LockPosition(ctx context.Context, db DBTX, arg LockPositionParams) error {
-	_, err := db.Exec(ctx, lockPosition, arg.Chain, arg.Wallet, arg.TokenAddress)
+	_, err := db.Exec(ctx, LockPosition, arg.Chain, arg.Wallet, arg.TokenAddress)
 	return err
+}
+
+const PricedPositions = `-- name: PricedPositions :many
+SELECT p.token_address, p.balance, p.cost_usd, p.buy_amount, p.buy_amount_usd, p.sell_amount,
+    p.sell_amount_usd, p.sold_cost_usd, p.realized_usd, p.buys, p.sells, p.first_buy_at_ms, p.last_sell_at_ms,
+    COALESCE(m.price_usd, 0) AS price_usd, COALESCE(t.name, '') AS name, COALESCE(t.symbol, '') AS symbol,
+    COALESCE(t.image_url, '') AS image_url, COALESCE(t.decimals, 0) AS decimals
+FROM wallet_positions p
+LEFT JOIN token_market m ON m.chain = p.chain AND m.address = p.token_address
+LEFT JOIN tokens t ON t.chain = p.chain AND t.address = p.token_address
+WHERE p.chain = $1 AND p.wallet = $2 AND p.token_address = ANY($3::text[]) AND p.buys + p.sells > 0
+ORDER BY p.token_address
+`
+
+type PricedPositionsParams struct {
+	Chain  string
+	Wallet string
+	Tokens []string
+}
+
+type PricedPositionsRow struct {
+	TokenAddress  string
+	Balance       decimal.Decimal
+	CostUsd       decimal.Decimal
+	BuyAmount     decimal.Decimal
+	BuyAmountUsd  decimal.Decimal
+	SellAmount    decimal.Decimal
+	SellAmountUsd decimal.Decimal
+	SoldCostUsd   decimal.Decimal
+	RealizedUsd   decimal.Decimal
+	Buys          int64
+	Sells         int64
+	FirstBuyAtMs  *int64
+	LastSellAtMs  *int64
+	PriceUsd      decimal.Decimal
+	Name          string
+	Symbol        string
+	ImageUrl      string
+	Decimals      int32
+}
+
+// At most 100 positions by primary key (chain, wallet, token_address), with the token's price
+// and metadata.
+func (q *Queries) PricedPositions(ctx context.Context, db DBTX, arg PricedPositionsParams) ([]PricedPositionsRow, error) {
+	rows, err := db.Query(ctx, PricedPositions, arg.Chain, arg.Wallet, arg.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PricedPositionsRow{}
+	for rows.Next() {
+		var i PricedPositionsRow
+		if err := rows.Scan(
+			&i.TokenAddress,
+			&i.Balance,
+			&i.CostUsd,
+			&i.BuyAmount,
+			&i.BuyAmountUsd,
+			&i.SellAmount,
+			&i.SellAmountUsd,
+			&i.SoldCostUsd,
+			&i.RealizedUsd,
+			&i.Buys,
+			&i.Sells,
+			&i.FirstBuyAtMs,
+			&i.LastSellAtMs,
+			&i.PriceUsd,
+			&i.Name,
+			&i.Symbol,
+			&i.ImageUrl,
+			&i.Decimals,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -11,19 +11,19 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-const countRedPacketClaims = `-- name: CountRedPacketClaims :one
+const CountRedPacketClaims = `-- name: CountRedPacketClaims :one
 SELECT count(*) FROM red_packet_claims WHERE packet_id = $1
 `
 
 // Bounded by the packet's maxClaims.
 func (q *Queries) CountRedPacketClaims(ctx context.Context, db DBTX, packetID string) (int64, error) {
-	row := db.QueryRow(ctx, countRedPacketClaims, packetID)
+	row := db.QueryRow(ctx, CountRedPacketClaims, packetID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const insertRedPacket = `-- name: InsertRedPacket :execrows
+const InsertRedPacket = `-- name: InsertRedPacket :execrows
 INSERT INTO red_packets (id, chain, creator, claim_authority, mint, max_claims, total_amount,
     created_at_ms, expired_at_ms, expiration, memo, share_id, tx_hash)
 VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) ON CONFLICT (id) DO NOTHING
@@ -46,7 +46,7 @@ type InsertRedPacketParams struct {
 }
 
 func (q *Queries) InsertRedPacket(ctx context.Context, db DBTX, arg InsertRedPacketParams) (int64, error) {
-	result, err := db.Exec(ctx, insertRedPacket,
+	result, err := db.Exec(ctx, InsertRedPacket,
 		arg.ID,
 		arg.Chain,
 		arg.Creator,
@@ -67,7 +67,7 @@ func (q *Queries) InsertRedPacket(ctx context.Context, db DBTX, arg InsertRedPac
 	return result.RowsAffected(), nil
 }
 
-const insertRedPacketClaim = `-- name: InsertRedPacketClaim :exec
+const InsertRedPacketClaim = `-- name: InsertRedPacketClaim :exec
 INSERT INTO red_packet_claims (packet_id, claimer, chain, mint, creator, amount,
     claimed_at_ms, tx_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)
 `
@@ -84,7 +84,7 @@ type InsertRedPacketClaimParams struct {
 }
 
 func (q *Queries) InsertRedPacketClaim(ctx context.Context, db DBTX, arg InsertRedPacketClaimParams) error {
-	_, err := db.Exec(ctx, insertRedPacketClaim,
+	_, err := db.Exec(ctx, InsertRedPacketClaim,
 		arg.PacketID,
 		arg.Claimer,
 		arg.Chain,
@@ -97,7 +97,7 @@ func (q *Queries) InsertRedPacketClaim(ctx context.Context, db DBTX, arg InsertR
 	return err
 }
 
-const lockRedPacket = `-- name: LockRedPacket :one
+const LockRedPacket = `-- name: LockRedPacket :one
 SELECT id, chain, creator, claim_authority, mint, max_claims, claimed_count, total_amount,
     claimed_amount, refunded_amount, created_at_ms, expired_at_ms, expiration, expired, memo, share_id, tx_hash,
     ARRAY(SELECT claimer FROM red_packet_claims WHERE packet_id = $1)::text[] AS claimers
@@ -128,7 +128,7 @@ type LockRedPacketRow struct {
 // A packet and its claimers under a row lock. The ::text[] cast only tells sqlc the type:
 // Postgres drops a cast to the type an expression already has.
 func (q *Queries) LockRedPacket(ctx context.Context, db DBTX, id string) (LockRedPacketRow, error) {
-	row := db.QueryRow(ctx, lockRedPacket, id)
+	row := db.QueryRow(ctx, LockRedPacket, id)
 	var i LockRedPacketRow
 	err := row.Scan(
 		&i.ID,
@@ -153,18 +153,18 @@ func (q *Queries) LockRedPacket(ctx context.Context, db DBTX, id string) (LockRe
 	return i, err
 }
 
-const redPacketClaimedCount = `-- name: RedPacketClaimedCount :one
+const RedPacketClaimedCount = `-- name: RedPacketClaimedCount :one
 SELECT claimed_count FROM red_packets WHERE id = $1
 `
 
 func (q *Queries) RedPacketClaimedCount(ctx context.Context, db DBTX, id string) (int32, error) {
-	row := db.QueryRow(ctx, redPacketClaimedCount, id)
+	row := db.QueryRow(ctx, RedPacketClaimedCount, id)
 	var claimed_count int32
 	err := row.Scan(&claimed_count)
 	return claimed_count, err
 }
 
-const saveRedPacket = `-- name: SaveRedPacket :exec
+const SaveRedPacket = `-- name: SaveRedPacket :exec
 UPDATE red_packets SET claimed_count = $2, claimed_amount = $3, refunded_amount = $4, expired = $5
 WHERE id = $1
 `
@@ -178,7 +178,7 @@ type SaveRedPacketParams struct {
 }
 
 func (q *Queries) SaveRedPacket(ctx context.Context, db DBTX, arg SaveRedPacketParams) error {
-	_, err := db.Exec(ctx, saveRedPacket,
+	_, err := db.Exec(ctx, SaveRedPacket,
 		arg.ID,
 		arg.ClaimedCount,
 		arg.ClaimedAmount,

@@ -9,7 +9,7 @@ import (
 	"context"
 )
 
-const activeTokens = `-- name: ActiveTokens :many
+const ActiveTokens = `-- name: ActiveTokens :many
 SELECT chain, address FROM token_market WHERE last_trade_at_ms >= $1 OR trades_24h > 0
 ORDER BY chain COLLATE "C", address COLLATE "C"
 `
@@ -21,7 +21,7 @@ type ActiveTokensRow struct {
 
 // In byte order of (chain, address), the order a round records its position in.
 func (q *Queries) ActiveTokens(ctx context.Context, db DBTX, since int64) ([]ActiveTokensRow, error) {
-	rows, err := db.Query(ctx, activeTokens, since)
+	rows, err := db.Query(ctx, ActiveTokens, since)
 	if err != nil {
 		return nil, err
 	}
@@ -40,17 +40,17 @@ func (q *Queries) ActiveTokens(ctx context.Context, db DBTX, since int64) ([]Act
 	return items, nil
 }
 
-const completeRefreshRound = `-- name: CompleteRefreshRound :exec
+const CompleteRefreshRound = `-- name: CompleteRefreshRound :exec
 UPDATE refresh_state SET windows_at_ms = round_at_ms, round_at_ms = NULL,
     round_full = false, round_after_chain = NULL, round_after_address = NULL
 `
 
 func (q *Queries) CompleteRefreshRound(ctx context.Context, db DBTX) error {
-	_, err := db.Exec(ctx, completeRefreshRound)
+	_, err := db.Exec(ctx, CompleteRefreshRound)
 	return err
 }
 
-const getRefreshState = `-- name: GetRefreshState :one
+const GetRefreshState = `-- name: GetRefreshState :one
 SELECT windows_at_ms, round_at_ms, round_full, round_after_chain, round_after_address
 FROM refresh_state
 `
@@ -65,7 +65,7 @@ type GetRefreshStateRow struct {
 
 // The window refresh loop's bookkeeping: refresh_state has one row (none before the first round).
 func (q *Queries) GetRefreshState(ctx context.Context, db DBTX) (GetRefreshStateRow, error) {
-	row := db.QueryRow(ctx, getRefreshState)
+	row := db.QueryRow(ctx, GetRefreshState)
 	var i GetRefreshStateRow
 	err := row.Scan(
 		&i.WindowsAtMs,
@@ -77,17 +77,17 @@ func (q *Queries) GetRefreshState(ctx context.Context, db DBTX) (GetRefreshState
 	return i, err
 }
 
-const jitOff = `-- name: JitOff :exec
+const JitOff = `-- name: JitOff :exec
 SET LOCAL jit = off
 `
 
 // For the rest of the transaction (see crossedTokens).
 func (q *Queries) JitOff(ctx context.Context, db DBTX) error {
-	_, err := db.Exec(ctx, jitOff)
+	_, err := db.Exec(ctx, JitOff)
 	return err
 }
 
-const setRefreshRoundPosition = `-- name: SetRefreshRoundPosition :exec
+const SetRefreshRoundPosition = `-- name: SetRefreshRoundPosition :exec
 UPDATE refresh_state SET round_after_chain = $1, round_after_address = $2
 `
 
@@ -98,11 +98,11 @@ type SetRefreshRoundPositionParams struct {
 
 // The last token whose windows the round committed, written in that chunk's transaction.
 func (q *Queries) SetRefreshRoundPosition(ctx context.Context, db DBTX, arg SetRefreshRoundPositionParams) error {
-	_, err := db.Exec(ctx, setRefreshRoundPosition, arg.RoundAfterChain, arg.RoundAfterAddress)
+	_, err := db.Exec(ctx, SetRefreshRoundPosition, arg.RoundAfterChain, arg.RoundAfterAddress)
 	return err
 }
 
-const startRefreshRound = `-- name: StartRefreshRound :exec
+const StartRefreshRound = `-- name: StartRefreshRound :exec
 INSERT INTO refresh_state (id, round_at_ms, round_full) VALUES (true, $1, $2)
 ON CONFLICT (id) DO UPDATE SET round_at_ms = EXCLUDED.round_at_ms, round_full = EXCLUDED.round_full,
     round_after_chain = NULL, round_after_address = NULL
@@ -114,6 +114,6 @@ type StartRefreshRoundParams struct {
 }
 
 func (q *Queries) StartRefreshRound(ctx context.Context, db DBTX, arg StartRefreshRoundParams) error {
-	_, err := db.Exec(ctx, startRefreshRound, arg.RoundAtMs, arg.RoundFull)
+	_, err := db.Exec(ctx, StartRefreshRound, arg.RoundAtMs, arg.RoundFull)
 	return err
 }

@@ -10,18 +10,18 @@ import (
 	"time"
 )
 
-const countWebhookEndpoints = `-- name: CountWebhookEndpoints :one
+const CountWebhookEndpoints = `-- name: CountWebhookEndpoints :one
 SELECT count(*) FROM webhook_endpoints WHERE account_id = $1
 `
 
 func (q *Queries) CountWebhookEndpoints(ctx context.Context, db DBTX, accountID string) (int64, error) {
-	row := db.QueryRow(ctx, countWebhookEndpoints, accountID)
+	row := db.QueryRow(ctx, CountWebhookEndpoints, accountID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const deleteWebhookEndpoint = `-- name: DeleteWebhookEndpoint :execrows
+const DeleteWebhookEndpoint = `-- name: DeleteWebhookEndpoint :execrows
 DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2
 `
 
@@ -31,14 +31,14 @@ type DeleteWebhookEndpointParams struct {
 }
 
 func (q *Queries) DeleteWebhookEndpoint(ctx context.Context, db DBTX, arg DeleteWebhookEndpointParams) (int64, error) {
-	result, err := db.Exec(ctx, deleteWebhookEndpoint, arg.ID, arg.AccountID)
+	result, err := db.Exec(ctx, DeleteWebhookEndpoint, arg.ID, arg.AccountID)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const getWebhookEndpoint = `-- name: GetWebhookEndpoint :one
+const GetWebhookEndpoint = `-- name: GetWebhookEndpoint :one
 SELECT seq, id, account_id, url, description, channels, filter_types, filter, metadata, rate_limit, disabled, secret, previous_secret, previous_secret_expires_at, first_failure_at, created_at, updated_at FROM webhook_endpoints
 WHERE id = $1 AND ($2::text IS NULL OR account_id = $2::text)
 `
@@ -49,7 +49,7 @@ type GetWebhookEndpointParams struct {
 }
 
 func (q *Queries) GetWebhookEndpoint(ctx context.Context, db DBTX, arg GetWebhookEndpointParams) (WebhookEndpoint, error) {
-	row := db.QueryRow(ctx, getWebhookEndpoint, arg.ID, arg.AccountID)
+	row := db.QueryRow(ctx, GetWebhookEndpoint, arg.ID, arg.AccountID)
 	var i WebhookEndpoint
 	err := row.Scan(
 		&i.Seq,
@@ -73,7 +73,7 @@ func (q *Queries) GetWebhookEndpoint(ctx context.Context, db DBTX, arg GetWebhoo
 	return i, err
 }
 
-const getWebhookEndpointForUpdate = `-- name: GetWebhookEndpointForUpdate :one
+const GetWebhookEndpointForUpdate = `-- name: GetWebhookEndpointForUpdate :one
 SELECT seq, id, account_id, url, description, channels, filter_types, filter, metadata, rate_limit, disabled, secret, previous_secret, previous_secret_expires_at, first_failure_at, created_at, updated_at FROM webhook_endpoints
 WHERE id = $1 AND ($2::text IS NULL OR account_id = $2::text)
 FOR UPDATE
@@ -85,7 +85,7 @@ type GetWebhookEndpointForUpdateParams struct {
 }
 
 func (q *Queries) GetWebhookEndpointForUpdate(ctx context.Context, db DBTX, arg GetWebhookEndpointForUpdateParams) (WebhookEndpoint, error) {
-	row := db.QueryRow(ctx, getWebhookEndpointForUpdate, arg.ID, arg.AccountID)
+	row := db.QueryRow(ctx, GetWebhookEndpointForUpdate, arg.ID, arg.AccountID)
 	var i WebhookEndpoint
 	err := row.Scan(
 		&i.Seq,
@@ -109,7 +109,7 @@ func (q *Queries) GetWebhookEndpointForUpdate(ctx context.Context, db DBTX, arg 
 	return i, err
 }
 
-const insertWebhookAttempt = `-- name: InsertWebhookAttempt :exec
+const InsertWebhookAttempt = `-- name: InsertWebhookAttempt :exec
 INSERT INTO webhook_attempts (endpoint_id, event_id, attempt, status_code, latency_ms, error, succeeded, attempted_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (endpoint_id, event_id, attempt) DO NOTHING
@@ -127,7 +127,7 @@ type InsertWebhookAttemptParams struct {
 }
 
 func (q *Queries) InsertWebhookAttempt(ctx context.Context, db DBTX, arg InsertWebhookAttemptParams) error {
-	_, err := db.Exec(ctx, insertWebhookAttempt,
+	_, err := db.Exec(ctx, InsertWebhookAttempt,
 		arg.EndpointID,
 		arg.EventID,
 		arg.Attempt,
@@ -140,7 +140,7 @@ func (q *Queries) InsertWebhookAttempt(ctx context.Context, db DBTX, arg InsertW
 	return err
 }
 
-const insertWebhookEndpoint = `-- name: InsertWebhookEndpoint :exec
+const InsertWebhookEndpoint = `-- name: InsertWebhookEndpoint :exec
 INSERT INTO webhook_endpoints (id, account_id, url, description, channels, filter_types, filter, metadata,
     rate_limit, disabled, secret, previous_secret, previous_secret_expires_at, first_failure_at, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
@@ -166,7 +166,7 @@ type InsertWebhookEndpointParams struct {
 }
 
 func (q *Queries) InsertWebhookEndpoint(ctx context.Context, db DBTX, arg InsertWebhookEndpointParams) error {
-	_, err := db.Exec(ctx, insertWebhookEndpoint,
+	_, err := db.Exec(ctx, InsertWebhookEndpoint,
 		arg.ID,
 		arg.AccountID,
 		arg.Url,
@@ -187,7 +187,7 @@ func (q *Queries) InsertWebhookEndpoint(ctx context.Context, db DBTX, arg Insert
 	return err
 }
 
-const listWebhookAttempts = `-- name: ListWebhookAttempts :many
+const ListWebhookAttempts = `-- name: ListWebhookAttempts :many
 SELECT seq, endpoint_id, event_id, attempt, status_code, latency_ms, error, succeeded, attempted_at FROM webhook_attempts
 WHERE endpoint_id = $1 AND ($3::bigint = 0 OR seq < $3::bigint)
 ORDER BY seq DESC
@@ -201,7 +201,7 @@ type ListWebhookAttemptsParams struct {
 }
 
 func (q *Queries) ListWebhookAttempts(ctx context.Context, db DBTX, arg ListWebhookAttemptsParams) ([]WebhookAttempt, error) {
-	rows, err := db.Query(ctx, listWebhookAttempts, arg.EndpointID, arg.Limit, arg.Cursor)
+	rows, err := db.Query(ctx, ListWebhookAttempts, arg.EndpointID, arg.Limit, arg.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func (q *Queries) ListWebhookAttempts(ctx context.Context, db DBTX, arg ListWebh
 	return items, nil
 }
 
-const listWebhookAttemptsByNumber = `-- name: ListWebhookAttemptsByNumber :many
+const ListWebhookAttemptsByNumber = `-- name: ListWebhookAttemptsByNumber :many
 SELECT seq, endpoint_id, event_id, attempt, status_code, latency_ms, error, succeeded, attempted_at FROM webhook_attempts
 WHERE endpoint_id = $1 AND event_id = ANY ($3::text[]) AND attempt = $2
 `
@@ -242,7 +242,7 @@ type ListWebhookAttemptsByNumberParams struct {
 }
 
 func (q *Queries) ListWebhookAttemptsByNumber(ctx context.Context, db DBTX, arg ListWebhookAttemptsByNumberParams) ([]WebhookAttempt, error) {
-	rows, err := db.Query(ctx, listWebhookAttemptsByNumber, arg.EndpointID, arg.Attempt, arg.EventIds)
+	rows, err := db.Query(ctx, ListWebhookAttemptsByNumber, arg.EndpointID, arg.Attempt, arg.EventIds)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +271,7 @@ func (q *Queries) ListWebhookAttemptsByNumber(ctx context.Context, db DBTX, arg 
 	return items, nil
 }
 
-const listWebhookEndpointsAsc = `-- name: ListWebhookEndpointsAsc :many
+const ListWebhookEndpointsAsc = `-- name: ListWebhookEndpointsAsc :many
 SELECT e.seq, e.id, e.account_id, e.url, e.description, e.channels, e.filter_types, e.filter, e.metadata, e.rate_limit, e.disabled, e.secret, e.previous_secret, e.previous_secret_expires_at, e.first_failure_at, e.created_at, e.updated_at FROM webhook_endpoints e
 WHERE e.account_id = $1
   AND ($3::text IS NULL OR e.seq > (SELECT c.seq FROM webhook_endpoints c WHERE c.id = $3::text))
@@ -286,7 +286,7 @@ type ListWebhookEndpointsAscParams struct {
 }
 
 func (q *Queries) ListWebhookEndpointsAsc(ctx context.Context, db DBTX, arg ListWebhookEndpointsAscParams) ([]WebhookEndpoint, error) {
-	rows, err := db.Query(ctx, listWebhookEndpointsAsc, arg.AccountID, arg.Limit, arg.Cursor)
+	rows, err := db.Query(ctx, ListWebhookEndpointsAsc, arg.AccountID, arg.Limit, arg.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +323,7 @@ func (q *Queries) ListWebhookEndpointsAsc(ctx context.Context, db DBTX, arg List
 	return items, nil
 }
 
-const listWebhookEndpointsDesc = `-- name: ListWebhookEndpointsDesc :many
+const ListWebhookEndpointsDesc = `-- name: ListWebhookEndpointsDesc :many
 SELECT e.seq, e.id, e.account_id, e.url, e.description, e.channels, e.filter_types, e.filter, e.metadata, e.rate_limit, e.disabled, e.secret, e.previous_secret, e.previous_secret_expires_at, e.first_failure_at, e.created_at, e.updated_at FROM webhook_endpoints e
 WHERE e.account_id = $1
   AND ($3::text IS NULL OR e.seq < (SELECT c.seq FROM webhook_endpoints c WHERE c.id = $3::text))
@@ -338,7 +338,7 @@ type ListWebhookEndpointsDescParams struct {
 }
 
 func (q *Queries) ListWebhookEndpointsDesc(ctx context.Context, db DBTX, arg ListWebhookEndpointsDescParams) ([]WebhookEndpoint, error) {
-	rows, err := db.Query(ctx, listWebhookEndpointsDesc, arg.AccountID, arg.Limit, arg.Cursor)
+	rows, err := db.Query(ctx, ListWebhookEndpointsDesc, arg.AccountID, arg.Limit, arg.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +375,7 @@ func (q *Queries) ListWebhookEndpointsDesc(ctx context.Context, db DBTX, arg Lis
 	return items, nil
 }
 
-const listWebhookSubscribers = `-- name: ListWebhookSubscribers :many
+const ListWebhookSubscribers = `-- name: ListWebhookSubscribers :many
 SELECT seq, id, account_id, url, description, channels, filter_types, filter, metadata, rate_limit, disabled, secret, previous_secret, previous_secret_expires_at, first_failure_at, created_at, updated_at FROM webhook_endpoints
 WHERE NOT disabled
   AND (channels IS NULL OR $1::text = ANY (channels))
@@ -384,7 +384,7 @@ ORDER BY seq
 `
 
 func (q *Queries) ListWebhookSubscribers(ctx context.Context, db DBTX, channel string) ([]WebhookEndpoint, error) {
-	rows, err := db.Query(ctx, listWebhookSubscribers, channel)
+	rows, err := db.Query(ctx, ListWebhookSubscribers, channel)
 	if err != nil {
 		return nil, err
 	}
@@ -421,18 +421,18 @@ func (q *Queries) ListWebhookSubscribers(ctx context.Context, db DBTX, channel s
 	return items, nil
 }
 
-const lockAccount = `-- name: LockAccount :one
+const LockAccount = `-- name: LockAccount :one
 SELECT id FROM accounts WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) LockAccount(ctx context.Context, db DBTX, id string) (string, error) {
-	row := db.QueryRow(ctx, lockAccount, id)
+	row := db.QueryRow(ctx, LockAccount, id)
 	var id_2 string
 	err := row.Scan(&id_2)
 	return id_2, err
 }
 
-const updateWebhookEndpoint = `-- name: UpdateWebhookEndpoint :exec
+const UpdateWebhookEndpoint = `-- name: UpdateWebhookEndpoint :exec
 UPDATE webhook_endpoints
 SET url = $2, description = $3, channels = $4, filter_types = $5, filter = $6, metadata = $7, rate_limit = $8,
     disabled = $9, secret = $10, previous_secret = $11, previous_secret_expires_at = $12, first_failure_at = $13,
@@ -458,7 +458,7 @@ type UpdateWebhookEndpointParams struct {
 }
 
 func (q *Queries) UpdateWebhookEndpoint(ctx context.Context, db DBTX, arg UpdateWebhookEndpointParams) error {
-	_, err := db.Exec(ctx, updateWebhookEndpoint,
+	_, err := db.Exec(ctx, UpdateWebhookEndpoint,
 		arg.ID,
 		arg.Url,
 		arg.Description,

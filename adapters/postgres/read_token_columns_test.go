@@ -1,0 +1,16 @@
+package postgres
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
+)
+
+// TokenDetails (queries/token.sql) selects detailColumns, in the order scanDetail reads them.
+func TestDetailColumns(t *testing.T) {
+	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	assert.Contains(t, norm(dbsqlc.TokenDetails), "SELECT "+norm(detailColumns)+" FROM tokens t")
+}
