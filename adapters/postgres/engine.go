@@ -36,6 +36,7 @@ func (a *applier) positions(ctx context.Context) error {
 		}
 		byKey[k] = append(byKey[k], t)
 	}
+	// hand-built: the select list is generated from positionColumns, and sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
 	rows, err := a.tx.Query(ctx, `SELECT `+selectPositionColumns("p")+`
 		FROM wallet_positions p JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(chain, wallet, token)
 		ON p.chain = k.chain AND p.wallet = k.wallet AND p.token_address = k.token`, chains, wallets, tokens)
@@ -129,6 +130,7 @@ func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowR
 		sumTVLUSD, sumTVLSol            decimal.Decimal
 		lastTrade                       int64
 	}
+	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
 	rows, err := tx.Query(ctx, `SELECT t.chain, t.address, COALESCE(t.creator_address, ''),
 		t.total_supply, t.circulating_supply, t.curve_target_native, t.migrated_at_ms IS NOT NULL,
 		COALESCE(lt.token_price_usd, 0), COALESCE(lt.token_price_native, 0), COALESCE(lt.block_timestamp_ms, 0),
@@ -170,6 +172,7 @@ func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowR
 	// Labels are looked up per holder through wallet_labels' key: joined as one aggregate over
 	// every label, a generic plan made while wallet_labels was small re-ran that aggregate for
 	// each holder once it was not (a 1M-trade import sat 9 minutes in one batch).
+	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
 	hrows, err := tx.Query(ctx, `SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}'), h.first_block_height,
 			h.created_block_height
 		FROM (
@@ -276,6 +279,7 @@ func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowR
 			b.sumTVLSol, b.lastTrade, vol24, trades24})
 	}
 	if len(out) > 0 {
+		// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_market"}, marketColumns, pgx.CopyFromRows(out)); err != nil {
 			return fmt.Errorf("copy market: %w", err)
 		}
@@ -290,6 +294,7 @@ func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowR
 				set += ", " + c + " = s." + c
 			}
 		}
+		// hand-built: the SET list is generated from marketColumns; ingest_market is a temporary table.
 		if _, err := tx.Exec(ctx, `UPDATE token_market m SET updated_at_ms = $1`+set+`
 			FROM ingest_market s WHERE m.chain = s.chain AND m.address = s.address`, now.UnixMilli()); err != nil {
 			return fmt.Errorf("update market: %w", err)
@@ -330,6 +335,7 @@ func computeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, liqui
 	cs, as := refArrays(refs)
 	end := now.UnixMilli()
 	start := end - token.Window24h.Duration().Milliseconds()
+	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
 	rows, err := tx.Query(ctx, `SELECT r.chain, r.address, x.tx_signature, x.instruction_index, x.block_height,
 			x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
 		FROM unnest($1::text[], $2::text[]) AS r(chain, address)
@@ -376,6 +382,7 @@ func writeWindows(ctx context.Context, tx pgx.Tx, windows []windowStats, now tim
 			s.Traders, s.BuyVolume, s.SellVolume, s.TotalVolume, s.BuyVolumeInUSD, s.SellVolumeInUSD, s.TotalVolumeInUSD,
 			s.OpenInUSD, s.CloseInUSD, s.HighInUSD, s.LowInUSD, s.PriceChangeRatioInUSD, s.CurrentLiquidityInUSD, end}
 	}
+	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_stats"}, statsColumns, pgx.CopyFromRows(out)); err != nil {
 		return fmt.Errorf("copy stats: %w", err)
 	}
@@ -387,6 +394,7 @@ func writeWindows(ctx context.Context, tx pgx.Tx, windows []windowStats, now tim
 		}
 		set += c + " = EXCLUDED." + c
 	}
+	// hand-built: the column and SET lists are generated from statsColumns; ingest_stats is a temporary table.
 	if _, err := tx.Exec(ctx, `INSERT INTO token_stats (`+cols+`) SELECT `+cols+` FROM ingest_stats
 		ON CONFLICT (chain, address, window_name) DO UPDATE SET `+set); err != nil {
 		return fmt.Errorf("upsert stats: %w", err)
@@ -433,6 +441,7 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, no
 		cs[i], as[i], starts[i] = string(t.ref.Chain), t.ref.Address, end-t.windows.widest().Milliseconds()
 		want[t.ref] = t.windows
 	}
+	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
 	rows, err := tx.Query(ctx, `SELECT m.chain, m.address, m.total_tvl_usd FROM unnest($1::text[], $2::text[]) AS r(chain, address)
 		JOIN token_market m ON m.chain = r.chain AND m.address = r.address`, cs, as)
 	if err != nil {
@@ -455,6 +464,7 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, no
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("window liquidity: %w", err)
 	}
+	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
 	rows, err = tx.Query(ctx, `SELECT r.chain, r.address, x.tx_signature, x.instruction_index, x.block_height,
 			x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
 		FROM unnest($1::text[], $2::text[], $3::bigint[]) AS r(chain, address, start)
@@ -493,6 +503,7 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, no
 	if err := writeWindows(ctx, tx, windows, now); err != nil {
 		return err
 	}
+	// hand-built: reads the temporary table ingest_stats, which is not in the schema sqlc reads.
 	if _, err := tx.Exec(ctx, `UPDATE token_market m SET volume_24h_usd = s.total_volume_usd, trades_24h = s.trades
 		FROM ingest_stats s WHERE s.window_name = '24h' AND m.chain = s.chain AND m.address = s.address`); err != nil {
 		return fmt.Errorf("update 24h market figures: %w", err)

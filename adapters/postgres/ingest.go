@@ -21,9 +21,13 @@ import (
 	"github.com/tokenscope/tokenscope/ports"
 )
 
-// IngestStore implements ports.IngestStore and ports.MarketRefresher. The bulk paths use pgx
-// directly (COPY into per-connection temporary tables, then one INSERT … SELECT … ON CONFLICT),
-// which sqlc cannot express.
+// IngestStore implements ports.IngestStore and ports.MarketRefresher. The per-event statements
+// are sqlc's; the bulk paths use pgx directly (COPY into per-connection temporary tables, then
+// one INSERT … SELECT … ON CONFLICT), which sqlc cannot express, and so do the engine's reads
+// over several arrays at once: sqlc rejects a multi-array unnest. Those could be written as
+// ROWS FROM (unnest(a), unnest(b)), which sqlc accepts and Postgres plans the same, but sqlc
+// would then also want casts for its types and would collect rows the engine now scans as they
+// stream, so on this hot path they stay as measured until the engine is rewritten.
 type IngestStore struct {
 	pool *pgxpool.Pool
 }
@@ -70,6 +74,7 @@ func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) 
 		if err := lockDerivedState(ctx, tx); err != nil {
 			return err
 		}
+		// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
 		if _, err := tx.Exec(ctx, tempTables); err != nil {
 			return fmt.Errorf("temp tables: %w", err)
 		}
@@ -316,10 +321,12 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 			t.SideTokenAmountInNative, t.SideTokenAmountInUSD, t.SideTokenPriceInNative, t.SideTokenPriceInUSD, t.DexImage,
 			t.DexProgramAddress, t.DexProtocolFamily, nowMs}
 	}
+	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
 	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"ingest_trades"}, tradeColumns, pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("copy trades: %w", err)
 	}
 	cols := joinCols(tradeColumns)
+	// hand-built: the column list is generated from tradeColumns; ingest_trades is a temporary table.
 	inserted, err := a.tx.Query(ctx, `INSERT INTO trades (`+cols+`) SELECT `+cols+` FROM ingest_trades
 		ON CONFLICT (chain, tx_signature, instruction_index) DO NOTHING RETURNING chain, tx_signature, instruction_index`)
 	if err != nil {
@@ -381,10 +388,12 @@ func (a *applier) snapshots(ctx context.Context, b ingest.Batch) error {
 			s.TokenB.TokenAddress, s.TokenB.Decimals, s.TokenB.VaultAmount.Decimal(), s.TokenB.AmountInNative, s.TokenB.AmountInUSD,
 			s.TokenB.PriceNative, s.TokenB.PriceUSD, s.TVLInNative, s.TVLInUSD}
 	}
+	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
 	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"ingest_snapshots"}, snapshotColumns, pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("copy snapshots: %w", err)
 	}
 	cols := joinCols(snapshotColumns)
+	// hand-built: the column list is generated from snapshotColumns; ingest_snapshots is a temporary table.
 	ct, err := a.tx.Exec(ctx, `INSERT INTO pool_snapshots (`+cols+`) SELECT `+cols+` FROM ingest_snapshots ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return fmt.Errorf("insert snapshots: %w", err)
@@ -397,6 +406,7 @@ func (a *applier) snapshots(ctx context.Context, b ingest.Batch) error {
 	if err != nil {
 		return err
 	}
+	// hand-built: reads the temporary table ingest_snapshots, which is not in the schema sqlc reads.
 	touched, err := a.tx.Query(ctx, `WITH newest AS (
 			SELECT DISTINCT ON (chain, pool_address) * FROM ingest_snapshots ORDER BY chain, pool_address, block_height DESC)
 		UPDATE pools p SET reserve_a = n.a_amount_native, reserve_b = n.b_amount_native, tvl_usd = n.tvl_usd,

@@ -112,15 +112,17 @@ func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionR
 // DELETE ROWS empties it after every transaction.
 const positionStaging = `CREATE TEMP TABLE IF NOT EXISTS ingest_positions (LIKE wallet_positions) ON COMMIT DELETE ROWS`
 
-// writePositions upserts rows (each a positionRow.values) into wallet_positions.
-// Hand-built: sqlc cannot express COPY into a temporary table, nor a column list kept in Go.
+// writePositions upserts rows (each a positionRow.values) into wallet_positions: COPY into a
+// temporary table, then one INSERT … SELECT … ON CONFLICT.
 func writePositions(ctx context.Context, tx pgx.Tx, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	// hand-built: DDL of the per-connection temporary table, which is not in the schema sqlc reads.
 	if _, err := tx.Exec(ctx, positionStaging); err != nil {
 		return fmt.Errorf("stage positions: %w", err)
 	}
+	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_positions"}, positionColumns, pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("copy positions: %w", err)
 	}
@@ -129,6 +131,7 @@ func writePositions(ctx context.Context, tx pgx.Tx, rows [][]any) error {
 		set = append(set, c+" = EXCLUDED."+c)
 	}
 	cols := joinCols(positionColumns)
+	// hand-built: the column and SET lists are generated from positionColumns; ingest_positions is a temporary table.
 	if _, err := tx.Exec(ctx, `INSERT INTO wallet_positions (`+cols+`) SELECT `+cols+` FROM ingest_positions
 		ON CONFLICT (chain, wallet, token_address) DO UPDATE SET `+strings.Join(set, ", ")); err != nil {
 		return fmt.Errorf("upsert positions: %w", err)

@@ -1,6 +1,11 @@
 // Package postgres implements the ports over PostgreSQL with pgx/v5 and sqlc. The generated
 // code stays private in internal/dbsqlc; every store takes a pool and runs its own
 // transactions, so callers never see pgx. It may import domain, ports and pgx.
+//
+// Every static statement is in queries/, where `make sqlc-check` holds it to the schema in
+// migrations/. SQL built or sent by hand is where sqlc cannot express it (keyset pages, COPY
+// into temporary tables, column lists kept in Go, multi-array unnest, the migration runner's own
+// table); each such call carries a `// hand-built: <reason>` comment.
 package postgres
 
 import (

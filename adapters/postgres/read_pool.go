@@ -43,6 +43,7 @@ func (r *MarketReader) ListSnapshots(ctx context.Context, c chain.Chain, poolAdd
 	if err != nil {
 		return page.Page[pool.Snapshot]{}, err
 	}
+	// hand-built: keyset page (snapshotsSQL), next or prev from a cursor.
 	rows, err := r.pool.Query(ctx, sql, vals...)
 	if err != nil {
 		return page.Page[pool.Snapshot]{}, interpretError(err, "list pool snapshots", poolAddress)

@@ -80,6 +80,7 @@ func (r *MarketReader) ListTrades(ctx context.Context, f ports.TradeFilter, p po
 	if err != nil {
 		return page.Page[trade.Trade]{}, err
 	}
+	// hand-built: keyset page (tradesSQL) with optional filters, next or prev from a cursor.
 	rows, err := r.pool.Query(ctx, sql, vals...)
 	if err != nil {
 		return page.Page[trade.Trade]{}, interpretError(err, "list trades", string(f.Chain))
