@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/domain/fault"
 )
 
@@ -52,7 +53,7 @@ func (h *handlers) ingest(c *fiber.Ctx) error {
 		dr = &bodyReader{r: dec, fault: func() *fault.Error { return errUndecodableBody(enc) }}
 		in = dr
 	}
-	res, err := h.app.Ingest.Stream(c.UserContext(), in, nil)
+	res, err := h.app.Ingest.Stream(c.UserContext(), ndjson.NewDecoder(in), nil)
 	if dr != nil && dr.failed.Load() && !br.failed.Load() {
 		return errUndecodableBody(enc)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
@@ -48,7 +49,7 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 	end := time.Now().UTC()
 	sim := simulate.New(simulate.Config{Seed: 3, Tokens: max(n/1000, 50), Wallets: max(n/50, 500), Trades: n,
 		Start: end.Add(-7 * 24 * time.Hour), End: end})
-	require.NoError(b, sim.Backfill(ctx, simulate.EncoderSink{Enc: ingest.NewEncoder(w)}))
+	require.NoError(b, sim.Backfill(ctx, simulate.EncoderSink{Enc: ndjson.NewEncoder(w)}))
 	require.NoError(b, w.Flush())
 	require.NoError(b, f.Close())
 
@@ -57,7 +58,7 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 		require.NoError(b, err)
 		svc := appingest.New(postgres.NewIngestStore(pool), wallClock{}, appingest.DefaultBatchSize)
 		start := time.Now()
-		res, err := svc.Stream(ctx, bufio.NewReaderSize(in, 1<<20), nil)
+		res, err := svc.Stream(ctx, ndjson.NewDecoder(bufio.NewReaderSize(in, 1<<20)), nil)
 		ingestTook := time.Since(start)
 		in.Close()
 		require.NoError(b, err)
@@ -68,7 +69,7 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 		require.NoError(b, err)
 		in, err = os.Open(file)
 		require.NoError(b, err)
-		dec := ingest.NewDecoder(bufio.NewReaderSize(in, 1<<20))
+		dec := ndjson.NewDecoder(bufio.NewReaderSize(in, 1<<20))
 		var rows [][]any
 		for {
 			e, err := dec.Next()

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
@@ -232,8 +233,8 @@ func TestRederiveAndIngestWriteTheSameRows(t *testing.T) {
 	pgtest.Truncate(t, engineTables...)
 	var file bytes.Buffer
 	sim := simulate.New(simulate.Config{Seed: 7, Tokens: 8, Wallets: 60, Trades: 1500, Start: now.Add(-3 * time.Hour), End: now})
-	require.NoError(t, sim.Backfill(ctx, simulate.EncoderSink{Enc: ingest.NewEncoder(&file)}))
-	_, err := appingest.New(postgres.NewIngestStore(pool), fixedClock{now}, 300).Stream(ctx, bytes.NewReader(file.Bytes()), nil)
+	require.NoError(t, sim.Backfill(ctx, simulate.EncoderSink{Enc: ndjson.NewEncoder(&file)}))
+	_, err := appingest.New(postgres.NewIngestStore(pool), fixedClock{now}, 300).Stream(ctx, ndjson.NewDecoder(bytes.NewReader(file.Bytes())), nil)
 	require.NoError(t, err)
 	// One pair whose trades arrive out of order, so ingest's own re-derivation is compared too.
 	s := postgres.NewIngestStore(pool)

@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/domain/fault"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 )
 
 type fixedClock struct{ t time.Time }
@@ -41,16 +41,16 @@ func TestImportingTheSameFileTwiceChangesNothing(t *testing.T) {
 	end := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	var file bytes.Buffer
 	sim := simulate.New(simulate.Config{Seed: 42, Tokens: 15, Wallets: 150, Trades: 2500, Start: end.Add(-3 * time.Hour), End: end})
-	require.NoError(t, sim.Backfill(context.Background(), simulate.EncoderSink{Enc: ingest.NewEncoder(&file)}))
+	require.NoError(t, sim.Backfill(context.Background(), simulate.EncoderSink{Enc: ndjson.NewEncoder(&file)}))
 
 	svc := appingest.New(postgres.NewIngestStore(pgtest.Pool(t)), fixedClock{end}, 700)
-	first, err := svc.Stream(context.Background(), bytes.NewReader(file.Bytes()), nil)
+	first, err := svc.Stream(context.Background(), ndjson.NewDecoder(bytes.NewReader(file.Bytes())), nil)
 	require.NoError(t, err)
 	require.Positive(t, first.Trades)
 	before := dump(t)
 	require.Contains(t, before, "sol.token.created")
 
-	second, err := svc.Stream(context.Background(), bytes.NewReader(file.Bytes()), nil)
+	second, err := svc.Stream(context.Background(), ndjson.NewDecoder(bytes.NewReader(file.Bytes())), nil)
 	require.NoError(t, err)
 	assert.Equal(t, 0, second.Inserted, "a replay inserts nothing")
 	assert.Equal(t, 0, second.Trades)
@@ -64,7 +64,7 @@ func TestStreamStopsAtAMalformedLine(t *testing.T) {
 	svc := appingest.New(postgres.NewIngestStore(pgtest.Pool(t)), fixedClock{now}, 1)
 	body := `{"type":"wallet.label","chain":"sol","wallet":"w1","label":"kol"}` + "\n" +
 		`{"type":"wallet.label","chain":"sol","wallet":"w2","label":"kol","extra":1}` + "\n"
-	res, err := svc.Stream(context.Background(), strings.NewReader(body), nil)
+	res, err := svc.Stream(context.Background(), ndjson.NewDecoder(strings.NewReader(body)), nil)
 	require.Error(t, err)
 	fe, ok := fault.As(err)
 	require.True(t, ok)

@@ -51,19 +51,26 @@ func (s *Service) Ingest(ctx context.Context, events []domain.Event) (domain.Res
 // Progress is called after each committed batch of a stream with the running totals.
 type Progress func(total domain.Result)
 
-// Stream decodes NDJSON from r and applies it in batches of the service's batch size. Each batch
-// commits on its own: a malformed line stops the stream with an error naming the line and field,
-// and the batches before it stay committed (re-sending the whole stream is safe, since every
-// event is idempotent). The returned result counts the committed batches.
+// Source yields a stream's events in order: the NDJSON decoder (adapters/ndjson) of an import
+// file or an ingest request body. Next returns io.EOF after the last event; a malformed or
+// invalid event is an error naming its line and field (domain.LineError).
+type Source interface {
+	Next() (domain.Event, error)
+}
+
+// Stream reads events from src and applies them in batches of the service's batch size. Each
+// batch commits on its own: a malformed line stops the stream with the source's error naming the
+// line and field, and the batches before it stay committed (re-sending the whole stream is safe,
+// since every event is idempotent). The returned result counts the committed batches.
 //
-// Decoding runs one batch ahead of applying, in its own goroutine: JSON decoding is CPU work in
-// this process while applying waits on Postgres, so overlapping them keeps both busy. Batches are
-// still applied one at a time and in file order.
-func (s *Service) Stream(ctx context.Context, r io.Reader, progress Progress) (domain.Result, error) {
+// Reading runs one batch ahead of applying, in its own goroutine: decoding is CPU work in this
+// process while applying waits on Postgres, so overlapping them keeps both busy. Batches are
+// still applied one at a time and in stream order.
+func (s *Service) Stream(ctx context.Context, src Source, progress Progress) (domain.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan decoded, 1)
-	go s.decode(ctx, r, batches)
+	go s.decode(ctx, src, batches)
 	var total domain.Result
 	for d := range batches {
 		if d.err != nil {
@@ -94,7 +101,7 @@ type decoded struct {
 // decode cuts the stream into batches and sends them in order; a decoding error is sent after
 // every complete batch before it, and the partial batch it interrupted is dropped. It closes out
 // when done or when ctx ends.
-func (s *Service) decode(ctx context.Context, r io.Reader, out chan<- decoded) {
+func (s *Service) decode(ctx context.Context, src Source, out chan<- decoded) {
 	defer close(out)
 	send := func(d decoded) bool {
 		select {
@@ -104,10 +111,9 @@ func (s *Service) decode(ctx context.Context, r io.Reader, out chan<- decoded) {
 			return false
 		}
 	}
-	dec := domain.NewDecoder(r)
 	batch := make([]domain.Event, 0, s.batchSize)
 	for {
-		e, err := dec.Next()
+		e, err := src.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}

@@ -3,7 +3,7 @@ package ingest_test
 import (
 	"context"
 	"errors"
-	"strings"
+	"io"
 	"testing"
 	"time"
 
@@ -11,8 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/token"
 )
 
 type clock struct{}
@@ -38,18 +40,37 @@ func (s *recordingStore) Apply(_ context.Context, b ingest.Batch, _ time.Time) (
 	return ingest.Result{Events: b.Len(), Inserted: b.Len()}, nil
 }
 
-func labels(wallets ...string) string {
-	var out strings.Builder
-	for _, w := range wallets {
-		out.WriteString(`{"type":"wallet.label","chain":"sol","wallet":"` + w + `","label":"kol"}` + "\n")
+// source hands out events in order, then failAt's error (when set) or io.EOF: what the NDJSON
+// decoder does with a stream whose line failAt is malformed.
+type source struct {
+	events []ingest.Event
+	failAt int // 1-based; 0 never
+	next   int
+}
+
+func (s *source) Next() (ingest.Event, error) {
+	s.next++
+	if s.next == s.failAt {
+		return nil, ingest.LineError(s.next, "extra", errors.New("unknown field"))
 	}
-	return out.String()
+	if s.next > len(s.events) {
+		return nil, io.EOF
+	}
+	return s.events[s.next-1], nil
+}
+
+func labels(wallets ...string) []ingest.Event {
+	out := make([]ingest.Event, 0, len(wallets))
+	for _, w := range wallets {
+		out = append(out, ingest.WalletLabel{Chain: chain.Sol, Wallet: w, Label: token.Kol})
+	}
+	return out
 }
 
 func TestStreamAppliesBatchesInOrder(t *testing.T) {
 	store := &recordingStore{}
 	var seen []int
-	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), strings.NewReader(labels("a", "b", "c", "d", "e")),
+	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), &source{events: labels("a", "b", "c", "d", "e")},
 		func(total ingest.Result) { seen = append(seen, total.Inserted) })
 	require.NoError(t, err)
 	// Five events in batches of two: [a b] [c d] [e], progress after each with running totals 2, 4, 5.
@@ -60,8 +81,8 @@ func TestStreamAppliesBatchesInOrder(t *testing.T) {
 
 func TestStreamStopsAtAMalformedLineAfterTheBatchesBeforeIt(t *testing.T) {
 	store := &recordingStore{}
-	body := labels("a", "b", "c") + `{"type":"wallet.label","chain":"sol","wallet":"d","label":"kol","extra":1}` + "\n" + labels("e")
-	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), strings.NewReader(body), nil)
+	src := &source{events: labels("a", "b", "c", "d", "e"), failAt: 4}
+	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), src, nil)
 	require.Error(t, err)
 	fe, ok := fault.As(err)
 	require.True(t, ok)
@@ -73,7 +94,7 @@ func TestStreamStopsAtAMalformedLineAfterTheBatchesBeforeIt(t *testing.T) {
 
 func TestStreamStopsAtAFailedBatch(t *testing.T) {
 	store := &recordingStore{failAt: 2}
-	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), strings.NewReader(labels("a", "b", "c", "d", "e", "f", "g")), nil)
+	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), &source{events: labels("a", "b", "c", "d", "e", "f", "g")}, nil)
 	require.EqualError(t, err, "store down")
 	// The second batch failed: the first stays counted, nothing after the failure is applied.
 	assert.Equal(t, [][]string{{"a", "b"}}, store.batches)

@@ -609,8 +609,14 @@ func (k *IngestSink) Flush(ctx context.Context) error {
 	return nil
 }
 
-// EncoderSink writes events as NDJSON.
-type EncoderSink struct{ Enc *ingest.Encoder }
+// Encoder writes one event to a file or stream; adapters/ndjson's Encoder is the one
+// `tokenscope simulate` writes with.
+type Encoder interface {
+	Encode(e ingest.Event) error
+}
+
+// EncoderSink writes events through an Encoder (NDJSON, for `tokenscope import` to read back).
+type EncoderSink struct{ Enc Encoder }
 
 // Emit writes e.
 func (k EncoderSink) Emit(_ context.Context, e ingest.Event) error { return k.Enc.Encode(e) }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/domain/ingest"
 )
@@ -19,7 +20,7 @@ func generate(t *testing.T, seed uint64) []byte {
 	var buf bytes.Buffer
 	end := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	sim := simulate.New(simulate.Config{Seed: seed, Tokens: 20, Wallets: 200, Trades: 3000, Start: end.Add(-6 * time.Hour), End: end})
-	require.NoError(t, sim.Backfill(context.Background(), simulate.EncoderSink{Enc: ingest.NewEncoder(&buf)}))
+	require.NoError(t, sim.Backfill(context.Background(), simulate.EncoderSink{Enc: ndjson.NewEncoder(&buf)}))
 	return buf.Bytes()
 }
 
@@ -30,7 +31,7 @@ func TestBackfillIsDeterministic(t *testing.T) {
 }
 
 func TestBackfillCoversEveryEventType(t *testing.T) {
-	dec := ingest.NewDecoder(bytes.NewReader(generate(t, 1)))
+	dec := ndjson.NewDecoder(bytes.NewReader(generate(t, 1)))
 	counts := map[ingest.Type]int{}
 	chains := map[string]bool{}
 	for {

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/app/config"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ingest"
@@ -188,7 +189,7 @@ func TestRequestsRefusedBelowTheRouter(t *testing.T) {
 func TestIngestMalformedChunkedBody(t *testing.T) {
 	e := newEnv(t)
 	line := func(addr string) string {
-		b, err := ingest.Marshal(edgeToken(addr))
+		b, err := ndjson.Marshal(edgeToken(addr))
 		require.NoError(t, err)
 		return string(b) + "\n"
 	}

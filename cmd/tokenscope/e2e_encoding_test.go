@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 )
 
 func gzipped(t *testing.T, b []byte) []byte {
@@ -74,7 +74,7 @@ func TestEncodedRequestBodies(t *testing.T) {
 	t.Run("ingest decodes a gzip NDJSON stream and refuses a broken one", func(t *testing.T) {
 		var nd strings.Builder
 		for _, addr := range []string{"EdgeGzipIngest1", "EdgeGzipIngest2"} {
-			b, err := ingest.Marshal(edgeToken(addr))
+			b, err := ndjson.Marshal(edgeToken(addr))
 			require.NoError(t, err)
 			nd.Write(b)
 			nd.WriteByte('\n')

@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/app/config"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
@@ -45,7 +46,7 @@ func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	defer pool.Close()
 	svc := appingest.New(postgres.NewIngestStore(pool), systemClock{}, *batch)
 	start := time.Now()
-	res, err := svc.Stream(ctx, bufio.NewReaderSize(in, 1<<20), func(total ingest.Result) {
+	res, err := svc.Stream(ctx, ndjson.NewDecoder(bufio.NewReaderSize(in, 1<<20)), func(total ingest.Result) {
 		log.Debug("batch committed", "events", total.Events, "trades", total.Trades)
 	})
 	elapsed := time.Since(start)

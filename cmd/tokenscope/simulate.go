@@ -12,12 +12,12 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/temporal"
 	"github.com/tokenscope/tokenscope/app/config"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/simulate"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/workflows"
 )
 
@@ -56,7 +56,7 @@ func runSimulate(ctx context.Context, cfg config.Config, log *slog.Logger, args 
 		}
 		w := bufio.NewWriterSize(f, 1<<20)
 		if *trades > 0 {
-			if err := sim.Backfill(ctx, simulate.EncoderSink{Enc: ingest.NewEncoder(w)}); err != nil {
+			if err := sim.Backfill(ctx, simulate.EncoderSink{Enc: ndjson.NewEncoder(w)}); err != nil {
 				f.Close()
 				return err
 			}

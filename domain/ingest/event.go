@@ -1,8 +1,8 @@
 // Package ingest is the vocabulary of the market-data engine's input: one type per chain event
 // (token created and migrated, pool created, trade, pool snapshot, red packet created, claimed
-// and expired, wallet label), the batch they travel in, its in-batch deduplication, and the
-// NDJSON codec that the importer, the HTTP ingest endpoint and the simulator share. It may import
-// only the standard library, github.com/shopspring/decimal and other domain packages.
+// and expired, wallet label), their validation, the batch they travel in and its in-batch
+// deduplication. Their NDJSON wire format is adapters/ndjson. It may import only the standard
+// library, github.com/shopspring/decimal and other domain packages.
 package ingest
 
 import (

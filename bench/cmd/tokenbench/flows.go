@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/webhooksender"
 	"github.com/tokenscope/tokenscope/app/simulate"
@@ -201,7 +202,7 @@ func (b *bench) deliveryRow(ctx context.Context, create func(path, ch string) (s
 	}
 	n := b.deliveries
 	var buf bytes.Buffer
-	enc := ingest.NewEncoder(&buf)
+	enc := ndjson.NewEncoder(&buf)
 	keep := &launchSink{enc: enc}
 	end := time.Now().UTC()
 	sim := simulate.New(simulate.Config{Seed: uint64(end.UnixNano()), Tokens: 3 * n, Wallets: 100, Trades: 3 * n,
@@ -248,7 +249,7 @@ func (b *bench) deliveryRow(ctx context.Context, create func(path, ch string) (s
 
 // launchSink keeps the sol token launches of a simulated market and drops everything else.
 type launchSink struct {
-	enc   *ingest.Encoder
+	enc   *ndjson.Encoder
 	addrs []string
 }
 

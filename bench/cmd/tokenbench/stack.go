@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/bench/load"
 	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/internal/loopback"
@@ -343,7 +344,7 @@ func (s *stack) copyTrades(ctx context.Context, file string) (int, time.Duration
 		return 0, 0, err
 	}
 	defer in.Close()
-	dec := ingest.NewDecoder(bufio.NewReaderSize(in, 1<<20))
+	dec := ndjson.NewDecoder(bufio.NewReaderSize(in, 1<<20))
 	var rows [][]any
 	for {
 		e, err := dec.Next()

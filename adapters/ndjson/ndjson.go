@@ -1,4 +1,11 @@
-package ingest
+// Package ndjson is the wire format of chain events: one JSON object per line, "type" naming the
+// event. It is shared by POST /v2/ingest, `tokenscope import` and `tokenscope simulate` (whose
+// output import reads back), so it lives here rather than in the HTTP adapter; domain/ingest
+// keeps the events and their validation. Decoding keeps decimals as text until they are parsed
+// with their field name at hand (never through float64), refuses unknown members, and reports a
+// bad line as ingest.LineError naming the line and the field. It may import the standard
+// library, shopspring/decimal and domain packages.
+package ndjson
 
 import (
 	"bufio"
@@ -16,6 +23,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
 	"github.com/tokenscope/tokenscope/domain/text"
@@ -52,27 +60,6 @@ func (n *Num) UnmarshalJSON(b []byte) error {
 
 var typeOfNum = reflect.TypeOf(Num(""))
 
-// LineError wraps err, found on an NDJSON line, into an Invalid fault naming the line and field.
-func LineError(line int, field string, err error) *fault.Error {
-	reason := err.Error()
-	out := &fault.Error{Kind: fault.KindInvalid, Code: fault.CodeInvalidParameter, Param: field, Err: nil,
-		Details: map[string]any{"line": line}}
-	if fe, ok := fault.As(err); ok {
-		reason = fe.Message
-		if field == "" {
-			field = fe.Param
-		}
-		out.Code, out.Param, out.Value, out.Allowed = fe.Code, field, fe.Value, fe.Allowed
-	}
-	if field != "" {
-		out.Details["field"] = field
-		out.Message = fmt.Sprintf("line %d: field %q: %s", line, field, reason)
-	} else {
-		out.Message = fmt.Sprintf("line %d: %s", line, reason)
-	}
-	return out
-}
-
 // Decoder reads NDJSON events one line at a time.
 type Decoder struct {
 	s    *bufio.Scanner
@@ -91,7 +78,7 @@ func (d *Decoder) Line() int { return d.line }
 
 // Next returns the next event, io.EOF after the last one. Blank lines are skipped. A malformed or
 // invalid line yields a *fault.Error naming the line and the field.
-func (d *Decoder) Next() (Event, error) {
+func (d *Decoder) Next() (ingest.Event, error) {
 	for d.s.Scan() {
 		d.line++
 		b := bytes.TrimSpace(d.s.Bytes())
@@ -100,16 +87,16 @@ func (d *Decoder) Next() (Event, error) {
 		}
 		e, field, err := Unmarshal(b)
 		if err != nil {
-			return nil, LineError(d.line, field, err)
+			return nil, ingest.LineError(d.line, field, err)
 		}
 		if err := e.Validate(); err != nil {
-			return nil, LineError(d.line, "", err)
+			return nil, ingest.LineError(d.line, "", err)
 		}
 		return e, nil
 	}
 	if err := d.s.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, LineError(d.line+1, "", fmt.Errorf("line longer than %d bytes", MaxLineBytes))
+			return nil, ingest.LineError(d.line+1, "", fmt.Errorf("line longer than %d bytes", MaxLineBytes))
 		}
 		return nil, err
 	}
@@ -119,7 +106,7 @@ func (d *Decoder) Next() (Event, error) {
 // Unmarshal decodes one NDJSON object into its event without validating it; on error it also
 // returns the offending field ("" when the line is not JSON at all). A NUL in any string is
 // refused first (text.CheckJSON): Postgres cannot store it, and no field is decoded past it.
-func Unmarshal(b []byte) (Event, string, error) {
+func Unmarshal(b []byte) (ingest.Event, string, error) {
 	if err := text.CheckJSON(b); err != nil {
 		fe, _ := fault.As(err)
 		return nil, fe.Param, err
@@ -131,30 +118,30 @@ func Unmarshal(b []byte) (Event, string, error) {
 		return nil, jsonField(err), jsonReason(err)
 	}
 	var w wire
-	switch Type(head.Type) {
-	case TypeTokenCreated:
+	switch ingest.Type(head.Type) {
+	case ingest.TypeTokenCreated:
 		w = &tokenWire{}
-	case TypeTokenMigrated:
+	case ingest.TypeTokenMigrated:
 		w = &migratedWire{}
-	case TypePoolCreated:
+	case ingest.TypePoolCreated:
 		w = &poolWire{}
-	case TypeTrade:
+	case ingest.TypeTrade:
 		w = &tradeWire{}
-	case TypePoolSnapshot:
+	case ingest.TypePoolSnapshot:
 		w = &snapshotWire{}
-	case TypeRedPacketCreated:
+	case ingest.TypeRedPacketCreated:
 		w = &packetWire{}
-	case TypeRedPacketClaimed:
+	case ingest.TypeRedPacketClaimed:
 		w = &claimWire{}
-	case TypeRedPacketExpired:
+	case ingest.TypeRedPacketExpired:
 		w = &expiredWire{}
-	case TypeWalletLabel:
+	case ingest.TypeWalletLabel:
 		w = &labelWire{}
 	case "":
 		return nil, "type", fault.Missing("type")
 	default:
-		allowed := make([]string, len(AllTypes))
-		for i, t := range AllTypes {
+		allowed := make([]string, len(ingest.AllTypes))
+		for i, t := range ingest.AllTypes {
 			allowed[i] = string(t)
 		}
 		return nil, "type", fault.InvalidParam("type", head.Type, allowed...)
@@ -236,7 +223,7 @@ func (p *parser) group(field, s string) token.HolderGroup {
 	return g
 }
 
-type wire interface{ event(p *parser) Event }
+type wire interface{ event(p *parser) ingest.Event }
 
 type tokenWire struct {
 	Type                    string            `json:"type"`
@@ -268,13 +255,13 @@ type tokenWire struct {
 	CurveTargetInNative     Num               `json:"curveTargetInNative,omitempty"`
 }
 
-func (w *tokenWire) event(p *parser) Event {
+func (w *tokenWire) event(p *parser) ingest.Event {
 	socials, err := token.NewSocials(w.SocialMedias)
 	if err != nil {
 		p.fail("socialMedias", err)
 	}
 	creators := append(make([]token.Creator, 0, len(w.TokenCreators)), w.TokenCreators...)
-	e := TokenCreated{
+	e := ingest.TokenCreated{
 		Token: token.Token{
 			Address: w.Address, Chain: chain.Chain(w.Chain), Decimals: w.Decimals, Name: w.Name, Symbol: w.Symbol,
 			VendorCoinID: w.VendorCoinID, Description: w.Description, DevLastTokenCreatedAt: w.DevLastTokenCreatedAt,
@@ -305,8 +292,8 @@ type migratedWire struct {
 	MigratedAt               int64  `json:"migratedAt"`
 }
 
-func (w *migratedWire) event(*parser) Event {
-	return TokenMigrated{Chain: chain.Chain(w.Chain), Address: w.Address, PoolAddress: w.MigratedToPoolAddress,
+func (w *migratedWire) event(*parser) ingest.Event {
+	return ingest.TokenMigrated{Chain: chain.Chain(w.Chain), Address: w.Address, PoolAddress: w.MigratedToPoolAddress,
 		ProgramAddress: w.MigratedToProgramAddress, ProtocolFamily: w.MigratedToProtocolFamily, At: w.MigratedAt}
 }
 
@@ -326,8 +313,8 @@ type poolWire struct {
 	CreatedAt      int64  `json:"createdAt"`
 }
 
-func (w *poolWire) event(*parser) Event {
-	return PoolCreated{Pool: pool.Pool{Chain: chain.Chain(w.Chain), Address: w.PoolAddress, ProgramAddress: w.ProgramAddress,
+func (w *poolWire) event(*parser) ingest.Event {
+	return ingest.PoolCreated{Pool: pool.Pool{Chain: chain.Chain(w.Chain), Address: w.PoolAddress, ProgramAddress: w.ProgramAddress,
 		ProtocolFamily: w.ProtocolFamily, ProtocolName: w.ProtocolName, Image: w.Image, TokenAAddress: w.TokenAAddress,
 		TokenADecimals: w.TokenADecimals, TokenBAddress: w.TokenBAddress, TokenBDecimals: w.TokenBDecimals},
 		IsBondingCurve: w.IsBondingCurve, At: w.CreatedAt}
@@ -370,12 +357,12 @@ type tradeWire struct {
 
 // The wire names the side "type" like the trade record does, but "type" already names the event,
 // so a trade line carries BUY/SELL in "side".
-func (w *tradeWire) event(p *parser) Event {
+func (w *tradeWire) event(p *parser) ingest.Event {
 	side, err := trade.ParseSide("side", w.Side)
 	if err != nil {
 		p.fail("side", err)
 	}
-	return Trade{trade.Trade{
+	return ingest.Trade{Trade: trade.Trade{
 		Chain: chain.Chain(w.Chain), TransactionSignature: w.TransactionSignature, InstructionIndex: w.InstructionIndex,
 		BlockHeight: w.BlockHeight, BlockSlot: w.BlockSlot, BlockTimestamp: w.BlockTimestamp, Wallet: w.AccountOwnerAddress,
 		PoolAddress: w.PoolAddress, Side: side, Status: trade.Status(w.Status),
@@ -428,8 +415,8 @@ type snapshotWire struct {
 	TVLInUSD       Num      `json:"tvlInUsd"`
 }
 
-func (w *snapshotWire) event(p *parser) Event {
-	return PoolSnapshot{pool.Snapshot{Chain: chain.Chain(w.Chain), PoolAddress: w.PoolAddress, BlockHeight: w.BlockHeight,
+func (w *snapshotWire) event(p *parser) ingest.Event {
+	return ingest.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Chain(w.Chain), PoolAddress: w.PoolAddress, BlockHeight: w.BlockHeight,
 		BlockSlot: w.BlockSlot, BlockTimestamp: w.BlockTimestamp, SnapshotTime: w.SnapshotTime,
 		TokenA: w.TokenA.side(p, "tokenA"), TokenB: w.TokenB.side(p, "tokenB"),
 		TVLInNative: p.dec("tvlInNative", w.TVLInNative), TVLInUSD: p.dec("tvlInUsd", w.TVLInUSD)}}
@@ -453,12 +440,12 @@ type packetWire struct {
 	TxHash     string `json:"txHash,omitempty"`
 }
 
-func (w *packetWire) event(p *parser) Event {
+func (w *packetWire) event(p *parser) ingest.Event {
 	expiredAt := w.ExpiredAt
 	if expiredAt == 0 {
 		expiredAt = redpacket.ExpiresAt(w.CreatedAt, w.Expiration)
 	}
-	return RedPacketCreated{Packet: redpacket.RedPacket{ID: w.ID, Chain: chain.Chain(w.Chain), Creator: w.Creator,
+	return ingest.RedPacketCreated{Packet: redpacket.RedPacket{ID: w.ID, Chain: chain.Chain(w.Chain), Creator: w.Creator,
 		ClaimAuthority: w.ClaimAuthority, Mint: w.Mint, MaxClaims: w.MaxClaims,
 		TotalAmount: p.amount("totalAmount", w.TotalAmount), ClaimedAmount: decimal.Zero, RefundedAmount: decimal.Zero,
 		CreatedAt: w.CreatedAt, ExpiredAt: expiredAt, Expiration: w.Expiration, Memo: w.Memo, ShareID: w.ShareID, TxHash: w.TxHash}}
@@ -476,8 +463,8 @@ type claimWire struct {
 	TxHash    string `json:"txHash,omitempty"`
 }
 
-func (w *claimWire) event(p *parser) Event {
-	return RedPacketClaimed{Claim: redpacket.Claim{PacketID: w.PacketID, Chain: chain.Chain(w.Chain), Claimer: w.Claimer,
+func (w *claimWire) event(p *parser) ingest.Event {
+	return ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: w.PacketID, Chain: chain.Chain(w.Chain), Claimer: w.Claimer,
 		Mint: w.Mint, Creator: w.Creator, Amount: p.amount("amount", w.Amount), ClaimedAt: w.ClaimedAt, TxHash: w.TxHash}}
 }
 
@@ -487,8 +474,8 @@ type expiredWire struct {
 	ExpiredAt int64  `json:"expiredAt"`
 }
 
-func (w *expiredWire) event(*parser) Event {
-	return RedPacketExpired{PacketID: w.PacketID, At: w.ExpiredAt}
+func (w *expiredWire) event(*parser) ingest.Event {
+	return ingest.RedPacketExpired{PacketID: w.PacketID, At: w.ExpiredAt}
 }
 
 type labelWire struct {
@@ -498,18 +485,18 @@ type labelWire struct {
 	Label  string `json:"label"`
 }
 
-func (w *labelWire) event(p *parser) Event {
-	return WalletLabel{Chain: chain.Chain(w.Chain), Wallet: w.Wallet, Label: p.group("label", w.Label)}
+func (w *labelWire) event(p *parser) ingest.Event {
+	return ingest.WalletLabel{Chain: chain.Chain(w.Chain), Wallet: w.Wallet, Label: p.group("label", w.Label)}
 }
 
 // Marshal renders e as one NDJSON object (without the newline). Decimals are written as strings.
-func Marshal(e Event) ([]byte, error) {
+func Marshal(e ingest.Event) ([]byte, error) {
 	var w any
 	switch v := e.(type) {
-	case TokenCreated:
+	case ingest.TokenCreated:
 		t := v.Token
 		creators := append(make([]token.Creator, 0, len(t.Creators)), t.Creators...)
-		w = tokenWire{Type: string(TypeTokenCreated), Chain: string(t.Chain), Address: t.Address, Decimals: t.Decimals,
+		w = tokenWire{Type: string(ingest.TypeTokenCreated), Chain: string(t.Chain), Address: t.Address, Decimals: t.Decimals,
 			Name: t.Name, Symbol: t.Symbol, VendorCoinID: t.VendorCoinID, Description: t.Description, ImageURL: t.ImageURL,
 			Market: t.Market, MetadataAddress: t.MetadataAddress, URI: t.URI, DevTotalTokens: t.DevTotalTokens,
 			DevLastTokenCreatedAt: t.DevLastTokenCreatedAt, TokenCreatedAt: t.CreatedAt,
@@ -518,19 +505,19 @@ func Marshal(e Event) ([]byte, error) {
 			SocialMedias: t.Socials.Map(), LaunchpadTag: string(t.LaunchpadTag),
 			TotalSupply: num(v.TotalSupply), CirculatingSupply: num(v.CirculatingSupply), Creator: v.Creator,
 			CurvePool: v.CurvePool, CurveTargetInNative: num(v.CurveTargetInNative)}
-	case TokenMigrated:
-		w = migratedWire{Type: string(TypeTokenMigrated), Chain: string(v.Chain), Address: v.Address,
+	case ingest.TokenMigrated:
+		w = migratedWire{Type: string(ingest.TypeTokenMigrated), Chain: string(v.Chain), Address: v.Address,
 			MigratedToPoolAddress: v.PoolAddress, MigratedToProgramAddress: v.ProgramAddress,
 			MigratedToProtocolFamily: v.ProtocolFamily, MigratedAt: v.At}
-	case PoolCreated:
+	case ingest.PoolCreated:
 		p := v.Pool
-		w = poolWire{Type: string(TypePoolCreated), Chain: string(p.Chain), PoolAddress: p.Address,
+		w = poolWire{Type: string(ingest.TypePoolCreated), Chain: string(p.Chain), PoolAddress: p.Address,
 			ProgramAddress: p.ProgramAddress, ProtocolFamily: p.ProtocolFamily, ProtocolName: p.ProtocolName, Image: p.Image,
 			TokenAAddress: p.TokenAAddress, TokenADecimals: p.TokenADecimals, TokenBAddress: p.TokenBAddress,
 			TokenBDecimals: p.TokenBDecimals, IsBondingCurve: v.IsBondingCurve, CreatedAt: v.At}
-	case Trade:
+	case ingest.Trade:
 		t := v.Trade
-		w = tradeWire{Type: string(TypeTrade), Chain: string(t.Chain), TransactionSignature: t.TransactionSignature,
+		w = tradeWire{Type: string(ingest.TypeTrade), Chain: string(t.Chain), TransactionSignature: t.TransactionSignature,
 			InstructionIndex: t.InstructionIndex, BlockHeight: t.BlockHeight, BlockSlot: t.BlockSlot,
 			BlockTimestamp: t.BlockTimestamp, AccountOwnerAddress: t.Wallet, PoolAddress: t.PoolAddress,
 			Side: string(t.Side), Status: string(t.Status), TokenAddress: t.TokenAddress, TokenName: t.TokenName,
@@ -542,25 +529,25 @@ func Marshal(e Event) ([]byte, error) {
 			SideTokenAmountInNative: num(t.SideTokenAmountInNative), SideTokenAmountInUSD: num(t.SideTokenAmountInUSD),
 			SideTokenPriceInNative: num(t.SideTokenPriceInNative), SideTokenPriceInUSD: num(t.SideTokenPriceInUSD),
 			DexImage: t.DexImage, DexProgramAddress: t.DexProgramAddress, DexProtocolFamily: t.DexProtocolFamily}
-	case PoolSnapshot:
+	case ingest.PoolSnapshot:
 		s := v.Snapshot
-		w = snapshotWire{Type: string(TypePoolSnapshot), Chain: string(s.Chain), PoolAddress: s.PoolAddress,
+		w = snapshotWire{Type: string(ingest.TypePoolSnapshot), Chain: string(s.Chain), PoolAddress: s.PoolAddress,
 			BlockHeight: s.BlockHeight, BlockSlot: s.BlockSlot, BlockTimestamp: s.BlockTimestamp, SnapshotTime: s.SnapshotTime,
 			TokenA: sideOut(s.TokenA), TokenB: sideOut(s.TokenB), TVLInNative: num(s.TVLInNative), TVLInUSD: num(s.TVLInUSD)}
-	case RedPacketCreated:
+	case ingest.RedPacketCreated:
 		p := v.Packet
-		w = packetWire{Type: string(TypeRedPacketCreated), ID: p.ID, Chain: string(p.Chain), Creator: p.Creator,
+		w = packetWire{Type: string(ingest.TypeRedPacketCreated), ID: p.ID, Chain: string(p.Chain), Creator: p.Creator,
 			ClaimAuthority: p.ClaimAuthority, Mint: p.Mint, MaxClaims: p.MaxClaims, TotalAmount: p.TotalAmount.String(),
 			CreatedAt: p.CreatedAt, Expiration: p.Expiration, ExpiredAt: p.ExpiredAt, Memo: p.Memo, ShareID: p.ShareID,
 			TxHash: p.TxHash}
-	case RedPacketClaimed:
+	case ingest.RedPacketClaimed:
 		c := v.Claim
-		w = claimWire{Type: string(TypeRedPacketClaimed), PacketID: c.PacketID, Chain: string(c.Chain), Claimer: c.Claimer,
+		w = claimWire{Type: string(ingest.TypeRedPacketClaimed), PacketID: c.PacketID, Chain: string(c.Chain), Claimer: c.Claimer,
 			Mint: c.Mint, Creator: c.Creator, Amount: c.Amount.String(), ClaimedAt: c.ClaimedAt, TxHash: c.TxHash}
-	case RedPacketExpired:
-		w = expiredWire{Type: string(TypeRedPacketExpired), PacketID: v.PacketID, ExpiredAt: v.At}
-	case WalletLabel:
-		w = labelWire{Type: string(TypeWalletLabel), Chain: string(v.Chain), Wallet: v.Wallet, Label: string(v.Label)}
+	case ingest.RedPacketExpired:
+		w = expiredWire{Type: string(ingest.TypeRedPacketExpired), PacketID: v.PacketID, ExpiredAt: v.At}
+	case ingest.WalletLabel:
+		w = labelWire{Type: string(ingest.TypeWalletLabel), Chain: string(v.Chain), Wallet: v.Wallet, Label: string(v.Label)}
 	default:
 		return nil, fmt.Errorf("marshal event: unknown type %T", e)
 	}
@@ -589,7 +576,7 @@ type Encoder struct{ w io.Writer }
 func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w} }
 
 // Encode writes e and a newline.
-func (enc *Encoder) Encode(e Event) error {
+func (enc *Encoder) Encode(e ingest.Event) error {
 	b, err := Marshal(e)
 	if err != nil {
 		return err

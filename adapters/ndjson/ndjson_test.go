@@ -1,8 +1,7 @@
-package ingest_test
+package ndjson_test
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ingest"
@@ -54,19 +54,19 @@ func TestRoundTrip(t *testing.T) {
 		ingest.WalletLabel{Chain: chain.Sol, Wallet: "w", Label: token.Kol},
 	}
 	var buf bytes.Buffer
-	enc := ingest.NewEncoder(&buf)
+	enc := ndjson.NewEncoder(&buf)
 	for _, e := range events {
 		require.NoError(t, enc.Encode(e))
 	}
-	dec := ingest.NewDecoder(&buf)
+	dec := ndjson.NewDecoder(&buf)
 	for i, want := range events {
 		got, err := dec.Next()
 		require.NoError(t, err, "event %d", i)
 		assert.Equal(t, i+1, dec.Line())
 		assert.Equal(t, want.Type(), got.Type())
 		// Re-encoding must give the same line: the codec loses nothing.
-		a, _ := ingest.Marshal(want)
-		b, _ := ingest.Marshal(got)
+		a, _ := ndjson.Marshal(want)
+		b, _ := ndjson.Marshal(got)
 		assert.JSONEq(t, string(a), string(b))
 	}
 	_, err = dec.Next()
@@ -107,7 +107,7 @@ func TestDecodeErrorsNameLineAndField(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			// The bad line is the third: a blank line counts as a line too.
-			dec := ingest.NewDecoder(strings.NewReader(good + "\n\n" + tc.bad + "\n"))
+			dec := ndjson.NewDecoder(strings.NewReader(good + "\n\n" + tc.bad + "\n"))
 			_, err := dec.Next()
 			require.NoError(t, err)
 			_, err = dec.Next()
@@ -127,7 +127,7 @@ func TestDecodeErrorsNameLineAndField(t *testing.T) {
 
 // An escaped backslash followed by u0000 is six characters of text, not a NUL.
 func TestDecodeKeepsEscapedBackslash(t *testing.T) {
-	e, err := ingest.NewDecoder(strings.NewReader(`{"type":"wallet.label","chain":"sol","wallet":"w\\u0000","label":"kol"}`)).Next()
+	e, err := ndjson.NewDecoder(strings.NewReader(`{"type":"wallet.label","chain":"sol","wallet":"w\\u0000","label":"kol"}`)).Next()
 	require.NoError(t, err)
 	assert.Equal(t, `w\u0000`, e.(ingest.WalletLabel).Wallet)
 }
@@ -135,25 +135,9 @@ func TestDecodeKeepsEscapedBackslash(t *testing.T) {
 func TestNumAcceptsNumbers(t *testing.T) {
 	line := `{"type":"trade","chain":"sol","transactionSignature":"s","blockTimestamp":1,"accountOwnerAddress":"w","poolAddress":"p",` +
 		`"side":"sell","status":"SUCCEEDED","tokenAddress":"t","sideTokenAddress":"q","tokenAmount":12.50,"tokenPriceInUsd":"0.1"}`
-	e, err := ingest.NewDecoder(strings.NewReader(line)).Next()
+	e, err := ndjson.NewDecoder(strings.NewReader(line)).Next()
 	require.NoError(t, err)
 	tr := e.(ingest.Trade)
 	assert.True(t, tr.TokenAmount.Equal(d("12.5")))
 	assert.Equal(t, trade.Sell, tr.Side)
-}
-
-func TestNewBatchDropsInBatchDuplicates(t *testing.T) {
-	t1 := sampleTrade()
-	t2 := sampleTrade()
-	t2.TokenAmount = d("999") // same key, different body: the first one wins
-	t3 := sampleTrade()
-	t3.InstructionIndex = 3
-	b := ingest.NewBatch([]ingest.Event{ingest.Trade{Trade: t1}, ingest.Trade{Trade: t2}, ingest.Trade{Trade: t3},
-		ingest.WalletLabel{Chain: chain.Sol, Wallet: "w", Label: token.Kol}, ingest.WalletLabel{Chain: chain.Sol, Wallet: "w", Label: token.Kol}})
-	require.Len(t, b.Trades, 2)
-	assert.True(t, b.Trades[0].TokenAmount.Equal(d("100")))
-	assert.Len(t, b.Labels, 1)
-	assert.Equal(t, 2, b.Duplicates)
-	assert.Equal(t, 3, b.Len())
-	assert.False(t, errors.Is(nil, io.EOF))
 }

@@ -1,4 +1,4 @@
-package ingest_test
+package ndjson_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -30,7 +31,7 @@ func benchEvents() []ingest.Event {
 
 func BenchmarkDecode(b *testing.B) {
 	var buf bytes.Buffer
-	enc := ingest.NewEncoder(&buf)
+	enc := ndjson.NewEncoder(&buf)
 	for _, e := range benchEvents() {
 		if err := enc.Encode(e); err != nil {
 			b.Fatal(err)
@@ -40,7 +41,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
-		dec := ingest.NewDecoder(bytes.NewReader(in))
+		dec := ndjson.NewDecoder(bytes.NewReader(in))
 		for {
 			if _, err := dec.Next(); errors.Is(err, io.EOF) {
 				break
@@ -55,7 +56,7 @@ func BenchmarkEncode(b *testing.B) {
 	events := benchEvents()
 	b.ReportAllocs()
 	for b.Loop() {
-		enc := ingest.NewEncoder(io.Discard)
+		enc := ndjson.NewEncoder(io.Discard)
 		for _, e := range events {
 			if err := enc.Encode(e); err != nil {
 				b.Fatal(err)
