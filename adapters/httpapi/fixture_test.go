@@ -363,12 +363,9 @@ const (
 )
 
 func fixtureEndpointRecord(t testing.TB) *webhook.Endpoint {
-	_, p, err := webhook.DecodePatch([]byte(`{"endpointId":"x","channels":["sol.token.migrated","sol.token.created"],
-		"description":"Migrations for the trading desk","filterTypes":["sol.token.migrated"],
-		"metadata":{"team":"desk","env":"prod"},"rateLimit":50}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := webhook.Patch{Channels: webhook.Value([]webhook.Channel{"sol.token.migrated", "sol.token.created"}),
+		Description: webhook.Value("Migrations for the trading desk"), FilterTypes: webhook.Value([]string{"sol.token.migrated"}),
+		Metadata: webhook.Value(map[string]string{"team": "desk", "env": "prod"}), RateLimit: webhook.Value[int64](50)}
 	created := time.Date(2024, 5, 29, 16, 26, 40, 123_000_000, time.UTC)
 	ep, err := webhook.NewEndpoint(fixtureEndpoint, fixtureAccount, "https://hooks.example.com/tokenscope",
 		webhook.WithPatch(p), webhook.CreatedAt(created))

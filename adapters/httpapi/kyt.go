@@ -157,7 +157,11 @@ func (h *handlers) registerWithdrawal(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	r, err := h.app.KYT.RegisterWithdrawal(c.UserContext(), principal(c).AccountID, key, c.Body())
+	in, err := decodeWithdrawal(c.Body())
+	if err != nil {
+		return err
+	}
+	r, err := h.app.KYT.RegisterWithdrawal(c.UserContext(), principal(c).AccountID, key, in)
 	if err != nil {
 		return err
 	}
@@ -169,7 +173,11 @@ func (h *handlers) registerTransfer(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	r, err := h.app.KYT.RegisterTransfer(c.UserContext(), principal(c).AccountID, key, c.Body())
+	in, err := decodeTransfer(c.Body())
+	if err != nil {
+		return err
+	}
+	r, err := h.app.KYT.RegisterTransfer(c.UserContext(), principal(c).AccountID, key, in)
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,11 @@ func pageLimit(c *fiber.Ctx) (int, error) {
 }
 
 func (h *handlers) createEndpoint(c *fiber.Ctx) error {
-	e, err := h.app.Webhooks.Create(c.UserContext(), principal(c).AccountID, c.Body())
+	in, err := decodeCreate(c.Body())
+	if err != nil {
+		return err
+	}
+	e, err := h.app.Webhooks.Create(c.UserContext(), principal(c).AccountID, in)
 	if err != nil {
 		return err
 	}
@@ -151,7 +155,11 @@ func (h *handlers) getEndpoint(c *fiber.Ctx) error {
 }
 
 func (h *handlers) patchEndpoint(c *fiber.Ctx) error {
-	e, err := h.app.Webhooks.Patch(c.UserContext(), principal(c).AccountID, c.Body())
+	id, p, err := decodePatch(c.Body())
+	if err != nil {
+		return err
+	}
+	e, err := h.app.Webhooks.Patch(c.UserContext(), principal(c).AccountID, id, p)
 	if err != nil {
 		return err
 	}

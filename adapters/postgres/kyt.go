@@ -160,15 +160,37 @@ func (s *KYTStore) PriceUSD(ctx context.Context, network kyt.Network, asset stri
 	return price, price.IsPositive(), nil
 }
 
-// storedRequest is the request column: the caller's request as sent.
+// storedRequest is the request column: the caller's request as sent, under the API's member
+// names. The domain types carry no JSON names, so the column's shape is spelled out here; the
+// conversions below stop compiling when a domain field is added and this shape is not.
 type storedRequest struct {
-	AttemptIdentifier string                 `json:"attemptIdentifier,omitempty"`
-	Withdrawal        *kyt.WithdrawalRequest `json:"withdrawal,omitempty"`
-	Transfer          *kyt.TransferRequest   `json:"transfer,omitempty"`
+	AttemptIdentifier string            `json:"attemptIdentifier,omitempty"`
+	Withdrawal        *storedWithdrawal `json:"withdrawal,omitempty"`
+	Transfer          *storedTransfer   `json:"transfer,omitempty"`
+}
+
+type storedWithdrawal struct {
+	Address           string      `json:"address"`
+	Asset             string      `json:"asset"`
+	AssetAmount       string      `json:"assetAmount"`
+	AttemptTimestamp  string      `json:"attemptTimestamp"`
+	Network           kyt.Network `json:"network"`
+	AssetDenomination *string     `json:"assetDenomination"`
+	AssetID           *string     `json:"assetId"`
+	AssetPrice        *string     `json:"assetPrice"`
+	Memo              *string     `json:"memo"`
+}
+
+type storedTransfer struct {
+	Asset             string        `json:"asset"`
+	Direction         kyt.Direction `json:"direction"`
+	Network           kyt.Network   `json:"network"`
+	TransferReference string        `json:"transferReference"`
 }
 
 func kytRequestJSON(reg kyt.Registration) ([]byte, error) {
-	b, err := json.Marshal(storedRequest{AttemptIdentifier: reg.AttemptIdentifier, Withdrawal: reg.Withdrawal, Transfer: reg.Transfer})
+	b, err := json.Marshal(storedRequest{AttemptIdentifier: reg.AttemptIdentifier,
+		Withdrawal: (*storedWithdrawal)(reg.Withdrawal), Transfer: (*storedTransfer)(reg.Transfer)})
 	if err != nil {
 		return nil, fmt.Errorf("encode kyt request: %w", err)
 	}
@@ -182,8 +204,8 @@ func registrationFromRow(r dbsqlc.KytRegistration) (kyt.Registration, error) {
 	}
 	reg := kyt.Registration{Kind: kyt.Kind(r.Kind), AccountID: r.AccountID, ExternalID: r.ExternalID,
 		AttemptIdentifier: req.AttemptIdentifier,
-		Withdrawal:        req.Withdrawal, Transfer: req.Transfer, Fingerprint: r.Fingerprint,
-		Status: kyt.Status(r.Status), CreatedAt: r.CreatedAt.UTC()}
+		Withdrawal:        (*kyt.WithdrawalRequest)(req.Withdrawal), Transfer: (*kyt.TransferRequest)(req.Transfer),
+		Fingerprint: r.Fingerprint, Status: kyt.Status(r.Status), CreatedAt: r.CreatedAt.UTC()}
 	if r.UsdAmount.Valid {
 		d := r.UsdAmount.Decimal
 		reg.USDAmount = &d

@@ -346,3 +346,33 @@ func TestKYTStoreUpdate(t *testing.T) {
 		assert.Equal(t, fault.KindNotFound, fault.KindOf(err), "%v", err)
 	})
 }
+
+// The request column keeps the API's member names: rows written before the domain types lost
+// their JSON tags read back, and the column stays readable by hand.
+func TestKYTStoreRequestColumnKeepsTheAPIsMemberNames(t *testing.T) {
+	ctx := context.Background()
+	s := postgres.NewKYTStore(pgtest.Pool(t))
+	freshAccounts(t, "kyt-col")
+	w := withdrawal(t, "kyt-col", "w-1", "5")
+	memo := "m"
+	w.Withdrawal.Memo = &memo
+	tr, err := kyt.NewTransfer("kyt-col", "t-1", kyt.TransferRequest{Asset: "SOL", Direction: kyt.Sent,
+		Network: kyt.Solana, TransferReference: kytSolSig}, kytT0)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		reg  kyt.Registration
+		want string
+	}{
+		{w, `{"attemptIdentifier":"` + w.AttemptIdentifier + `","withdrawal":{"address":"` + kytSolAddr + `","asset":"SOL",
+			"assetAmount":"5","attemptTimestamp":"2024-01-15T10:30:00.000Z","network":"Solana","assetDenomination":null,
+			"assetId":null,"assetPrice":"2","memo":"m"}}`},
+		{tr, `{"transfer":{"asset":"SOL","direction":"sent","network":"Solana","transferReference":"` + kytSolSig + `"}}`},
+	} {
+		_, _, err := s.Insert(ctx, tc.reg, func(context.Context) error { return nil })
+		require.NoError(t, err)
+		var got string
+		require.NoError(t, pgtest.Pool(t).QueryRow(ctx, `SELECT request::text FROM kyt_registrations WHERE external_id = $1`,
+			tc.reg.ExternalID).Scan(&got))
+		assert.JSONEq(t, tc.want, got)
+	}
+}

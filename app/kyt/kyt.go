@@ -23,14 +23,10 @@ type Service struct {
 	Deadline time.Duration
 }
 
-// RegisterWithdrawal validates body and registers it under the account. idempotencyKey may be
-// empty (the request's fingerprint is the key then). The same key and body always return the
-// same registration; the same key with another body is a Conflict.
-func (s *Service) RegisterWithdrawal(ctx context.Context, accountID, idempotencyKey string, body []byte) (kyt.Registration, error) {
-	r, err := kyt.ParseWithdrawal(body)
-	if err != nil {
-		return kyt.Registration{}, err
-	}
+// RegisterWithdrawal validates r and registers it under the account. idempotencyKey may be
+// empty (the request's fingerprint is the key then). The same key and request always return the
+// same registration; the same key with another request is a Conflict.
+func (s *Service) RegisterWithdrawal(ctx context.Context, accountID, idempotencyKey string, r kyt.WithdrawalRequest) (kyt.Registration, error) {
 	reg, err := kyt.NewWithdrawal(accountID, idempotencyKey, r, s.Clock.Now())
 	if err != nil {
 		return kyt.Registration{}, err
@@ -39,11 +35,7 @@ func (s *Service) RegisterWithdrawal(ctx context.Context, accountID, idempotency
 }
 
 // RegisterTransfer is RegisterWithdrawal for a transfer.
-func (s *Service) RegisterTransfer(ctx context.Context, accountID, idempotencyKey string, body []byte) (kyt.Registration, error) {
-	r, err := kyt.ParseTransfer(body)
-	if err != nil {
-		return kyt.Registration{}, err
-	}
+func (s *Service) RegisterTransfer(ctx context.Context, accountID, idempotencyKey string, r kyt.TransferRequest) (kyt.Registration, error) {
 	reg, err := kyt.NewTransfer(accountID, idempotencyKey, r, s.Clock.Now())
 	if err != nil {
 		return kyt.Registration{}, err

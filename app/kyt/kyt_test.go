@@ -22,8 +22,8 @@ type clock struct{ t time.Time }
 
 func (c clock) Now() time.Time { return c.t }
 
-const withdrawal = `{"address":"0x52908400098527886E0F7030069857D2E4169EE7","asset":"ETH","assetAmount":"2.5",
-	"attemptTimestamp":"2026-11-22T08:00:00Z","network":"ethereum"}`
+var withdrawal = kyt.WithdrawalRequest{Address: "0x52908400098527886E0F7030069857D2E4169EE7", Asset: "ETH", AssetAmount: "2.5",
+	AttemptTimestamp: "2026-11-22T08:00:00Z", Network: kyt.Ethereum}
 
 func newService(t *testing.T) (*appkyt.Service, *portsmock.MockKYTStore, *portsmock.MockKYTStarter, *portsmock.MockAssetPricer) {
 	ctrl := gomock.NewController(t)
@@ -50,7 +50,7 @@ func TestWithdrawalIsPricedFromMarketDataAndStartedInsideTheWrite(t *testing.T) 
 	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(storeThatStarts)
 	starter.EXPECT().StartRegistration(gomock.Any(), gomock.Any()).Return(nil)
 
-	reg, err := svc.RegisterWithdrawal(ctx, "acc", "key-1", []byte(withdrawal))
+	reg, err := svc.RegisterWithdrawal(ctx, "acc", "key-1", withdrawal)
 	require.NoError(t, err)
 	require.NotNil(t, reg.USDAmount)
 	// 2.5 × 3000.10 = 7500.25
@@ -65,7 +65,7 @@ func TestWorkflowStartFailureIsUnavailableAndNothingIsReturned(t *testing.T) {
 	starter.EXPECT().StartRegistration(gomock.Any(), gomock.Any()).
 		Return(fault.Unavailable("temporal is unreachable", 2*time.Second, errors.New("dial")))
 
-	_, err := svc.RegisterWithdrawal(context.Background(), "acc", "", []byte(withdrawal))
+	_, err := svc.RegisterWithdrawal(context.Background(), "acc", "", withdrawal)
 	require.Error(t, err)
 	assert.Equal(t, fault.KindUnavailable, fault.KindOf(err))
 }
@@ -80,23 +80,29 @@ func TestSameKeyWithAnotherBodyIsAConflict(t *testing.T) {
 			other.Fingerprint = "something-else"
 			return other, false, nil
 		})
-	_, err := svc.RegisterWithdrawal(context.Background(), "acc", "key-1", []byte(withdrawal))
+	_, err := svc.RegisterWithdrawal(context.Background(), "acc", "key-1", withdrawal)
 	assert.Equal(t, fault.KindConflict, fault.KindOf(err))
 }
 
 func TestInvalidRequestsNeverReachThePorts(t *testing.T) {
 	svc, _, _, _ := newService(t) // no expectations: any call fails the test
-	for name, body := range map[string]string{
-		"bad network":   `{"address":"a","asset":"ETH","assetAmount":"1","attemptTimestamp":"2026-11-22T08:00:00Z","network":"Ethereum"}`,
-		"negative":      `{"address":"0x52908400098527886E0F7030069857D2E4169EE7","asset":"ETH","assetAmount":"-1","attemptTimestamp":"2026-11-22T08:00:00Z","network":"ethereum"}`,
-		"not json":      `{`,
-		"missing asset": `{"address":"0x52908400098527886E0F7030069857D2E4169EE7","assetAmount":"1","attemptTimestamp":"2026-11-22T08:00:00Z","network":"ethereum"}`,
+	for name, edit := range map[string]func(r *kyt.WithdrawalRequest){
+		"bad network":   func(r *kyt.WithdrawalRequest) { r.Network = "Ethereum" },
+		"negative":      func(r *kyt.WithdrawalRequest) { r.AssetAmount = "-1" },
+		"missing asset": func(r *kyt.WithdrawalRequest) { r.Asset = "" },
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := svc.RegisterWithdrawal(context.Background(), "acc", "", []byte(body))
+			r := withdrawal
+			edit(&r)
+			_, err := svc.RegisterWithdrawal(context.Background(), "acc", "", r)
 			assert.Equal(t, fault.KindInvalid, fault.KindOf(err))
 		})
 	}
+	t.Run("bad transfer", func(t *testing.T) {
+		_, err := svc.RegisterTransfer(context.Background(), "acc", "", kyt.TransferRequest{Asset: "ETH", Direction: "out",
+			Network: kyt.Ethereum, TransferReference: "x"})
+		assert.Equal(t, fault.KindInvalid, fault.KindOf(err))
+	})
 }
 
 // An externalId that is not a UUID names no registration: NotFound, and the store (whose ids

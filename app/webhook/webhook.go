@@ -6,9 +6,7 @@ package webhook
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 
-	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/webhook"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -46,58 +44,32 @@ func (s *Service) check(ctx context.Context, p webhook.Patch) error {
 	return nil
 }
 
-// DecodeCreate reads a create body: url (required), an optional secret, and every PATCH field.
-func DecodeCreate(body []byte) (url string, secret *string, p webhook.Patch, err error) {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(body, &obj) != nil || obj == nil {
-		return "", nil, webhook.Patch{}, &fault.Error{Kind: fault.KindInvalid, Code: fault.CodeValidation,
-			Message: "request body must be a JSON object"}
-	}
-	raw, ok := obj["url"]
-	if !ok || string(raw) == "null" {
-		return "", nil, webhook.Patch{}, fault.Missing("url")
-	}
-	if json.Unmarshal(raw, &url) != nil {
-		return "", nil, webhook.Patch{}, fault.Invalid("url", string(raw), "must be a string")
-	}
-	if raw, ok := obj["secret"]; ok && string(raw) != "null" {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return "", nil, webhook.Patch{}, fault.Invalid("secret", "…", "must be a string")
-		}
-		secret = &s
-	}
-	delete(obj, "url")
-	delete(obj, "secret")
-	if _, ok := obj["endpointId"]; ok {
-		return "", nil, webhook.Patch{}, fault.Invalid("endpointId", "…", "is assigned by the server")
-	}
-	obj["endpointId"] = json.RawMessage(`"new"`)
-	rest, _ := json.Marshal(obj) // re-encoding decoded raw JSON cannot fail
-	_, p, err = webhook.DecodePatch(rest)
-	return url, secret, p, err
+// Creation is a create request: the endpoint's URL, the secret it signs with (nil draws a fresh
+// one) and the optional fields a PATCH may also set (their URL is ignored).
+type Creation struct {
+	URL    string
+	Secret *string
+	Fields webhook.Patch
 }
 
 // Create makes an endpoint for the account.
-func (s *Service) Create(ctx context.Context, accountID string, body []byte) (*webhook.Endpoint, error) {
-	url, secretText, p, err := DecodeCreate(body)
-	if err != nil {
-		return nil, err
-	}
-	p.URL = webhook.Value(url)
+func (s *Service) Create(ctx context.Context, accountID string, c Creation) (*webhook.Endpoint, error) {
+	p := c.Fields
+	p.URL = webhook.Value(c.URL)
 	if err := s.check(ctx, p); err != nil {
 		return nil, err
 	}
 	secret := newSecret()
-	if secretText != nil {
-		if secret, err = webhook.ParseSecret(*secretText); err != nil {
+	if c.Secret != nil {
+		var err error
+		if secret, err = webhook.ParseSecret(*c.Secret); err != nil {
 			return nil, err
 		}
 	}
 	now := s.Clock.Now()
 	var rnd [10]byte
 	_, _ = rand.Read(rnd[:])
-	e, err := webhook.NewEndpoint(webhook.NewEndpointID(now, rnd), accountID, url,
+	e, err := webhook.NewEndpoint(webhook.NewEndpointID(now, rnd), accountID, c.URL,
 		webhook.WithPatch(p), webhook.WithSecret(secret), webhook.CreatedAt(now))
 	if err != nil {
 		return nil, err
@@ -118,12 +90,8 @@ func (s *Service) List(ctx context.Context, accountID, cursor string, limit int,
 	return s.Endpoints.List(ctx, accountID, cursor, limit, descending)
 }
 
-// Patch applies operation 13's body.
-func (s *Service) Patch(ctx context.Context, accountID string, body []byte) (*webhook.Endpoint, error) {
-	id, p, err := webhook.DecodePatch(body)
-	if err != nil {
-		return nil, err
-	}
+// Patch applies p to the account's endpoint id (operation 13).
+func (s *Service) Patch(ctx context.Context, accountID, id string, p webhook.Patch) (*webhook.Endpoint, error) {
 	if err := s.check(ctx, p); err != nil {
 		return nil, err
 	}

@@ -76,8 +76,9 @@ func TestCreateChecksURLAndFilterThenStoresTheAccountsEndpoint(t *testing.T) {
 		}),
 	)
 
-	e, err := svc.Create(ctx, "acc", []byte(`{"url":"https://hooks.example/in","description":"mine",
-		"channels":["sol.token.created"],"filter":"data.amount > 10","rateLimit":7,"metadata":{"k":"v"}}`))
+	e, err := svc.Create(ctx, "acc", appwebhook.Creation{URL: "https://hooks.example/in", Fields: webhook.Patch{
+		Description: webhook.Value("mine"), Channels: webhook.Value([]webhook.Channel{webhook.TokenCreated}),
+		Filter: webhook.Value("data.amount > 10"), RateLimit: webhook.Value[int64](7), Metadata: webhook.Value(map[string]string{"k": "v"})}})
 	require.NoError(t, err)
 	require.NotNil(t, e)
 	assert.Same(t, stored, e, "the endpoint returned is the one stored")
@@ -108,9 +109,9 @@ func TestCreateDrawsAFreshIDAndSecretEachTime(t *testing.T) {
 	d.guard.EXPECT().CheckURL(gomock.Any(), "https://hooks.example/in").Return(nil).Times(2)
 	d.endpoints.EXPECT().Create(gomock.Any(), gomock.Any()).Return(nil).Times(2)
 
-	a, err := svc.Create(context.Background(), "acc", []byte(`{"url":"https://hooks.example/in"}`))
+	a, err := svc.Create(context.Background(), "acc", appwebhook.Creation{URL: "https://hooks.example/in"})
 	require.NoError(t, err)
-	b, err := svc.Create(context.Background(), "acc", []byte(`{"url":"https://hooks.example/in"}`))
+	b, err := svc.Create(context.Background(), "acc", appwebhook.Creation{URL: "https://hooks.example/in"})
 	require.NoError(t, err)
 	assert.NotEqual(t, a.ID(), b.ID())
 	assert.False(t, a.Secret().Equal(b.Secret()))
@@ -122,66 +123,49 @@ func TestCreateKeepsAGivenSecret(t *testing.T) {
 	d.guard.EXPECT().CheckURL(gomock.Any(), "https://hooks.example/in").Return(nil)
 	d.endpoints.EXPECT().Create(gomock.Any(), gomock.Any()).Return(nil)
 
-	e, err := svc.Create(context.Background(), "acc", []byte(`{"url":"https://hooks.example/in","secret":"`+given+`"}`))
+	e, err := svc.Create(context.Background(), "acc", appwebhook.Creation{URL: "https://hooks.example/in", Secret: &given})
 	require.NoError(t, err)
 	assert.Equal(t, given, e.Secret().Reveal())
 }
 
 func TestCreateDoesNotCompileAnEmptyOrNullFilter(t *testing.T) {
-	for name, body := range map[string]string{
-		"empty":  `{"url":"https://hooks.example/in","filter":""}`,
-		"null":   `{"url":"https://hooks.example/in","filter":null}`,
-		"absent": `{"url":"https://hooks.example/in"}`,
+	for name, filter := range map[string]webhook.Field[string]{
+		"empty":  webhook.Value(""),
+		"null":   webhook.Null[string](),
+		"absent": {},
 	} {
 		t.Run(name, func(t *testing.T) {
 			svc, d := newService(t) // no Compile expectation
 			d.guard.EXPECT().CheckURL(gomock.Any(), "https://hooks.example/in").Return(nil)
 			d.endpoints.EXPECT().Create(gomock.Any(), gomock.Any()).Return(nil)
-			e, err := svc.Create(context.Background(), "acc", []byte(body))
+			e, err := svc.Create(context.Background(), "acc", appwebhook.Creation{URL: "https://hooks.example/in",
+				Fields: webhook.Patch{Filter: filter}})
 			require.NoError(t, err)
 			assert.Nil(t, e.Filter())
 		})
 	}
 }
 
-func TestCreateRejectsMalformedBodiesBeforeAnyPort(t *testing.T) {
-	for name, tc := range map[string]struct{ body, param string }{
-		"not json":         {`{`, ""},
-		"not an object":    {`[1]`, ""},
-		"json null":        {`null`, ""},
-		"missing url":      {`{"description":"x"}`, "url"},
-		"null url":         {`{"url":null}`, "url"},
-		"url not a string": {`{"url":42}`, "url"},
-		"secret not a str": {`{"url":"https://hooks.example/in","secret":1}`, "secret"},
-		"endpointId given": {`{"url":"https://hooks.example/in","endpointId":"ep_mine"}`, "endpointId"},
-		"unknown field":    {`{"url":"https://hooks.example/in","createdAt":"2020-01-01"}`, "createdAt"},
-		"wrong field type": {`{"url":"https://hooks.example/in","disabled":"yes"}`, "disabled"},
-		"bad rateLimit":    {`{"url":"https://hooks.example/in","rateLimit":1.5}`, "rateLimit"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			svc, _ := newService(t) // no expectations: any port call fails the test
-			e, err := svc.Create(context.Background(), "acc", []byte(tc.body))
-			assert.Nil(t, e)
-			requireInvalid(t, err, tc.param)
-		})
-	}
-}
-
-// Values that decode but break the endpoint's rules are refused after the guard (and filter)
-// checks, but never stored.
+// Values that break the endpoint's rules are refused after the guard (and filter) checks, but
+// never stored.
 func TestCreateRefusesInvalidValuesWithoutStoring(t *testing.T) {
-	for name, tc := range map[string]struct{ body, param string }{
-		"unknown channel":  {`{"url":"https://hooks.example/in","channels":["eth.nope"]}`, "channels"},
-		"negative rate":    {`{"url":"https://hooks.example/in","rateLimit":-1}`, "rateLimit"},
-		"bad secret":       {`{"url":"https://hooks.example/in","secret":"sk_123"}`, "secret"},
-		"short secret":     {`{"url":"https://hooks.example/in","secret":"whsec_AAAA"}`, "secret"},
-		"url syntax":       {`{"url":"ftp://hooks.example/in"}`, "url"},
-		"url with userinf": {`{"url":"https://u:p@hooks.example/in"}`, "url"},
+	secret := func(s string) *string { return &s }
+	const url = "https://hooks.example/in"
+	for name, tc := range map[string]struct {
+		in    appwebhook.Creation
+		param string
+	}{
+		"unknown channel":  {appwebhook.Creation{URL: url, Fields: webhook.Patch{Channels: webhook.Value([]webhook.Channel{"eth.nope"})}}, "channels"},
+		"negative rate":    {appwebhook.Creation{URL: url, Fields: webhook.Patch{RateLimit: webhook.Value[int64](-1)}}, "rateLimit"},
+		"bad secret":       {appwebhook.Creation{URL: url, Secret: secret("sk_123")}, "secret"},
+		"short secret":     {appwebhook.Creation{URL: url, Secret: secret("whsec_AAAA")}, "secret"},
+		"url syntax":       {appwebhook.Creation{URL: "ftp://hooks.example/in"}, "url"},
+		"url with userinf": {appwebhook.Creation{URL: "https://u:p@hooks.example/in"}, "url"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			svc, d := newService(t) // no Create expectation
 			d.guard.EXPECT().CheckURL(gomock.Any(), gomock.Any()).Return(nil).MaxTimes(1)
-			e, err := svc.Create(context.Background(), "acc", []byte(tc.body))
+			e, err := svc.Create(context.Background(), "acc", tc.in)
 			assert.Nil(t, e)
 			requireInvalid(t, err, tc.param)
 		})
@@ -191,12 +175,12 @@ func TestCreateRefusesInvalidValuesWithoutStoring(t *testing.T) {
 func TestCreateStopsAtTheFirstFailedCheck(t *testing.T) {
 	guardErr := fault.Invalid("url", "https://10.0.0.1/", "must not resolve to a private address")
 	filterErr := fault.Invalid("filter", "data.", "does not compile")
-	body := []byte(`{"url":"https://10.0.0.1/","filter":"data."}`)
+	in := appwebhook.Creation{URL: "https://10.0.0.1/", Fields: webhook.Patch{Filter: webhook.Value("data.")}}
 
 	t.Run("guard", func(t *testing.T) {
 		svc, d := newService(t) // no Compile, no Create
 		d.guard.EXPECT().CheckURL(gomock.Any(), "https://10.0.0.1/").Return(guardErr)
-		e, err := svc.Create(context.Background(), "acc", body)
+		e, err := svc.Create(context.Background(), "acc", in)
 		assert.Nil(t, e)
 		assert.Same(t, guardErr, err)
 	})
@@ -204,7 +188,7 @@ func TestCreateStopsAtTheFirstFailedCheck(t *testing.T) {
 		svc, d := newService(t) // no Create
 		d.guard.EXPECT().CheckURL(gomock.Any(), "https://10.0.0.1/").Return(nil)
 		d.filter.EXPECT().Compile("data.").Return(filterErr)
-		e, err := svc.Create(context.Background(), "acc", body)
+		e, err := svc.Create(context.Background(), "acc", in)
 		assert.Nil(t, e)
 		assert.Same(t, filterErr, err)
 	})
@@ -219,7 +203,7 @@ func TestCreatePassesStoreErrorsThrough(t *testing.T) {
 			svc, d := newService(t)
 			d.guard.EXPECT().CheckURL(gomock.Any(), gomock.Any()).Return(nil)
 			d.endpoints.EXPECT().Create(gomock.Any(), gomock.Any()).Return(storeErr)
-			e, err := svc.Create(context.Background(), "acc", []byte(`{"url":"https://hooks.example/in"}`))
+			e, err := svc.Create(context.Background(), "acc", appwebhook.Creation{URL: "https://hooks.example/in"})
 			assert.Nil(t, e)
 			assert.Same(t, storeErr, err)
 			assert.Equal(t, fault.KindOf(storeErr), fault.KindOf(err))
@@ -293,7 +277,8 @@ func TestPatchChecksThenUpdatesTheAccountsEndpointAtTheClocksTime(t *testing.T) 
 		d.endpoints.EXPECT().Update(ctx, "acc", "ep_1", gomock.Any()).DoAndReturn(updateWith(e)),
 	)
 
-	got, err := svc.Patch(ctx, "acc", []byte(`{"endpointId":"ep_1","url":"https://new.example/hook","filter":"data.x > 1","rateLimit":5}`))
+	got, err := svc.Patch(ctx, "acc", "ep_1", webhook.Patch{URL: webhook.Value("https://new.example/hook"),
+		Filter: webhook.Value("data.x > 1"), RateLimit: webhook.Value[int64](5)})
 	require.NoError(t, err)
 	assert.Same(t, e, got)
 	assert.Equal(t, "https://new.example/hook", got.URL())
@@ -306,34 +291,16 @@ func TestPatchChecksThenUpdatesTheAccountsEndpointAtTheClocksTime(t *testing.T) 
 }
 
 func TestPatchOnlyChecksWhatItChanges(t *testing.T) {
-	for name, body := range map[string]string{
-		"no url or filter": `{"endpointId":"ep_1","description":"x"}`,
-		"empty filter":     `{"endpointId":"ep_1","filter":""}`,
-		"null filter":      `{"endpointId":"ep_1","filter":null}`,
+	for name, p := range map[string]webhook.Patch{
+		"no url or filter": {Description: webhook.Value("x")},
+		"empty filter":     {Filter: webhook.Value("")},
+		"null filter":      {Filter: webhook.Null[string]()},
 	} {
 		t.Run(name, func(t *testing.T) {
 			svc, d := newService(t) // no Guard or Compile expectation
 			d.endpoints.EXPECT().Update(gomock.Any(), "acc", "ep_1", gomock.Any()).DoAndReturn(updateWith(existing(t)))
-			_, err := svc.Patch(context.Background(), "acc", []byte(body))
+			_, err := svc.Patch(context.Background(), "acc", "ep_1", p)
 			require.NoError(t, err)
-		})
-	}
-}
-
-func TestPatchRejectsMalformedBodiesBeforeAnyPort(t *testing.T) {
-	for name, tc := range map[string]struct{ body, param string }{
-		"not json":          {`{"endpointId":`, ""},
-		"missing id":        {`{"description":"x"}`, "endpointId"},
-		"blank id":          {`{"endpointId":"  "}`, "endpointId"},
-		"id not a string":   {`{"endpointId":1}`, "endpointId"},
-		"secret not patchy": {`{"endpointId":"ep_1","secret":"whsec_x"}`, "secret"},
-		"wrong type":        {`{"endpointId":"ep_1","channels":"sol.token.created"}`, "channels"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			svc, _ := newService(t) // no expectations
-			got, err := svc.Patch(context.Background(), "acc", []byte(tc.body))
-			assert.Nil(t, got)
-			requireInvalid(t, err, tc.param)
 		})
 	}
 }
@@ -342,14 +309,14 @@ func TestPatchFailedCheckUpdatesNothing(t *testing.T) {
 	svc, d := newService(t) // no Update expectation
 	guardErr := fault.Invalid("url", "http://localhost/", "must not resolve to a loopback address")
 	d.guard.EXPECT().CheckURL(gomock.Any(), "http://localhost/").Return(guardErr)
-	got, err := svc.Patch(context.Background(), "acc", []byte(`{"endpointId":"ep_1","url":"http://localhost/","filter":"true"}`))
+	got, err := svc.Patch(context.Background(), "acc", "ep_1", webhook.Patch{URL: webhook.Value("http://localhost/"), Filter: webhook.Value("true")})
 	assert.Nil(t, got)
 	assert.Same(t, guardErr, err)
 
 	svc, d = newService(t)
 	filterErr := fault.Invalid("filter", "1 +", "does not compile")
 	d.filter.EXPECT().Compile("1 +").Return(filterErr)
-	got, err = svc.Patch(context.Background(), "acc", []byte(`{"endpointId":"ep_1","filter":"1 +"}`))
+	got, err = svc.Patch(context.Background(), "acc", "ep_1", webhook.Patch{Filter: webhook.Value("1 +")})
 	assert.Nil(t, got)
 	assert.Same(t, filterErr, err)
 }
@@ -359,7 +326,7 @@ func TestPatchWithAnInvalidValueLeavesTheEndpointUnchanged(t *testing.T) {
 	e := existing(t)
 	before := e.State()
 	d.endpoints.EXPECT().Update(gomock.Any(), "acc", "ep_1", gomock.Any()).DoAndReturn(updateWith(e))
-	got, err := svc.Patch(context.Background(), "acc", []byte(`{"endpointId":"ep_1","description":"new","rateLimit":-1}`))
+	got, err := svc.Patch(context.Background(), "acc", "ep_1", webhook.Patch{Description: webhook.Value("new"), RateLimit: webhook.Value[int64](-1)})
 	assert.Nil(t, got)
 	requireInvalid(t, err, "rateLimit")
 	assert.Equal(t, before, e.State())
@@ -370,7 +337,7 @@ func TestPatchPassesStoreErrorsThrough(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			svc, d := newService(t)
 			d.endpoints.EXPECT().Update(gomock.Any(), "other", "ep_1", gomock.Any()).Return(nil, storeErr)
-			got, err := svc.Patch(context.Background(), "other", []byte(`{"endpointId":"ep_1","disabled":true}`))
+			got, err := svc.Patch(context.Background(), "other", "ep_1", webhook.Patch{Disabled: webhook.Value(true)})
 			assert.Nil(t, got)
 			assert.Same(t, storeErr, err)
 		})

@@ -165,38 +165,15 @@ func TestWithdrawalValidate(t *testing.T) {
 	}
 }
 
-func TestParseWithdrawal(t *testing.T) {
-	t.Run("decodes every field", func(t *testing.T) {
-		r, err := kyt.ParseWithdrawal([]byte(`{"address":"` + solAddr + `","asset":"SOL","assetAmount":"1.000000000000000001",
-			"attemptTimestamp":"2024-01-15T10:30:00.000Z","network":"Solana","assetDenomination":"USD","assetId":null,
-			"assetPrice":"3","memo":"m","extra":1}`))
-		require.NoError(t, err)
-		assert.Equal(t, "1.000000000000000001", r.AssetAmount, "echoed unchanged")
-		assert.Nil(t, r.AssetID)
-		require.NotNil(t, r.Memo)
-		assert.Equal(t, "m", *r.Memo)
-		usd, ok := r.USDAmount()
-		require.True(t, ok)
-		// 1.000000000000000001 × 3 = 3.000000000000000003
-		assert.Equal(t, "3.000000000000000003", usd.String())
-	})
-	for _, tc := range []struct {
-		name, body, param string
-	}{
-		{"not an object", `[]`, ""},
-		{"not json", `{`, ""},
-		{"number amount", `{"address":"a","asset":"SOL","assetAmount":5}`, "assetAmount"},
-		{"numeric network", `{"network":1}`, "network"},
-		{"null required field", `{"address":null,"asset":"SOL","assetAmount":"1","attemptTimestamp":"2024-01-15T10:30:00Z","network":"Solana"}`, "address"},
-		{"object memo", `{"address":"` + solAddr + `","asset":"SOL","assetAmount":"1","attemptTimestamp":"2024-01-15T10:30:00Z","network":"Solana","memo":{}}`, "memo"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := kyt.ParseWithdrawal([]byte(tc.body))
-			fe := faultOf(t, err)
-			assert.Equal(t, fault.KindInvalid, fe.Kind)
-			assert.Equal(t, tc.param, fe.Param)
-		})
-	}
+func TestWithdrawalUSDAmount(t *testing.T) {
+	usd, price := "USD", "3"
+	r := kyt.WithdrawalRequest{Address: solAddr, Asset: "SOL", AssetAmount: "1.000000000000000001",
+		AttemptTimestamp: "2024-01-15T10:30:00.000Z", Network: kyt.Solana, AssetDenomination: &usd, AssetPrice: &price}
+	require.NoError(t, r.Validate())
+	got, ok := r.USDAmount()
+	require.True(t, ok)
+	// 1.000000000000000001 × 3 = 3.000000000000000003
+	assert.Equal(t, "3.000000000000000003", got.String())
 }
 
 func TestTransferValidate(t *testing.T) {
@@ -230,9 +207,8 @@ func TestTransferValidate(t *testing.T) {
 			assert.Equal(t, tc.param, faultOf(t, err).Param)
 		})
 	}
-	t.Run("ParseTransfer decodes the wire body", func(t *testing.T) {
-		r, err := kyt.ParseTransfer([]byte(`{"transferReference":"` + solSig + `:` + solAddr + `","network":"Solana","direction":"received","asset":"SOL"}`))
-		require.NoError(t, err)
+	t.Run("hash and counterparty", func(t *testing.T) {
+		r := kyt.TransferRequest{"SOL", kyt.Received, kyt.Solana, " " + solSig + ":" + solAddr}
 		assert.Equal(t, solSig, r.Hash())
 		assert.Equal(t, solAddr, r.Counterparty())
 	})
@@ -257,26 +233,25 @@ func TestFingerprint(t *testing.T) {
 		want := sha(`["withdrawal","` + solAddr + `","SOL","1.5","2026-01-04T17:25:40.008307Z","Solana",null,null,"150.25",null]`)
 		assert.Equal(t, want, r.Fingerprint())
 	})
-	base := `{"address":"` + solAddr + `","asset":"SOL","assetAmount":"1.5","attemptTimestamp":"2024-01-15T10:30:00Z","network":"Solana"}`
+	base := kyt.WithdrawalRequest{Address: solAddr, Asset: "SOL", AssetAmount: "1.5", AttemptTimestamp: "2024-01-15T10:30:00Z", Network: kyt.Solana}
 	for _, tc := range []struct {
-		name, body string
-		same       bool
+		name string
+		edit func(r *kyt.WithdrawalRequest)
+		same bool
 	}{
-		{"key order", `{"network":"Solana","attemptTimestamp":"2024-01-15T10:30:00Z","assetAmount":"1.5","asset":"SOL","address":"` + solAddr + `"}`, true},
-		{"trailing zeros", `{"address":"` + solAddr + `","asset":"SOL","assetAmount":"1.500","attemptTimestamp":"2024-01-15T10:30:00Z","network":"Solana"}`, true},
-		{"same instant, other zone", `{"address":"` + solAddr + `","asset":"SOL","assetAmount":"1.5","attemptTimestamp":"2024-01-15T12:30:00+02:00","network":"Solana"}`, true},
-		{"space form", `{"address":"` + solAddr + `","asset":"SOL","assetAmount":"1.5","attemptTimestamp":"2024-01-15 10:30:00.000","network":"Solana"}`, true},
-		{"lower-case asset", `{"address":"` + solAddr + `","asset":"sol","assetAmount":"1.5","attemptTimestamp":"2024-01-15T10:30:00Z","network":"Solana"}`, true},
-		{"explicit nulls", `{"address":"` + solAddr + `","asset":"SOL","assetAmount":"1.5","attemptTimestamp":"2024-01-15T10:30:00Z","network":"Solana","memo":null,"assetPrice":null}`, true},
-		{"other amount", `{"address":"` + solAddr + `","asset":"SOL","assetAmount":"1.51","attemptTimestamp":"2024-01-15T10:30:00Z","network":"Solana"}`, false},
-		{"with memo", `{"address":"` + solAddr + `","asset":"SOL","assetAmount":"1.5","attemptTimestamp":"2024-01-15T10:30:00Z","network":"Solana","memo":"x"}`, false},
+		{"trailing zeros", func(r *kyt.WithdrawalRequest) { r.AssetAmount = "1.500" }, true},
+		{"same instant, other zone", func(r *kyt.WithdrawalRequest) { r.AttemptTimestamp = "2024-01-15T12:30:00+02:00" }, true},
+		{"space form", func(r *kyt.WithdrawalRequest) { r.AttemptTimestamp = "2024-01-15 10:30:00.000" }, true},
+		{"lower-case asset", func(r *kyt.WithdrawalRequest) { r.Asset = "sol" }, true},
+		{"blank memo", func(r *kyt.WithdrawalRequest) { r.Memo = ptr(" ") }, true},
+		{"other amount", func(r *kyt.WithdrawalRequest) { r.AssetAmount = "1.51" }, false},
+		{"with memo", func(r *kyt.WithdrawalRequest) { r.Memo = ptr("x") }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, err := kyt.ParseWithdrawal([]byte(base))
-			require.NoError(t, err)
-			b, err := kyt.ParseWithdrawal([]byte(tc.body))
-			require.NoError(t, err)
-			assert.Equal(t, tc.same, a.Fingerprint() == b.Fingerprint())
+			other := base
+			tc.edit(&other)
+			require.NoError(t, other.Validate())
+			assert.Equal(t, tc.same, base.Fingerprint() == other.Fingerprint())
 		})
 	}
 	t.Run("ethereum hex case", func(t *testing.T) {

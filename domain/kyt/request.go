@@ -28,81 +28,27 @@ const (
 	MaxTransferReferenceLen = 256
 )
 
-// WithdrawalRequest is the body of operation 10, kept as the strings the caller sent so the
-// response can echo them byte for byte. Call Validate before using the typed accessors.
+// WithdrawalRequest is what operation 10 registers, kept as the strings the caller sent so the
+// response can echo them byte for byte. Call Validate before using the typed accessors; its
+// errors name the API's members (assetAmount, attemptTimestamp, …).
 type WithdrawalRequest struct {
-	Address           string  `json:"address"`
-	Asset             string  `json:"asset"`
-	AssetAmount       string  `json:"assetAmount"`
-	AttemptTimestamp  string  `json:"attemptTimestamp"`
-	Network           Network `json:"network"`
-	AssetDenomination *string `json:"assetDenomination"`
-	AssetID           *string `json:"assetId"`
-	AssetPrice        *string `json:"assetPrice"`
-	Memo              *string `json:"memo"`
+	Address           string
+	Asset             string
+	AssetAmount       string
+	AttemptTimestamp  string
+	Network           Network
+	AssetDenomination *string
+	AssetID           *string
+	AssetPrice        *string
+	Memo              *string
 }
 
-// TransferRequest is the body of operation 11.
+// TransferRequest is what operation 11 registers.
 type TransferRequest struct {
-	Asset             string    `json:"asset"`
-	Direction         Direction `json:"direction"`
-	Network           Network   `json:"network"`
-	TransferReference string    `json:"transferReference"`
-}
-
-// ParseWithdrawal decodes and validates an operation-10 body. A field of the wrong JSON type
-// is reported under its own name; unknown fields are ignored, as the public API does.
-func ParseWithdrawal(body []byte) (WithdrawalRequest, error) {
-	obj, err := decodeObject(body)
-	if err != nil {
-		return WithdrawalRequest{}, err
-	}
-	var r WithdrawalRequest
-	var network string
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"address", &r.Address}, {"asset", &r.Asset}, {"assetAmount", &r.AssetAmount},
-		{"attemptTimestamp", &r.AttemptTimestamp}, {"network", &network}} {
-		p, err := stringField(obj, f.name)
-		if err != nil {
-			return WithdrawalRequest{}, err
-		}
-		if p != nil {
-			*f.dst = *p
-		}
-	}
-	r.Network = Network(network)
-	for _, f := range []struct {
-		name string
-		dst  **string
-	}{{"assetDenomination", &r.AssetDenomination}, {"assetId", &r.AssetID},
-		{"assetPrice", &r.AssetPrice}, {"memo", &r.Memo}} {
-		if *f.dst, err = stringField(obj, f.name); err != nil {
-			return WithdrawalRequest{}, err
-		}
-	}
-	return r, r.Validate()
-}
-
-// ParseTransfer decodes and validates an operation-11 body.
-func ParseTransfer(body []byte) (TransferRequest, error) {
-	obj, err := decodeObject(body)
-	if err != nil {
-		return TransferRequest{}, err
-	}
-	var v [4]string
-	for i, name := range []string{"asset", "direction", "network", "transferReference"} {
-		p, err := stringField(obj, name)
-		if err != nil {
-			return TransferRequest{}, err
-		}
-		if p != nil {
-			v[i] = *p
-		}
-	}
-	r := TransferRequest{Asset: v[0], Direction: Direction(v[1]), Network: Network(v[2]), TransferReference: v[3]}
-	return r, r.Validate()
+	Asset             string
+	Direction         Direction
+	Network           Network
+	TransferReference string
 }
 
 // Validate checks every field. Required fields that are absent or blank give
@@ -415,33 +361,4 @@ func checkOptionalText(param, v string, max int) error {
 		return nil
 	}
 	return checkText(param, v, max)
-}
-
-func decodeObject(body []byte) (map[string]json.RawMessage, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
-		return nil, &fault.Error{Kind: fault.KindInvalid, Code: fault.CodeValidation,
-			Message: "request body must be a JSON object"}
-	}
-	return obj, nil
-}
-
-// stringField reads an optional string member: absent or null give nil.
-func stringField(obj map[string]json.RawMessage, name string) (*string, error) {
-	raw, ok := obj[name]
-	if !ok || string(raw) == "null" {
-		return nil, nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fault.Invalid(name, truncate(string(raw)), "must be a JSON string")
-	}
-	return &s, nil
-}
-
-func truncate(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
 }

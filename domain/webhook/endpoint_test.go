@@ -236,60 +236,6 @@ func TestApplyRules(t *testing.T) {
 	})
 }
 
-func TestDecodePatch(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		body string
-		id   string
-		want webhook.Patch
-	}{
-		{"sdk body", `{"channels":["sol.token.created"],"endpointId":"ep_1","filter":"x"}`, "ep_1", webhook.Patch{
-			Channels: webhook.Value([]webhook.Channel{"sol.token.created"}), Filter: webhook.Value("x")}},
-		{"only the id", `{"endpointId":"ep_2"}`, "ep_2", webhook.Patch{}},
-		{"nulls", `{"endpointId":"ep_1","url":null,"channels":null,"description":null,"disabled":null,"filter":null,"filterTypes":null,"metadata":null,"rateLimit":null}`,
-			"ep_1", webhook.Patch{URL: webhook.Null[string](), Channels: webhook.Null[[]webhook.Channel](), Description: webhook.Null[string](),
-				Disabled: webhook.Null[bool](), Filter: webhook.Null[string](), FilterTypes: webhook.Null[[]string](),
-				Metadata: webhook.Null[map[string]string](), RateLimit: webhook.Null[int64]()}},
-		{"values", `{"endpointId":"ep_1","url":"https://x.io","description":"","disabled":false,"filterTypes":["sol.token.migrated"],"metadata":{"a":"b"},"rateLimit":1000}`,
-			"ep_1", webhook.Patch{URL: webhook.Value("https://x.io"), Description: webhook.Value(""), Disabled: webhook.Value(false),
-				FilterTypes: webhook.Value([]string{"sol.token.migrated"}), Metadata: webhook.Value(map[string]string{"a": "b"}),
-				RateLimit: webhook.Value[int64](1000)}},
-		{"out-of-range rateLimit reaches Apply", `{"endpointId":"ep_1","rateLimit":-3}`, "ep_1", webhook.Patch{RateLimit: webhook.Value[int64](-3)}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			id, p, err := webhook.DecodePatch([]byte(tc.body))
-			require.NoError(t, err)
-			assert.Equal(t, tc.id, id)
-			assert.Equal(t, tc.want, p)
-		})
-	}
-	for _, tc := range []struct {
-		name, body, param string
-		code              int
-	}{
-		{"not an object", `[1]`, "", fault.CodeValidation},
-		{"missing id", `{"url":"https://x.io"}`, "endpointId", fault.CodeMissingParameter},
-		{"null id", `{"endpointId":null}`, "endpointId", fault.CodeMissingParameter},
-		{"blank id", `{"endpointId":""}`, "endpointId", fault.CodeMissingParameter},
-		{"numeric id", `{"endpointId":7}`, "endpointId", fault.CodeInvalidParameter},
-		{"rateLimit string", `{"endpointId":"e","rateLimit":"5"}`, "rateLimit", fault.CodeInvalidParameter},
-		{"rateLimit fraction", `{"endpointId":"e","rateLimit":1.5}`, "rateLimit", fault.CodeInvalidParameter},
-		{"disabled string", `{"endpointId":"e","disabled":"true"}`, "disabled", fault.CodeInvalidParameter},
-		{"channels string", `{"endpointId":"e","channels":"sol.token.created"}`, "channels", fault.CodeInvalidParameter},
-		{"metadata number value", `{"endpointId":"e","metadata":{"a":1}}`, "metadata", fault.CodeInvalidParameter},
-		{"mass assignment of secret", `{"endpointId":"e","secret":"whsec_x"}`, "secret", fault.CodeInvalidParameter},
-		{"mass assignment of id", `{"endpointId":"e","id":"x"}`, "id", fault.CodeInvalidParameter},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := webhook.DecodePatch([]byte(tc.body))
-			fe := faultOf(t, err)
-			assert.Equal(t, fault.KindInvalid, fe.Kind)
-			assert.Equal(t, tc.param, fe.Param)
-			assert.Equal(t, tc.code, fe.Code)
-		})
-	}
-}
-
 func TestWants(t *testing.T) {
 	for _, tc := range []struct {
 		name     string

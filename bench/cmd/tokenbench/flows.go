@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
@@ -16,6 +17,7 @@ import (
 	"github.com/tokenscope/tokenscope/bench/report"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/webhook"
 )
 
 type wallClock struct{}
@@ -182,7 +184,9 @@ func (b *bench) webhookRows(ctx context.Context) []report.Row {
 		Note: "every call updates the same endpoint, so calls serialize on its row lock in both series"}
 	pat.Baselines = []report.Measure{
 		b.sqlSeries(ctx, func(ctx context.Context, w, i int) error {
-			_, err := svc.Patch(ctx, benchAccount, patch(w, i+1_000_000))
+			n := i + 1_000_000
+			_, err := svc.Patch(ctx, benchAccount, id, webhook.Patch{Description: webhook.Value(fmt.Sprintf("tokenbench %d-%d", w, n)),
+				Metadata: webhook.Value(map[string]string{"k": strconv.Itoa(n)})})
 			return err
 		}),
 		b.fiberSeries(ctx, "webhook-patch", "PATCH", body)}

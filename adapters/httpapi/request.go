@@ -1,0 +1,45 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/tokenscope/tokenscope/domain/fault"
+)
+
+// Request bodies are decoded here, in the adapter: their JSON members become the domain's typed
+// inputs (kyt.WithdrawalRequest, webhook.Patch, …), and a member of the wrong JSON type is a
+// 400 naming it. What the values may be is the domain's to say (Validate, Apply); the member
+// names, which errors report as the parameter, are the API's and do not change.
+
+// bodyObject reads a body that must be a JSON object into its members.
+func bodyObject(body []byte) (map[string]json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil || obj == nil {
+		return nil, &fault.Error{Kind: fault.KindInvalid, Code: fault.CodeValidation,
+			Message: "request body must be a JSON object"}
+	}
+	return obj, nil
+}
+
+// shownMember is a mistyped member as a webhook error repeats it: at most 64 bytes, cut on a
+// rune boundary.
+func shownMember(raw json.RawMessage) string {
+	s := string(raw)
+	if len(s) <= 64 {
+		return s
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// shownKYTMember is a mistyped member as a KYT error repeats it: cut at 64 bytes.
+func shownKYTMember(raw json.RawMessage) string {
+	if len(raw) > 64 {
+		return string(raw[:64]) + "…"
+	}
+	return string(raw)
+}
