@@ -1,0 +1,230 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/stats"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// marketColumns are the token_market fields a batch rewrites, staged in ingest_market and applied
+// with one UPDATE. volume_24h_usd and trades_24h are NULL for tokens whose windows the batch did
+// not recompute, which keeps their stored values.
+var marketColumns = []string{
+	"chain", "address", "price_usd", "price_sol", "total_supply", "circulating_supply", "market_cap_usd", "market_cap_sol",
+	"fdv_usd", "fdv_sol", "holders", "top10_holdings", "top10_ratio", "top50_holdings", "top50_ratio", "top100_holdings",
+	"top100_ratio", "dev_holdings", "dev_ratio", "groups", "completion_ratio", "max_pool_tvl_usd", "max_pool_tvl_sol",
+	"total_tvl_usd", "total_tvl_sol", "last_trade_at_ms", "volume_24h_usd", "trades_24h",
+}
+
+// deriveMarket recomputes token_market for refs and the windows of windowRefs (a subset of refs),
+// writing each table once: price from the newest trade, holders and holdings from
+// wallet_positions, TVL from pools, the formulas of domain/stats, and the windows over the trades
+// of the last 24 hours with the liquidity just derived. Tokens without a tokens row have neither
+// market nor stats rows and are skipped.
+func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowRefs map[ports.TokenRef]bool, now time.Time) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	cs, as := refArrays(refs)
+	solUSD, err := solPriceUSD(ctx, tx)
+	if err != nil {
+		return err
+	}
+	type base struct {
+		creator                         string
+		total, circ, target             decimal.Decimal
+		priceUSD, priceNative, curveRes decimal.Decimal
+		migrated                        bool
+		holders                         int64
+		maxTVLUSD, maxTVLSol            decimal.Decimal
+		sumTVLUSD, sumTVLSol            decimal.Decimal
+		lastTrade                       int64
+	}
+	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
+	rows, err := tx.Query(ctx, `SELECT t.chain, t.address, COALESCE(t.creator_address, ''),
+		t.total_supply, t.circulating_supply, t.curve_target_native, t.migrated_at_ms IS NOT NULL,
+		COALESCE(lt.token_price_usd, 0), COALESCE(lt.token_price_native, 0), COALESCE(lt.block_timestamp_ms, 0),
+		COALESCE(cp.reserve_b, 0),
+		COALESCE(pl.max_usd, 0), COALESCE(pl.max_sol, 0), COALESCE(pl.sum_usd, 0), COALESCE(pl.sum_sol, 0)
+		FROM unnest($1::text[], $2::text[]) AS r(chain, address)
+		JOIN tokens t ON t.chain = r.chain AND t.address = r.address
+		LEFT JOIN LATERAL (SELECT token_price_usd, token_price_native, block_timestamp_ms FROM trades x
+			WHERE x.chain = t.chain AND x.token_address = t.address AND x.status = 'SUCCEEDED'
+			ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1) lt ON true
+		LEFT JOIN pools cp ON cp.chain = t.chain AND cp.address = t.curve_pool_address
+		LEFT JOIN LATERAL (SELECT max(tvl_usd) AS max_usd, max(tvl_sol) AS max_sol, sum(tvl_usd) AS sum_usd, sum(tvl_sol) AS sum_sol
+			FROM pools p WHERE p.chain = t.chain AND (p.token_a_address = t.address OR p.token_b_address = t.address)) pl ON true`,
+		cs, as)
+	if err != nil {
+		return fmt.Errorf("market inputs: %w", err)
+	}
+	bases := map[ports.TokenRef]*base{}
+	var order []ports.TokenRef
+	for rows.Next() {
+		var c, addr string
+		b := &base{}
+		if err := rows.Scan(&c, &addr, &b.creator, &b.total, &b.circ, &b.target, &b.migrated, &b.priceUSD,
+			&b.priceNative, &b.lastTrade, &b.curveRes, &b.maxTVLUSD, &b.maxTVLSol, &b.sumTVLUSD, &b.sumTVLSol); err != nil {
+			rows.Close()
+			return fmt.Errorf("market inputs: %w", err)
+		}
+		ref := ports.TokenRef{Chain: chain.Chain(c), Address: addr}
+		bases[ref] = b
+		order = append(order, ref)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("market inputs: %w", err)
+	}
+
+	// One pass over each token's positive balances gives the holder count, the top 100 holders
+	// and every holder that is in a group: labelled, the creator, or a sniper (first buy within
+	// stats.SniperBlocks blocks of creation; stats.IsSniper decides below).
+	// Labels are looked up per holder through wallet_labels' key: joined as one aggregate over
+	// every label, a generic plan made while wallet_labels was small re-ran that aggregate for
+	// each holder once it was not (a 1M-trade import sat 9 minutes in one batch).
+	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
+	hrows, err := tx.Query(ctx, `SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}'), h.first_block_height,
+			h.created_block_height
+		FROM (
+			SELECT w.chain, w.token_address, w.wallet, w.balance, w.first_block_height,
+				(SELECT array_agg(l.label ORDER BY l.label) FROM wallet_labels l WHERE l.chain = w.chain AND l.wallet = w.wallet) AS labels,
+				t.creator_address,
+				t.created_block_height,
+				count(*) OVER (PARTITION BY w.chain, w.token_address) AS n,
+				row_number() OVER (PARTITION BY w.chain, w.token_address ORDER BY w.balance DESC, w.wallet) AS rk
+			FROM unnest($1::text[], $2::text[]) AS r(chain, address)
+			JOIN tokens t ON t.chain = r.chain AND t.address = r.address
+			JOIN wallet_positions w ON w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
+		) h
+		WHERE h.rk <= 100 OR h.wallet = h.creator_address OR h.labels IS NOT NULL
+			OR h.first_block_height BETWEEN h.created_block_height AND h.created_block_height + $3`, cs, as, stats.SniperBlocks)
+	if err != nil {
+		return fmt.Errorf("market holders: %w", err)
+	}
+	balances := map[ports.TokenRef]map[string]decimal.Decimal{}
+	labels := map[ports.TokenRef]map[string][]token.HolderGroup{}
+	for hrows.Next() {
+		var ref ports.TokenRef
+		var c, wallet string
+		var n int64
+		var balance decimal.Decimal
+		var groups []string
+		var first, created *int64
+		if err := hrows.Scan(&c, &ref.Address, &n, &wallet, &balance, &groups, &first, &created); err != nil {
+			hrows.Close()
+			return fmt.Errorf("market holders: %w", err)
+		}
+		ref.Chain = chain.Chain(c)
+		if b := bases[ref]; b != nil {
+			b.holders = n
+		}
+		if balances[ref] == nil {
+			balances[ref], labels[ref] = map[string]decimal.Decimal{}, map[string][]token.HolderGroup{}
+		}
+		balances[ref][wallet] = balance
+		for _, g := range groups {
+			labels[ref][wallet] = append(labels[ref][wallet], token.HolderGroup(g))
+		}
+		if first != nil && created != nil && stats.IsSniper(*created, *first) {
+			labels[ref][wallet] = append(labels[ref][wallet], token.Sniper)
+		}
+	}
+	if err := hrows.Err(); err != nil {
+		return fmt.Errorf("market holders: %w", err)
+	}
+
+	var wrefs []ports.TokenRef
+	liquidity := map[ports.TokenRef]decimal.Decimal{}
+	for _, ref := range order {
+		if windowRefs[ref] {
+			wrefs = append(wrefs, ref)
+			liquidity[ref] = bases[ref].sumTVLUSD
+		}
+	}
+	windows, err := computeWindows(ctx, tx, wrefs, liquidity, now)
+	if err != nil {
+		return err
+	}
+	day := map[ports.TokenRef]token.PeriodStats{}
+	for _, w := range windows {
+		if w.window == token.Window24h {
+			day[w.ref] = w.stats
+		}
+	}
+
+	out := make([][]any, 0, len(order))
+	for _, ref := range order {
+		b := bases[ref]
+		md := stats.Holdings(balances[ref], b.total, labels[ref], b.creator)
+		md.Holders = decimal.NewFromInt(b.holders)
+		priceSol := b.priceNative
+		if ref.Chain != chain.Sol {
+			priceSol = divOrZero(b.priceUSD, solUSD)
+		}
+		v := stats.MarketValues(b.priceUSD, priceSol, b.total, b.circ)
+		completion := stats.CompletionRatio(b.curveRes, b.target)
+		if b.migrated {
+			completion = decimal.NewFromInt(1)
+		}
+		groups := map[string]map[string]string{}
+		for _, g := range token.AllHolderGroups {
+			gh := md.Group(g)
+			groups[string(g)] = map[string]string{"holders": gh.TotalHolders.String(), "holdings": gh.TotalHoldings.String(),
+				"ratio": gh.HoldingsRatio.String()}
+		}
+		groupsJSON, err := json.Marshal(groups)
+		if err != nil {
+			return fmt.Errorf("market groups: %w", err)
+		}
+		var vol24 decimal.NullDecimal
+		var trades24 *int64
+		if s, ok := day[ref]; ok {
+			vol24, trades24 = decimal.NullDecimal{Decimal: s.TotalVolumeInUSD, Valid: true}, &s.Trades
+		}
+		dev := md.Group(token.Dev)
+		out = append(out, []any{string(ref.Chain), ref.Address, b.priceUSD, priceSol, b.total, b.circ, v.MarketCapInUSD,
+			v.MarketCapInSol, v.FDVInUSD, v.FDVInSol, b.holders, md.Top10.TotalHoldings, md.Top10.HoldingsRatio,
+			md.Top50.TotalHoldings, md.Top50.HoldingsRatio, md.Top100.TotalHoldings, md.Top100.HoldingsRatio,
+			dev.TotalHoldings, dev.HoldingsRatio, string(groupsJSON), completion, b.maxTVLUSD, b.maxTVLSol, b.sumTVLUSD,
+			b.sumTVLSol, b.lastTrade, vol24, trades24})
+	}
+	if len(out) > 0 {
+		// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_market"}, marketColumns, pgx.CopyFromRows(out)); err != nil {
+			return fmt.Errorf("copy market: %w", err)
+		}
+		set := ""
+		for _, c := range marketColumns[2:] {
+			switch c {
+			case "last_trade_at_ms":
+				set += ", last_trade_at_ms = GREATEST(m.last_trade_at_ms, s.last_trade_at_ms)"
+			case "volume_24h_usd", "trades_24h":
+				set += ", " + c + " = COALESCE(s." + c + ", m." + c + ")"
+			default:
+				set += ", " + c + " = s." + c
+			}
+		}
+		// hand-built: the SET list is generated from marketColumns; ingest_market is a temporary table.
+		if _, err := tx.Exec(ctx, `UPDATE token_market m SET updated_at_ms = $1`+set+`
+			FROM ingest_market s WHERE m.chain = s.chain AND m.address = s.address`, now.UnixMilli()); err != nil {
+			return fmt.Errorf("update market: %w", err)
+		}
+	}
+	return writeWindows(ctx, tx, windows, now)
+}
+
+func divOrZero(a, b decimal.Decimal) decimal.Decimal {
+	if b.IsZero() {
+		return decimal.Zero
+	}
+	return a.DivRound(b, stats.Scale)
+}

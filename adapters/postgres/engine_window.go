@@ -1,0 +1,233 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/stats"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+var statsColumns = []string{
+	"chain", "address", "window_name", "buys", "sells", "trades", "buyers", "sellers", "traders", "buy_volume",
+	"sell_volume", "total_volume", "buy_volume_usd", "sell_volume_usd", "total_volume_usd", "open_usd", "close_usd",
+	"high_usd", "low_usd", "price_change_ratio_usd", "current_liquidity_usd", "updated_at_ms",
+}
+
+// windowStats is one token_stats row before it is written.
+type windowStats struct {
+	ref    ports.TokenRef
+	window token.Window
+	stats  token.PeriodStats
+}
+
+// computeWindows derives every window of refs as of now with stats.Window over the trades of the
+// last 24 hours, read through the (chain, token, time) index. Each window is handed only the
+// trades that can lie in it (a suffix of the token's trades in time order); stats.Window applies
+// the exact bounds itself, so the result is the same as handing it all of them.
+func computeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, liquidity map[ports.TokenRef]decimal.Decimal,
+	now time.Time) ([]windowStats, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	cs, as := refArrays(refs)
+	end := now.UnixMilli()
+	start := end - token.Window24h.Duration().Milliseconds()
+	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
+	rows, err := tx.Query(ctx, `SELECT r.chain, r.address, x.tx_signature, x.instruction_index, x.block_height,
+			x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
+		FROM unnest($1::text[], $2::text[]) AS r(chain, address)
+		JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
+			AND t.block_timestamp_ms > $3 AND t.block_timestamp_ms <= $4) x ON true`, cs, as, start, end)
+	if err != nil {
+		return nil, fmt.Errorf("window trades: %w", err)
+	}
+	byRef := map[ports.TokenRef][]trade.Trade{}
+	for rows.Next() {
+		t, err := scanWindowTrade(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
+		byRef[ref] = append(byRef[ref], t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("window trades: %w", err)
+	}
+	out := make([]windowStats, 0, len(refs)*len(token.AllWindows))
+	for _, ref := range refs {
+		ts := trade.Sorted(byRef[ref])
+		for _, w := range token.AllWindows {
+			from := end - w.Duration().Milliseconds()
+			i := sort.Search(len(ts), func(i int) bool { return ts[i].BlockTimestamp > from })
+			out = append(out, windowStats{ref: ref, window: w, stats: stats.Window(ts[i:], now, w, liquidity[ref])})
+		}
+	}
+	return out, nil
+}
+
+// writeWindows upserts the computed windows into token_stats.
+func writeWindows(ctx context.Context, tx pgx.Tx, windows []windowStats, now time.Time) error {
+	if len(windows) == 0 {
+		return nil
+	}
+	end := now.UnixMilli()
+	out := make([][]any, len(windows))
+	for i, w := range windows {
+		s := w.stats
+		out[i] = []any{string(w.ref.Chain), w.ref.Address, string(w.window), s.Buys, s.Sells, s.Trades, s.Buyers, s.Sellers,
+			s.Traders, s.BuyVolume, s.SellVolume, s.TotalVolume, s.BuyVolumeInUSD, s.SellVolumeInUSD, s.TotalVolumeInUSD,
+			s.OpenInUSD, s.CloseInUSD, s.HighInUSD, s.LowInUSD, s.PriceChangeRatioInUSD, s.CurrentLiquidityInUSD, end}
+	}
+	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_stats"}, statsColumns, pgx.CopyFromRows(out)); err != nil {
+		return fmt.Errorf("copy stats: %w", err)
+	}
+	cols := joinCols(statsColumns)
+	set := ""
+	for _, c := range statsColumns[3:] {
+		if set != "" {
+			set += ", "
+		}
+		set += c + " = EXCLUDED." + c
+	}
+	// hand-built: the column and SET lists are generated from statsColumns; ingest_stats is a temporary table.
+	if _, err := tx.Exec(ctx, `INSERT INTO token_stats (`+cols+`) SELECT `+cols+` FROM ingest_stats
+		ON CONFLICT (chain, address, window_name) DO UPDATE SET `+set); err != nil {
+		return fmt.Errorf("upsert stats: %w", err)
+	}
+	return nil
+}
+
+// windowSet is a set of token.AllWindows: bit i stands for token.AllWindows[i].
+type windowSet int32
+
+// allWindowsSet holds every window.
+var allWindowsSet = windowSet(1<<len(token.AllWindows) - 1)
+
+// widest is the longest window in the set.
+func (ws windowSet) widest() time.Duration {
+	var d time.Duration
+	for i, w := range token.AllWindows {
+		if ws&(1<<i) != 0 {
+			d = max(d, w.Duration())
+		}
+	}
+	return d
+}
+
+// windowTarget is a token and the windows of it a refresh recomputes.
+type windowTarget struct {
+	ref     ports.TokenRef
+	windows windowSet
+}
+
+// recomputeWindows rewrites the given windows of the given tokens as of now, with the liquidity
+// stored on token_market, and copies the 24h figures of the tokens whose 24h window it rewrote to
+// token_market, where search sorts by them. It reads each token's successful trades over its
+// widest window only. It is the refresh loop's path; an ingest batch derives all windows of the
+// tokens it touches inside deriveMarket.
+func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, now time.Time) error {
+	if len(targets) == 0 {
+		return nil
+	}
+	end := now.UnixMilli()
+	cs, as, starts := make([]string, len(targets)), make([]string, len(targets)), make([]int64, len(targets))
+	want := make(map[ports.TokenRef]windowSet, len(targets))
+	for i, t := range targets {
+		cs[i], as[i], starts[i] = string(t.ref.Chain), t.ref.Address, end-t.windows.widest().Milliseconds()
+		want[t.ref] = t.windows
+	}
+	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
+	rows, err := tx.Query(ctx, `SELECT m.chain, m.address, m.total_tvl_usd FROM unnest($1::text[], $2::text[]) AS r(chain, address)
+		JOIN token_market m ON m.chain = r.chain AND m.address = r.address`, cs, as)
+	if err != nil {
+		return fmt.Errorf("window liquidity: %w", err)
+	}
+	liquidity := map[ports.TokenRef]decimal.Decimal{}
+	var known []ports.TokenRef
+	for rows.Next() {
+		var ref ports.TokenRef
+		var c string
+		var liq decimal.Decimal
+		if err := rows.Scan(&c, &ref.Address, &liq); err != nil {
+			rows.Close()
+			return fmt.Errorf("window liquidity: %w", err)
+		}
+		ref.Chain = chain.Chain(c)
+		liquidity[ref] = liq
+		known = append(known, ref)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("window liquidity: %w", err)
+	}
+	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
+	rows, err = tx.Query(ctx, `SELECT r.chain, r.address, x.tx_signature, x.instruction_index, x.block_height,
+			x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
+		FROM unnest($1::text[], $2::text[], $3::bigint[]) AS r(chain, address, start)
+		JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
+			AND t.block_timestamp_ms > r.start AND t.block_timestamp_ms <= $4 AND t.status = 'SUCCEEDED') x ON true`,
+		cs, as, starts, end)
+	if err != nil {
+		return fmt.Errorf("window trades: %w", err)
+	}
+	byRef := map[ports.TokenRef][]trade.Trade{}
+	for rows.Next() {
+		t, err := scanWindowTrade(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
+		byRef[ref] = append(byRef[ref], t)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("window trades: %w", err)
+	}
+	var windows []windowStats
+	for _, ref := range known {
+		ts := trade.Sorted(byRef[ref])
+		for i, w := range token.AllWindows {
+			if want[ref]&(1<<i) == 0 {
+				continue
+			}
+			// stats.Window applies the exact bounds; hand it only the suffix that can lie in w.
+			from := end - w.Duration().Milliseconds()
+			j := sort.Search(len(ts), func(j int) bool { return ts[j].BlockTimestamp > from })
+			windows = append(windows, windowStats{ref: ref, window: w, stats: stats.Window(ts[j:], now, w, liquidity[ref])})
+		}
+	}
+	if err := writeWindows(ctx, tx, windows, now); err != nil {
+		return err
+	}
+	// hand-built: reads the temporary table ingest_stats, which is not in the schema sqlc reads.
+	if _, err := tx.Exec(ctx, `UPDATE token_market m SET volume_24h_usd = s.total_volume_usd, trades_24h = s.trades
+		FROM ingest_stats s WHERE s.window_name = '24h' AND m.chain = s.chain AND m.address = s.address`); err != nil {
+		return fmt.Errorf("update 24h market figures: %w", err)
+	}
+	return nil
+}
+
+// scanWindowTrade reads one row of the window-trade queries: chain, token address, signature,
+// instruction index, block height and time, wallet, side, status, token amount, its USD value and
+// the USD price.
+func scanWindowTrade(rows pgx.Rows) (trade.Trade, error) {
+	var c string
+	var t trade.Trade
+	var side, status string
+	if err := rows.Scan(&c, &t.TokenAddress, &t.TransactionSignature, &t.InstructionIndex, &t.BlockHeight,
+		&t.BlockTimestamp, &t.Wallet, &side, &status, &t.TokenAmount, &t.TokenAmountInUSD, &t.TokenPriceInUSD); err != nil {
+		return trade.Trade{}, fmt.Errorf("window trades: %w", err)
+	}
+	t.Chain, t.Side, t.Status = chain.Chain(c), trade.Side(side), trade.Status(status)
+	return t, nil
+}

@@ -1,0 +1,69 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// HotCandidates aggregates the current and previous window of d for every token of c traded in
+// the last 2d, in one range scan of the (chain, time) index.
+func (s *IngestStore) HotCandidates(ctx context.Context, c chain.Chain, d ranking.Duration, now time.Time) ([]ports.HotCandidate, error) {
+	end := now.UnixMilli()
+	mid := end - d.Duration().Milliseconds()
+	start := mid - d.Duration().Milliseconds()
+	rows, err := dbsqlc.New().HotCandidates(ctx, s.pool, dbsqlc.HotCandidatesParams{Chain: string(c), StartMs: start,
+		MidMs: mid, EndMs: end})
+	if err != nil {
+		return nil, interpretError(err, "hot candidates", string(c))
+	}
+	out := make([]ports.HotCandidate, len(rows))
+	for i, r := range rows {
+		out[i] = ports.HotCandidate{Address: r.TokenAddress,
+			Current: ranking.Activity{Buyers: r.CurrentBuyers, VolumeUSD: r.CurrentVolumeUsd, Trades: r.CurrentTrades},
+			Prev:    ranking.Activity{Buyers: r.PrevBuyers, VolumeUSD: r.PrevVolumeUsd, Trades: r.PrevTrades}}
+	}
+	return out, nil
+}
+
+// HotRankingTimes lists when each ranking was last computed.
+func (s *IngestStore) HotRankingTimes(ctx context.Context) ([]ports.HotRankingTime, error) {
+	rows, err := dbsqlc.New().HotRankingTimes(ctx, s.pool)
+	if err != nil {
+		return nil, interpretError(err, "hot ranking times", "")
+	}
+	out := make([]ports.HotRankingTime, len(rows))
+	for i, r := range rows {
+		out[i] = ports.HotRankingTime{Chain: chain.Chain(r.Chain), Duration: ranking.Duration(r.Duration),
+			ComputedAt: time.UnixMilli(r.ComputedAtMs).UTC(), Entries: int(r.Entries)}
+	}
+	return out, nil
+}
+
+// ReplaceHotTokens swaps one ranking in a transaction, so readers see the old or the new list, and
+// records when it was computed in hot_rankings.
+func (s *IngestStore) ReplaceHotTokens(ctx context.Context, c chain.Chain, d ranking.Duration, entries []ports.HotEntry, now time.Time) error {
+	q := dbsqlc.New()
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := q.DeleteHotTokens(ctx, tx, dbsqlc.DeleteHotTokensParams{Chain: string(c), Duration: string(d)}); err != nil {
+			return err
+		}
+		rows := make([]dbsqlc.CopyHotTokensParams, len(entries))
+		for i, e := range entries {
+			rows[i] = dbsqlc.CopyHotTokensParams{Chain: string(c), Duration: string(d), Address: e.Address, Rank: e.Rank,
+				Score: e.Score, ComputedAtMs: now.UnixMilli()}
+		}
+		if _, err := q.CopyHotTokens(ctx, tx, rows); err != nil {
+			return err
+		}
+		return q.UpsertHotRanking(ctx, tx, dbsqlc.UpsertHotRankingParams{Chain: string(c), Duration: string(d),
+			ComputedAtMs: now.UnixMilli()})
+	})
+	return interpretError(err, "hot tokens", string(c)+"/"+string(d))
+}
