@@ -3,19 +3,18 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
+// statsColumns are the token_stats columns, staged in ingest_stats and upserted by writeWindows.
 var statsColumns = []string{
 	"chain", "address", "window_name", "buys", "sells", "trades", "buyers", "sellers", "traders", "buy_volume",
 	"sell_volume", "total_volume", "buy_volume_usd", "sell_volume_usd", "total_volume_usd", "open_usd", "close_usd",
@@ -30,9 +29,8 @@ type windowStats struct {
 }
 
 // computeWindows derives every window of refs as of now with stats.Window over the trades of the
-// last 24 hours, read through the (chain, token, time) index. Each window is handed only the
-// trades that can lie in it (a suffix of the token's trades in time order); stats.Window applies
-// the exact bounds itself, so the result is the same as handing it all of them.
+// last 24 hours, read through the (chain, token, time) index (appendWindows). It is the ingest
+// batch's path (deriveMarket), with the liquidity the batch just derived.
 func computeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, liquidity map[ports.TokenRef]decimal.Decimal,
 	now time.Time) ([]windowStats, error) {
 	if len(refs) == 0 {
@@ -50,27 +48,13 @@ func computeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, liqui
 	if err != nil {
 		return nil, fmt.Errorf("window trades: %w", err)
 	}
-	byRef := map[ports.TokenRef][]trade.Trade{}
-	for rows.Next() {
-		t, err := scanWindowTrade(rows)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
-		byRef[ref] = append(byRef[ref], t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("window trades: %w", err)
+	byRef, err := collectWindowTrades(rows)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]windowStats, 0, len(refs)*len(token.AllWindows))
 	for _, ref := range refs {
-		ts := trade.Sorted(byRef[ref])
-		for _, w := range token.AllWindows {
-			from := end - w.Duration().Milliseconds()
-			i := sort.Search(len(ts), func(i int) bool { return ts[i].BlockTimestamp > from })
-			out = append(out, windowStats{ref: ref, window: w, stats: stats.Window(ts[i:], now, w, liquidity[ref])})
-		}
+		out = appendWindows(out, ref, byRef[ref], allWindowsSet, now, liquidity[ref])
 	}
 	return out, nil
 }
@@ -147,31 +131,12 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, no
 		cs[i], as[i], starts[i] = string(t.ref.Chain), t.ref.Address, end-t.windows.widest().Milliseconds()
 		want[t.ref] = t.windows
 	}
-	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
-	rows, err := tx.Query(ctx, `SELECT m.chain, m.address, m.total_tvl_usd FROM unnest($1::text[], $2::text[]) AS r(chain, address)
-		JOIN token_market m ON m.chain = r.chain AND m.address = r.address`, cs, as)
+	liquidity, known, err := windowLiquidity(ctx, tx, cs, as)
 	if err != nil {
-		return fmt.Errorf("window liquidity: %w", err)
-	}
-	liquidity := map[ports.TokenRef]decimal.Decimal{}
-	var known []ports.TokenRef
-	for rows.Next() {
-		var ref ports.TokenRef
-		var c string
-		var liq decimal.Decimal
-		if err := rows.Scan(&c, &ref.Address, &liq); err != nil {
-			rows.Close()
-			return fmt.Errorf("window liquidity: %w", err)
-		}
-		ref.Chain = chain.Chain(c)
-		liquidity[ref] = liq
-		known = append(known, ref)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("window liquidity: %w", err)
+		return err
 	}
 	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
-	rows, err = tx.Query(ctx, `SELECT r.chain, r.address, x.tx_signature, x.instruction_index, x.block_height,
+	rows, err := tx.Query(ctx, `SELECT r.chain, r.address, x.tx_signature, x.instruction_index, x.block_height,
 			x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
 		FROM unnest($1::text[], $2::text[], $3::bigint[]) AS r(chain, address, start)
 		JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
@@ -180,31 +145,13 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, no
 	if err != nil {
 		return fmt.Errorf("window trades: %w", err)
 	}
-	byRef := map[ports.TokenRef][]trade.Trade{}
-	for rows.Next() {
-		t, err := scanWindowTrade(rows)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
-		byRef[ref] = append(byRef[ref], t)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("window trades: %w", err)
+	byRef, err := collectWindowTrades(rows)
+	if err != nil {
+		return err
 	}
 	var windows []windowStats
 	for _, ref := range known {
-		ts := trade.Sorted(byRef[ref])
-		for i, w := range token.AllWindows {
-			if want[ref]&(1<<i) == 0 {
-				continue
-			}
-			// stats.Window applies the exact bounds; hand it only the suffix that can lie in w.
-			from := end - w.Duration().Milliseconds()
-			j := sort.Search(len(ts), func(j int) bool { return ts[j].BlockTimestamp > from })
-			windows = append(windows, windowStats{ref: ref, window: w, stats: stats.Window(ts[j:], now, w, liquidity[ref])})
-		}
+		windows = appendWindows(windows, ref, byRef[ref], want[ref], now, liquidity[ref])
 	}
 	if err := writeWindows(ctx, tx, windows, now); err != nil {
 		return err
@@ -215,6 +162,53 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, no
 		return fmt.Errorf("update 24h market figures: %w", err)
 	}
 	return nil
+}
+
+// windowLiquidity reads the liquidity stored on token_market of the given tokens, the refresh's
+// stand-in for the batch's freshly derived one, and lists the tokens that have a market row.
+func windowLiquidity(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]decimal.Decimal, []ports.TokenRef, error) {
+	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
+	rows, err := tx.Query(ctx, `SELECT m.chain, m.address, m.total_tvl_usd FROM unnest($1::text[], $2::text[]) AS r(chain, address)
+		JOIN token_market m ON m.chain = r.chain AND m.address = r.address`, cs, as)
+	if err != nil {
+		return nil, nil, fmt.Errorf("window liquidity: %w", err)
+	}
+	liquidity := map[ports.TokenRef]decimal.Decimal{}
+	var known []ports.TokenRef
+	for rows.Next() {
+		var ref ports.TokenRef
+		var c string
+		var liq decimal.Decimal
+		if err := rows.Scan(&c, &ref.Address, &liq); err != nil {
+			rows.Close()
+			return nil, nil, fmt.Errorf("window liquidity: %w", err)
+		}
+		ref.Chain = chain.Chain(c)
+		liquidity[ref] = liq
+		known = append(known, ref)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("window liquidity: %w", err)
+	}
+	return liquidity, known, nil
+}
+
+// collectWindowTrades reads the rows of a window-trade query (scanWindowTrade) by token.
+func collectWindowTrades(rows pgx.Rows) (map[ports.TokenRef][]trade.Trade, error) {
+	byRef := map[ports.TokenRef][]trade.Trade{}
+	for rows.Next() {
+		t, err := scanWindowTrade(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
+		byRef[ref] = append(byRef[ref], t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("window trades: %w", err)
+	}
+	return byRef, nil
 }
 
 // scanWindowTrade reads one row of the window-trade queries: chain, token address, signature,
