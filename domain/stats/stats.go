@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
@@ -154,6 +155,15 @@ func MarketValues(priceInUSD, priceInSol, totalSupply, circulatingSupply decimal
 		FDVInUSD:       priceInUSD.Mul(totalSupply),
 		FDVInSol:       priceInSol.Mul(totalSupply),
 	}
+}
+
+// PriceInSol is a token's price in SOL: on Solana the native price of its trade, which is in SOL;
+// on other chains its USD price over SOL's USD price (0 without one).
+func PriceInSol(c chain.Chain, priceInNative, priceInUSD, solPriceInUSD decimal.Decimal) decimal.Decimal {
+	if c == chain.Sol {
+		return priceInNative
+	}
+	return div(priceInUSD, solPriceInUSD)
 }
 
 // CompletionRatio is how far a bonding curve is towards migration: reserve / target, capped at

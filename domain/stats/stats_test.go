@@ -175,6 +175,15 @@ func TestMarketValues(t *testing.T) {
 	assert.Equal(t, "10000", v.FDVInSol.String())
 }
 
+func TestPriceInSol(t *testing.T) {
+	// On sol the trade's native price is the SOL price, whatever SOL's USD price.
+	assert.Equal(t, "0.00001", stats.PriceInSol(chain.Sol, dec("0.00001"), dec("0.002"), dec("150")).String())
+	// Elsewhere: 0.002 USD / 150 USD per SOL, to 18 places.
+	assert.Equal(t, "0.000013333333333333", stats.PriceInSol(chain.Eth, dec("0.0000007"), dec("0.002"), dec("150")).String())
+	// No SOL price yet: 0, not a division by zero.
+	assert.True(t, stats.PriceInSol(chain.Bsc, dec("0.0000007"), dec("0.002"), decimal.Zero).IsZero())
+}
+
 func TestCompletionRatio(t *testing.T) {
 	tests := []struct {
 		name, reserve, target, want string
