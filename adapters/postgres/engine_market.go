@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -29,7 +28,9 @@ var marketColumns = []string{
 // writing each table once: price from the newest trade, holders and holdings from
 // wallet_positions, TVL from pools, the formulas of domain/stats, and the windows over the trades
 // of the last 24 hours with the liquidity just derived. Tokens without a tokens row have neither
-// market nor stats rows and are skipped.
+// market nor stats rows and are skipped. Its steps: read the inputs (loadMarketInputs) and the
+// holders (loadHolders), compute the windows (computeWindows), compute each row (marketRow, no
+// SQL), write token_market (writeMarket), then token_stats (writeWindows).
 func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowRefs map[ports.TokenRef]bool, now time.Time) error {
 	if len(refs) == 0 {
 		return nil
@@ -39,16 +40,53 @@ func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowR
 	if err != nil {
 		return err
 	}
-	type base struct {
-		creator                         string
-		total, circ, target             decimal.Decimal
-		priceUSD, priceNative, curveRes decimal.Decimal
-		migrated                        bool
-		holders                         int64
-		maxTVLUSD, maxTVLSol            decimal.Decimal
-		sumTVLUSD, sumTVLSol            decimal.Decimal
-		lastTrade                       int64
+	inputs, order, err := loadMarketInputs(ctx, tx, cs, as)
+	if err != nil {
+		return err
 	}
+	holders, err := loadHolders(ctx, tx, cs, as)
+	if err != nil {
+		return err
+	}
+	wrefs, liquidity := batchWindowTargets(order, inputs, windowRefs)
+	windows, err := computeWindows(ctx, tx, wrefs, liquidity, now)
+	if err != nil {
+		return err
+	}
+	day := dayWindows(windows)
+	rows := make([][]any, 0, len(order))
+	for _, ref := range order {
+		var d *token.PeriodStats
+		if s, ok := day[ref]; ok {
+			d = &s
+		}
+		row, err := marketRow(ref, inputs[ref], holders[ref], solUSD, d)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
+	}
+	if err := writeMarket(ctx, tx, rows, now); err != nil {
+		return err
+	}
+	return writeWindows(ctx, tx, windows, now)
+}
+
+// marketInput is what a token's market row is derived from besides its holders: its tokens row,
+// its newest successful trade, its bonding-curve pool and the TVL over all its pools.
+type marketInput struct {
+	creator                         string
+	total, circ, target             decimal.Decimal
+	priceUSD, priceNative, curveRes decimal.Decimal
+	migrated                        bool
+	maxTVLUSD, maxTVLSol            decimal.Decimal
+	sumTVLUSD, sumTVLSol            decimal.Decimal
+	lastTrade                       int64
+}
+
+// loadMarketInputs reads the market inputs of the tokens (cs, as) that have a tokens row, and
+// lists those tokens in the order read.
+func loadMarketInputs(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]*marketInput, []ports.TokenRef, error) {
 	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
 	rows, err := tx.Query(ctx, `SELECT t.chain, t.address, COALESCE(t.creator_address, ''),
 		t.total_supply, t.circulating_supply, t.curve_target_native, t.migrated_at_ms IS NOT NULL,
@@ -65,34 +103,48 @@ func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowR
 			FROM pools p WHERE p.chain = t.chain AND (p.token_a_address = t.address OR p.token_b_address = t.address)) pl ON true`,
 		cs, as)
 	if err != nil {
-		return fmt.Errorf("market inputs: %w", err)
+		return nil, nil, fmt.Errorf("market inputs: %w", err)
 	}
-	bases := map[ports.TokenRef]*base{}
+	inputs := map[ports.TokenRef]*marketInput{}
 	var order []ports.TokenRef
 	for rows.Next() {
 		var c, addr string
-		b := &base{}
-		if err := rows.Scan(&c, &addr, &b.creator, &b.total, &b.circ, &b.target, &b.migrated, &b.priceUSD,
-			&b.priceNative, &b.lastTrade, &b.curveRes, &b.maxTVLUSD, &b.maxTVLSol, &b.sumTVLUSD, &b.sumTVLSol); err != nil {
+		in := &marketInput{}
+		if err := rows.Scan(&c, &addr, &in.creator, &in.total, &in.circ, &in.target, &in.migrated, &in.priceUSD,
+			&in.priceNative, &in.lastTrade, &in.curveRes, &in.maxTVLUSD, &in.maxTVLSol, &in.sumTVLUSD, &in.sumTVLSol); err != nil {
 			rows.Close()
-			return fmt.Errorf("market inputs: %w", err)
+			return nil, nil, fmt.Errorf("market inputs: %w", err)
 		}
 		ref := ports.TokenRef{Chain: chain.Chain(c), Address: addr}
-		bases[ref] = b
+		inputs[ref] = in
 		order = append(order, ref)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("market inputs: %w", err)
+		return nil, nil, fmt.Errorf("market inputs: %w", err)
 	}
+	return inputs, order, nil
+}
 
-	// One pass over each token's positive balances gives the holder count, the top 100 holders
-	// and every holder that is in a group: labelled, the creator, or a sniper (first buy within
-	// stats.SniperBlocks blocks of creation; stats.IsSniper decides below).
-	// Labels are looked up per holder through wallet_labels' key: joined as one aggregate over
-	// every label, a generic plan made while wallet_labels was small re-ran that aggregate for
-	// each holder once it was not (a 1M-trade import sat 9 minutes in one batch).
+// tokenHolders are the holders of one token that its market row is computed from.
+type tokenHolders struct {
+	// count is the number of wallets with a positive balance.
+	count int64
+	// balances are those of the top 100 holders and of every holder in a group.
+	balances map[string]decimal.Decimal
+	// groups are the groups of each holder that is in one (holderGroups).
+	groups map[string][]token.HolderGroup
+}
+
+// loadHolders reads, in one pass over each token's positive balances, the holder count, the top
+// 100 holders and every holder that is in a group: labelled, the creator, or a sniper (first buy
+// within stats.SniperBlocks blocks of creation; holderGroups applies stats.IsSniper). Tokens
+// without a tokens row or without holders are absent.
+// Labels are looked up per holder through wallet_labels' key: joined as one aggregate over
+// every label, a generic plan made while wallet_labels was small re-ran that aggregate for
+// each holder once it was not (a 1M-trade import sat 9 minutes in one batch).
+func loadHolders(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]*tokenHolders, error) {
 	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
-	hrows, err := tx.Query(ctx, `SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}'), h.first_block_height,
+	rows, err := tx.Query(ctx, `SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}'), h.first_block_height,
 			h.created_block_height
 		FROM (
 			SELECT w.chain, w.token_address, w.wallet, w.balance, w.first_block_height,
@@ -108,123 +160,64 @@ func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowR
 		WHERE h.rk <= 100 OR h.wallet = h.creator_address OR h.labels IS NOT NULL
 			OR h.first_block_height BETWEEN h.created_block_height AND h.created_block_height + $3`, cs, as, stats.SniperBlocks)
 	if err != nil {
-		return fmt.Errorf("market holders: %w", err)
+		return nil, fmt.Errorf("market holders: %w", err)
 	}
-	balances := map[ports.TokenRef]map[string]decimal.Decimal{}
-	labels := map[ports.TokenRef]map[string][]token.HolderGroup{}
-	for hrows.Next() {
+	out := map[ports.TokenRef]*tokenHolders{}
+	for rows.Next() {
 		var ref ports.TokenRef
 		var c, wallet string
 		var n int64
 		var balance decimal.Decimal
-		var groups []string
+		var labels []string
 		var first, created *int64
-		if err := hrows.Scan(&c, &ref.Address, &n, &wallet, &balance, &groups, &first, &created); err != nil {
-			hrows.Close()
-			return fmt.Errorf("market holders: %w", err)
+		if err := rows.Scan(&c, &ref.Address, &n, &wallet, &balance, &labels, &first, &created); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("market holders: %w", err)
 		}
 		ref.Chain = chain.Chain(c)
-		if b := bases[ref]; b != nil {
-			b.holders = n
+		h := out[ref]
+		if h == nil {
+			h = &tokenHolders{balances: map[string]decimal.Decimal{}, groups: map[string][]token.HolderGroup{}}
+			out[ref] = h
 		}
-		if balances[ref] == nil {
-			balances[ref], labels[ref] = map[string]decimal.Decimal{}, map[string][]token.HolderGroup{}
-		}
-		balances[ref][wallet] = balance
-		for _, g := range groups {
-			labels[ref][wallet] = append(labels[ref][wallet], token.HolderGroup(g))
-		}
-		if first != nil && created != nil && stats.IsSniper(*created, *first) {
-			labels[ref][wallet] = append(labels[ref][wallet], token.Sniper)
+		h.count = n
+		h.balances[wallet] = balance
+		if gs := holderGroups(labels, first, created); len(gs) > 0 {
+			h.groups[wallet] = gs
 		}
 	}
-	if err := hrows.Err(); err != nil {
-		return fmt.Errorf("market holders: %w", err)
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("market holders: %w", err)
 	}
-
-	var wrefs []ports.TokenRef
-	liquidity := map[ports.TokenRef]decimal.Decimal{}
-	for _, ref := range order {
-		if windowRefs[ref] {
-			wrefs = append(wrefs, ref)
-			liquidity[ref] = bases[ref].sumTVLUSD
-		}
-	}
-	windows, err := computeWindows(ctx, tx, wrefs, liquidity, now)
-	if err != nil {
-		return err
-	}
-	day := map[ports.TokenRef]token.PeriodStats{}
-	for _, w := range windows {
-		if w.window == token.Window24h {
-			day[w.ref] = w.stats
-		}
-	}
-
-	out := make([][]any, 0, len(order))
-	for _, ref := range order {
-		b := bases[ref]
-		md := stats.Holdings(balances[ref], b.total, labels[ref], b.creator)
-		md.Holders = decimal.NewFromInt(b.holders)
-		priceSol := b.priceNative
-		if ref.Chain != chain.Sol {
-			priceSol = divOrZero(b.priceUSD, solUSD)
-		}
-		v := stats.MarketValues(b.priceUSD, priceSol, b.total, b.circ)
-		completion := stats.CompletionRatio(b.curveRes, b.target)
-		if b.migrated {
-			completion = decimal.NewFromInt(1)
-		}
-		groups := map[string]map[string]string{}
-		for _, g := range token.AllHolderGroups {
-			gh := md.Group(g)
-			groups[string(g)] = map[string]string{"holders": gh.TotalHolders.String(), "holdings": gh.TotalHoldings.String(),
-				"ratio": gh.HoldingsRatio.String()}
-		}
-		groupsJSON, err := json.Marshal(groups)
-		if err != nil {
-			return fmt.Errorf("market groups: %w", err)
-		}
-		var vol24 decimal.NullDecimal
-		var trades24 *int64
-		if s, ok := day[ref]; ok {
-			vol24, trades24 = decimal.NullDecimal{Decimal: s.TotalVolumeInUSD, Valid: true}, &s.Trades
-		}
-		dev := md.Group(token.Dev)
-		out = append(out, []any{string(ref.Chain), ref.Address, b.priceUSD, priceSol, b.total, b.circ, v.MarketCapInUSD,
-			v.MarketCapInSol, v.FDVInUSD, v.FDVInSol, b.holders, md.Top10.TotalHoldings, md.Top10.HoldingsRatio,
-			md.Top50.TotalHoldings, md.Top50.HoldingsRatio, md.Top100.TotalHoldings, md.Top100.HoldingsRatio,
-			dev.TotalHoldings, dev.HoldingsRatio, string(groupsJSON), completion, b.maxTVLUSD, b.maxTVLSol, b.sumTVLUSD,
-			b.sumTVLSol, b.lastTrade, vol24, trades24})
-	}
-	if len(out) > 0 {
-		// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_market"}, marketColumns, pgx.CopyFromRows(out)); err != nil {
-			return fmt.Errorf("copy market: %w", err)
-		}
-		set := ""
-		for _, c := range marketColumns[2:] {
-			switch c {
-			case "last_trade_at_ms":
-				set += ", last_trade_at_ms = GREATEST(m.last_trade_at_ms, s.last_trade_at_ms)"
-			case "volume_24h_usd", "trades_24h":
-				set += ", " + c + " = COALESCE(s." + c + ", m." + c + ")"
-			default:
-				set += ", " + c + " = s." + c
-			}
-		}
-		// hand-built: the SET list is generated from marketColumns; ingest_market is a temporary table.
-		if _, err := tx.Exec(ctx, `UPDATE token_market m SET updated_at_ms = $1`+set+`
-			FROM ingest_market s WHERE m.chain = s.chain AND m.address = s.address`, now.UnixMilli()); err != nil {
-			return fmt.Errorf("update market: %w", err)
-		}
-	}
-	return writeWindows(ctx, tx, windows, now)
+	return out, nil
 }
 
-func divOrZero(a, b decimal.Decimal) decimal.Decimal {
-	if b.IsZero() {
-		return decimal.Zero
+// writeMarket stages rows (marketColumns) in ingest_market with COPY and applies them to
+// token_market with one UPDATE: last_trade_at_ms only moves forward, and NULL 24h figures keep the
+// stored ones.
+func writeMarket(ctx context.Context, tx pgx.Tx, rows [][]any, now time.Time) error {
+	if len(rows) == 0 {
+		return nil
 	}
-	return a.DivRound(b, stats.Scale)
+	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_market"}, marketColumns, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("copy market: %w", err)
+	}
+	set := ""
+	for _, c := range marketColumns[2:] {
+		switch c {
+		case "last_trade_at_ms":
+			set += ", last_trade_at_ms = GREATEST(m.last_trade_at_ms, s.last_trade_at_ms)"
+		case "volume_24h_usd", "trades_24h":
+			set += ", " + c + " = COALESCE(s." + c + ", m." + c + ")"
+		default:
+			set += ", " + c + " = s." + c
+		}
+	}
+	// hand-built: the SET list is generated from marketColumns; ingest_market is a temporary table.
+	if _, err := tx.Exec(ctx, `UPDATE token_market m SET updated_at_ms = $1`+set+`
+			FROM ingest_market s WHERE m.chain = s.chain AND m.address = s.address`, now.UnixMilli()); err != nil {
+		return fmt.Errorf("update market: %w", err)
+	}
+	return nil
 }
