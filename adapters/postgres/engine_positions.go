@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
@@ -14,21 +16,45 @@ func (a *applier) positions(ctx context.Context) error {
 	if len(a.newTrades) == 0 {
 		return nil
 	}
-	byKey := map[posKey][]trade.Trade{}
-	var chains, wallets, tokens []string
-	for _, t := range a.newTrades {
+	byKey, chains, wallets, tokens := tradesByPosition(a.newTrades)
+	existing, err := loadPositions(ctx, a.tx, chains, wallets, tokens)
+	if err != nil {
+		return err
+	}
+	var out [][]any
+	for k, ts := range byKey {
+		r, err := a.advancePosition(ctx, k, trade.Sorted(ts), existing[k])
+		if err != nil {
+			return err
+		}
+		out = append(out, r.values(k, a.now))
+	}
+	return writePositions(ctx, a.tx, out)
+}
+
+// tradesByPosition groups trades by (chain, wallet, token) and lists the keys, in the order they
+// first appear, as the parallel arrays loadPositions takes.
+func tradesByPosition(trades []trade.Trade) (byKey map[posKey][]trade.Trade, chains, wallets, tokens []string) {
+	byKey = map[posKey][]trade.Trade{}
+	for _, t := range trades {
 		k := posKey{t.Chain, t.Wallet, t.TokenAddress}
 		if _, ok := byKey[k]; !ok {
 			chains, wallets, tokens = append(chains, string(k.chain)), append(wallets, k.wallet), append(tokens, k.token)
 		}
 		byKey[k] = append(byKey[k], t)
 	}
+	return byKey, chains, wallets, tokens
+}
+
+// loadPositions reads the stored positions of the keys (chains, wallets, tokens); a key without
+// one is absent.
+func loadPositions(ctx context.Context, tx pgx.Tx, chains, wallets, tokens []string) (map[posKey]*positionRow, error) {
 	// hand-built: the select list is generated from positionColumns, and sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
-	rows, err := a.tx.Query(ctx, `SELECT `+selectPositionColumns("p")+`
+	rows, err := tx.Query(ctx, `SELECT `+selectPositionColumns("p")+`
 		FROM wallet_positions p JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(chain, wallet, token)
 		ON p.chain = k.chain AND p.wallet = k.wallet AND p.token_address = k.token`, chains, wallets, tokens)
 	if err != nil {
-		return fmt.Errorf("load positions: %w", err)
+		return nil, fmt.Errorf("load positions: %w", err)
 	}
 	existing := map[posKey]*positionRow{}
 	for rows.Next() {
@@ -36,41 +62,40 @@ func (a *applier) positions(ctx context.Context) error {
 		k, err := r.scan(rows)
 		if err != nil {
 			rows.Close()
-			return fmt.Errorf("load positions: %w", err)
+			return nil, fmt.Errorf("load positions: %w", err)
 		}
 		existing[k] = r
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("load positions: %w", err)
+		return nil, fmt.Errorf("load positions: %w", err)
 	}
+	return existing, nil
+}
 
-	var out [][]any
-	for k, ts := range byKey {
-		ts = trade.Sorted(ts)
-		r := existing[k]
-		if r == nil {
-			r = &positionRow{}
-		}
-		if r.exists && trade.Compare(ts[0], r.last) <= 0 {
-			rr, _, err := rederivePosition(ctx, a.tx, k)
-			if err != nil {
-				return err
-			}
-			if rr == nil { // not reached: the batch's trades of the pair are stored
-				return fmt.Errorf("rederive position %s/%s: no trades", k.wallet, k.token)
-			}
-			r = rr
-			a.res.Rederived++
-		} else {
-			for _, t := range ts {
-				if err := r.pos.Apply(t); err != nil {
-					return err
-				}
-				r.noteFirstBuy(t)
-			}
-			r.last = ts[len(ts)-1]
-		}
-		out = append(out, r.values(k, a.now))
+// advancePosition applies the pair k's new trades ts (sorted) to its stored position r (nil for a
+// new pair) when they all sort after its last applied trade, and otherwise rebuilds it from every
+// stored trade (counted as rederived).
+func (a *applier) advancePosition(ctx context.Context, k posKey, ts []trade.Trade, r *positionRow) (*positionRow, error) {
+	if r == nil {
+		r = &positionRow{}
 	}
-	return writePositions(ctx, a.tx, out)
+	if r.exists && trade.Compare(ts[0], r.last) <= 0 {
+		rr, _, err := rederivePosition(ctx, a.tx, k)
+		if err != nil {
+			return nil, err
+		}
+		if rr == nil { // not reached: the batch's trades of the pair are stored
+			return nil, fmt.Errorf("rederive position %s/%s: no trades", k.wallet, k.token)
+		}
+		a.res.Rederived++
+		return rr, nil
+	}
+	for _, t := range ts {
+		if err := r.pos.Apply(t); err != nil {
+			return nil, err
+		}
+		r.noteFirstBuy(t)
+	}
+	r.last = ts[len(ts)-1]
+	return r, nil
 }
