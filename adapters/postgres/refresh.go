@@ -60,6 +60,9 @@ func (s *IngestStore) RefreshWindows(ctx context.Context, now time.Time) (ports.
 	return res, interpretError(err, "refresh windows", "")
 }
 
+// refreshRound runs one round on conn, which holds refreshRoundLock: it reads refresh_state,
+// plans the round (planRound), lists its targets, recomputes them chunk by chunk (refreshPart) and
+// records the round as completed.
 func refreshRound(ctx context.Context, conn *pgx.Conn, now time.Time) (ports.WindowRefresh, error) {
 	var res ports.WindowRefresh
 	end := now.UnixMilli()
@@ -69,27 +72,14 @@ func refreshRound(ctx context.Context, conn *pgx.Conn, now time.Time) (ports.Win
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return res, fmt.Errorf("refresh state: %w", err)
 	}
-	// A round is full without a completed round to continue from, or one a day or more away (its
-	// spans would cover every trade of the day anyway).
-	full := st.WindowsAtMs == nil || max(end-*st.WindowsAtMs, *st.WindowsAtMs-end) >= day
-	// An unfinished round is continued unless the clock went back behind its start (the tokens it
-	// did are as of a time after now) or it was incremental and has become a day old.
-	var after *ports.TokenRef
-	if st.RoundAtMs != nil && *st.RoundAtMs <= end && (st.RoundFull || !full) {
-		res.Resumed, full = true, st.RoundFull
-		if st.RoundAfterChain != nil && st.RoundAfterAddress != nil {
-			after = &ports.TokenRef{Chain: chain.Chain(*st.RoundAfterChain), Address: *st.RoundAfterAddress}
-		}
-	} else {
-		if st.RoundAtMs != nil {
-			full = true
-		}
-		if err := q.StartRefreshRound(ctx, conn, dbsqlc.StartRefreshRoundParams{RoundAtMs: &end, RoundFull: full}); err != nil {
-			return res, fmt.Errorf("refresh state: %w", err)
-		}
+	plan := planRound(st, end)
+	if plan.resumed {
+		res.Resumed = true
+	} else if err := q.StartRefreshRound(ctx, conn, dbsqlc.StartRefreshRoundParams{RoundAtMs: &end, RoundFull: plan.full}); err != nil {
+		return res, fmt.Errorf("refresh state: %w", err)
 	}
 	var targets []windowTarget
-	if full {
+	if plan.full {
 		res.Full = true
 		targets, err = activeTokens(ctx, conn, end-day)
 	} else {
@@ -99,30 +89,14 @@ func refreshRound(ctx context.Context, conn *pgx.Conn, now time.Time) (ports.Win
 	if err != nil {
 		return res, err
 	}
-	if after != nil {
+	if plan.after != nil {
 		// Both lists are in byte order of (chain, address), as is the recorded position.
-		i := sort.Search(len(targets), func(i int) bool { return refAfter(targets[i].ref, *after) })
+		i := sort.Search(len(targets), func(i int) bool { return refAfter(targets[i].ref, *plan.after) })
 		targets = targets[i:]
 	}
 	for i := 0; i < len(targets); i += refreshChunk {
 		part := targets[i:min(i+refreshChunk, len(targets))]
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if err := lockDerivedState(ctx, tx); err != nil {
-				return err
-			}
-			// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
-			if _, err := tx.Exec(ctx, tempTables); err != nil {
-				return err
-			}
-			if err := recomputeWindows(ctx, tx, part, now); err != nil {
-				return err
-			}
-			done := part[len(part)-1].ref
-			doneChain := string(done.Chain)
-			return q.SetRefreshRoundPosition(ctx, tx, dbsqlc.SetRefreshRoundPositionParams{
-				RoundAfterChain: &doneChain, RoundAfterAddress: &done.Address})
-		})
-		if err != nil {
+		if err := refreshPart(ctx, conn, part, now); err != nil {
 			return res, err
 		}
 		res.Tokens += len(part)
@@ -133,6 +107,57 @@ func refreshRound(ctx context.Context, conn *pgx.Conn, now time.Time) (ports.Win
 		return res, fmt.Errorf("refresh state: %w", err)
 	}
 	return res, nil
+}
+
+// roundPlan is what a refresh round does.
+type roundPlan struct {
+	// full recomputes every window of every active token; otherwise the round recomputes the
+	// windows trades crossed since the last completed round.
+	full bool
+	// resumed continues the unfinished round, after the token after when it recorded one.
+	resumed bool
+	after   *ports.TokenRef
+}
+
+// planRound decides, from refresh_state and the round's time end (Unix ms), whether the round is
+// full and whether it continues an unfinished one.
+func planRound(st dbsqlc.GetRefreshStateRow, end int64) roundPlan {
+	day := token.Window24h.Duration().Milliseconds()
+	// A round is full without a completed round to continue from, or one a day or more away (its
+	// spans would cover every trade of the day anyway).
+	full := st.WindowsAtMs == nil || max(end-*st.WindowsAtMs, *st.WindowsAtMs-end) >= day
+	// An unfinished round is continued unless the clock went back behind its start (the tokens it
+	// did are as of a time after now) or it was incremental and has become a day old.
+	if st.RoundAtMs != nil && *st.RoundAtMs <= end && (st.RoundFull || !full) {
+		p := roundPlan{full: st.RoundFull, resumed: true}
+		if st.RoundAfterChain != nil && st.RoundAfterAddress != nil {
+			p.after = &ports.TokenRef{Chain: chain.Chain(*st.RoundAfterChain), Address: *st.RoundAfterAddress}
+		}
+		return p
+	}
+	// An unfinished round that is not continued is replaced by a full one.
+	return roundPlan{full: full || st.RoundAtMs != nil}
+}
+
+// refreshPart recomputes the windows of one chunk of a round in its own transaction, under the
+// derived-state lock, and records the chunk's last token as the round's position.
+func refreshPart(ctx context.Context, conn *pgx.Conn, part []windowTarget, now time.Time) error {
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if err := lockDerivedState(ctx, tx); err != nil {
+			return err
+		}
+		// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
+		if _, err := tx.Exec(ctx, tempTables); err != nil {
+			return err
+		}
+		if err := recomputeWindows(ctx, tx, part, now); err != nil {
+			return err
+		}
+		done := part[len(part)-1].ref
+		doneChain := string(done.Chain)
+		return dbsqlc.New().SetRefreshRoundPosition(ctx, tx, dbsqlc.SetRefreshRoundPositionParams{
+			RoundAfterChain: &doneChain, RoundAfterAddress: &done.Address})
+	})
 }
 
 // refAfter orders token refs by chain then address, bytewise (COLLATE "C" in SQL).
