@@ -5,6 +5,8 @@
 //     the row, its re-derivation and its upsert, shared with the calculate-pnl job);
 //   - engine_market.go: token_market of every touched token (deriveMarket);
 //   - engine_window.go: token_stats, the windows of a batch and of a refresh chunk;
+//   - engine_derive.go: the pure steps of both, no SQL (a market row, a holder's groups, a
+//     token's windows), with the formulas of domain/stats;
 //   - refresh.go: the window refresh rounds (IngestStore.RefreshWindows);
 //   - ranking.go: the hot-token rankings' reads and writes;
 //   - this file: what they share, the derived-state lock.
