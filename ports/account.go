@@ -2,15 +2,9 @@ package ports
 
 import (
 	"context"
-	"time"
 
 	"github.com/tokenscope/tokenscope/domain/account"
 )
-
-// Clock is read instead of time.Now so tests can pin time.
-type Clock interface {
-	Now() time.Time
-}
 
 // AccountStore keeps accounts and API keys.
 type AccountStore interface {
@@ -22,9 +16,4 @@ type AccountStore interface {
 	// RevokeKey revokes by id or prefix; a fault.NotFound error when nothing was active.
 	RevokeKey(ctx context.Context, idOrPrefix string) error
 	TouchKey(ctx context.Context, id string) error
-}
-
-// Pinger reports whether a dependency is reachable (for /readyz).
-type Pinger interface {
-	Ping(ctx context.Context) error
 }

@@ -2,10 +2,94 @@ package ports
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/tokenscope/tokenscope/domain/webhook"
 )
+
+// EndpointPage is one page of an account's webhook endpoints.
+type EndpointPage struct {
+	Endpoints []*webhook.Endpoint
+	More      bool
+}
+
+// EndpointStore keeps webhook endpoints. accountID scopes every call made for a caller: an
+// endpoint of another account is NotFound.
+type EndpointStore interface {
+	// Create inserts e, refusing it (webhook.CheckEndpointLimit) when its account is full.
+	Create(ctx context.Context, e *webhook.Endpoint) error
+	Get(ctx context.Context, accountID, id string) (*webhook.Endpoint, error)
+	// List pages by creation order after (or, descending, before) the endpoint id cursor.
+	List(ctx context.Context, accountID, cursor string, limit int, descending bool) (EndpointPage, error)
+	// Update changes an endpoint under a row lock; accountID "" is the delivery worker's
+	// unscoped access.
+	Update(ctx context.Context, accountID, id string, fn func(*webhook.Endpoint) error) (*webhook.Endpoint, error)
+	Delete(ctx context.Context, accountID, id string) error
+	// Subscribers are the enabled endpoints that want ch (channel and filterTypes).
+	Subscribers(ctx context.Context, ch webhook.Channel) ([]*webhook.Endpoint, error)
+}
+
+// AttemptStore records delivery attempts.
+type AttemptStore interface {
+	// RecordAttempt stores a; recording the same (endpoint, event, number) twice keeps the first.
+	RecordAttempt(ctx context.Context, a webhook.Attempt) error
+	// ListAttempts returns an endpoint's attempts, newest first, older than the cursor seq
+	// (0: from the newest); next is the cursor of the following page, 0 when there is none.
+	ListAttempts(ctx context.Context, endpointID string, cursor int64, limit int) (attempts []webhook.Attempt, next int64, err error)
+}
+
+// SendResult is a receiver's answer to one delivery.
+type SendResult struct {
+	StatusCode int
+	// RetryAfter is the receiver's Retry-After hint, 0 when absent.
+	RetryAfter time.Duration
+	// Abort is set when the receiver asked for no more retries (webhook-delivery: abort-message).
+	Abort bool
+}
+
+// WebhookSender posts one signed delivery. A transport failure (refused, timed out, blocked
+// by the address guard) is the error; any HTTP answer is a SendResult.
+type WebhookSender interface {
+	Send(ctx context.Context, url string, headers map[string]string, body []byte) (SendResult, error)
+}
+
+// URLGuard decides at write time whether a destination may be stored: scheme, and the
+// addresses its host resolves to. The sender checks again at connect time.
+type URLGuard interface {
+	CheckURL(ctx context.Context, raw string) error
+}
+
+// FilterCompiler checks and evaluates an endpoint's CEL filter.
+type FilterCompiler interface {
+	// Compile reports fault.Invalid("filter", …) for an expression that does not compile to a bool.
+	Compile(expr string) error
+	// Match evaluates expr over the event; an evaluation error (a missing field) is no match.
+	Match(expr string, ev webhook.Event) bool
+}
+
+// OutboxEvent is one undispatched row of the engine's outbox.
+type OutboxEvent struct {
+	Seq         int64
+	EventID     string
+	Channel     string
+	Payload     json.RawMessage
+	CreatedAtMs int64
+}
+
+// EventSource reads the outbox.
+type EventSource interface {
+	// Pending returns up to limit undispatched events, oldest first.
+	Pending(ctx context.Context, limit int) ([]OutboxEvent, error)
+	// MarkDispatched records that every delivery of these events has durably started.
+	MarkDispatched(ctx context.Context, seqs []int64, at time.Time) error
+}
+
+// DeliveryStarter starts the durable delivery of one event to one endpoint; starting one that
+// already exists (running or finished) is a success and starts nothing.
+type DeliveryStarter interface {
+	StartDelivery(ctx context.Context, endpointID string, ev webhook.Event) error
+}
 
 // AttemptLookup reads attempts already recorded, so a batch retried after a lost worker (or
 // an event handed over twice) does not send what was already sent.
