@@ -7,21 +7,45 @@ package workflows
 // TaskQueue is the one task queue every tokenscope worker polls.
 const TaskQueue = "tokenscope"
 
-// Workflow type names. They are part of the persisted history: never rename one that shipped.
+// Workflow type, activity, query and signal names are part of the persisted history: never
+// rename one that shipped.
+
+// Workflow type names.
 const (
 	KYTRegistrationWorkflowName = "KYTRegistration"
 	WebhookDeliveryWorkflowName = "WebhookDelivery"
 	WebhookDispatchWorkflowName = "WebhookDispatch"
+	WebhookEndpointWorkflowName = "WebhookEndpoint"
 	CalculatePnLJobWorkflowName = "CalculatePnLJob"
-	IngestJobWorkflowName       = "IngestJob"
 	MarketRefreshWorkflowName   = "MarketRefresh"
 	NoopWorkflowName            = "Noop"
+)
+
+// Activity names. Activities are registered under their methods' names; these are the ones
+// code refers to by name.
+const (
+	// RefreshMarketActivityName is the activity the refresh loop runs every interval.
+	RefreshMarketActivityName = "RefreshMarket"
 )
 
 // Query names.
 const (
 	// JobProgressQuery returns the job's current domain/job.Job state.
 	JobProgressQuery = "job-progress"
+	// KYTStatusQuery returns the registration's status as the workflow last saw it.
+	KYTStatusQuery = "kyt-status"
+	// RefreshConfigQuery returns the RefreshInput in force.
+	RefreshConfigQuery = "refresh-config"
+)
+
+// Signal names.
+const (
+	// DeliverSignal carries a DeliverBatch to an endpoint workflow.
+	DeliverSignal = "deliver"
+	// RefreshConfigSignal carries a RefreshInput to the running loop: every process that starts
+	// the loop sends its configuration with it (signal-with-start), so the most recently started
+	// process's MARKET_REFRESH_INTERVAL is the one in force, and continue-as-new carries it on.
+	RefreshConfigSignal = "refresh-config"
 )
 
 // Fixed workflow IDs of the singleton loops.
@@ -44,8 +68,5 @@ func DeliveryWorkflowID(endpointID, eventID string) string {
 	return "delivery/" + endpointID + "/" + eventID
 }
 
-// Names added for KYT, webhook delivery and jobs.
-const (
-	// KYTStatusQuery returns the registration's status as the workflow last saw it.
-	KYTStatusQuery = "kyt-status"
-)
+// EndpointWorkflowID is the ID of an endpoint's delivery workflow.
+func EndpointWorkflowID(endpointID string) string { return "endpoint/" + endpointID }

@@ -14,18 +14,6 @@ import (
 	"github.com/tokenscope/tokenscope/ports"
 )
 
-// RefreshMarketActivityName is the activity the refresh loop runs every interval.
-const RefreshMarketActivityName = "RefreshMarket"
-
-// RefreshConfigSignal carries a RefreshInput to the running loop: every process that starts
-// the loop sends its configuration with it (signal-with-start), so the most recently started
-// process's MARKET_REFRESH_INTERVAL is the one in force, and continue-as-new carries it on.
-// RefreshConfigQuery returns the RefreshInput in force.
-const (
-	RefreshConfigSignal = "refresh-config"
-	RefreshConfigQuery  = "refresh-config"
-)
-
 // Timeouts of one refresh round (workflow version refreshConfigVersion). A round heartbeats
 // every RefreshHeartbeatInterval while it works, so a round lost with its worker (a crash, a
 // restart) is retried RefreshHeartbeatTimeout after its last heartbeat instead of after the

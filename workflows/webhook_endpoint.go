@@ -27,16 +27,6 @@ import (
 // retry state, so a receiver that is down for a day does not grow its history or its
 // continue-as-new input; failing messages cost what every message cost before.
 
-// Names of the endpoint lane. They are part of the persisted history: never rename one.
-const (
-	WebhookEndpointWorkflowName = "WebhookEndpoint"
-	// DeliverSignal carries a DeliverBatch to an endpoint workflow.
-	DeliverSignal = "deliver"
-)
-
-// EndpointWorkflowID is the ID of an endpoint's delivery workflow.
-func EndpointWorkflowID(endpointID string) string { return "endpoint/" + endpointID }
-
 // Endpoint lane limits.
 const (
 	// endpointBatch is the most first attempts one activity sends.
