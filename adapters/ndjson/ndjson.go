@@ -73,9 +73,6 @@ func NewDecoder(r io.Reader) *Decoder {
 	return &Decoder{s: s}
 }
 
-// Line is the number (1-based) of the line the last event came from.
-func (d *Decoder) Line() int { return d.line }
-
 // Next returns the next event, io.EOF after the last one. Blank lines are skipped. A malformed or
 // invalid line yields a *fault.Error naming the line and the field.
 func (d *Decoder) Next() (ingest.Event, error) {

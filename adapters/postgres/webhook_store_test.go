@@ -204,7 +204,7 @@ func TestWebhookStoreUpdate(t *testing.T) {
 	t.Run("the delivery worker's unscoped access reaches any account", func(t *testing.T) {
 		at := later.Add(time.Minute)
 		_, err := s.Update(ctx, "", "ep_upd", func(e *webhook.Endpoint) error {
-			_ = e.RecordFailure(at, webhook.DefaultAutoDisable())
+			_ = e.RecordFailure(at, webhook.AutoDisable{After: 5 * 24 * time.Hour})
 			return nil
 		})
 		require.NoError(t, err)

@@ -50,13 +50,6 @@ func (h *Hub) Subscribe(accountID string, current job.Job) (updates <-chan job.J
 	}
 }
 
-// Watching reports how many jobs are being polled (for tests and metrics).
-func (h *Hub) Watching() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.watches)
-}
-
 func (h *Hub) poll(accountID, id string, w *watch) {
 	interval := h.Interval
 	if interval <= 0 {

@@ -29,24 +29,14 @@ func (c ConstantProduct) PriceAInB() decimal.Decimal {
 	return c.ReserveB.DivRound(c.ReserveA, Scale)
 }
 
-// PriceBInA is the spot price of one B in A: ReserveA / ReserveB, 0 for an empty pool.
-func (c ConstantProduct) PriceBInA() decimal.Decimal {
-	return ConstantProduct{ReserveA: c.ReserveB, ReserveB: c.ReserveA}.PriceAInB()
-}
-
-// AmountOut is what a swap of amountIn pays out, with the fee taken from the input:
+// Swap is what a swap of amountIn pays out, with the fee taken from the input, plus the pool
+// after the swap:
 //
 //	in' = amountIn × (10000 − feeBps) / 10000
 //	out = reserveOut × in' / (reserveIn + in')
 //
-// aToB selects the direction. The result is rounded down to Scale places.
-func (c ConstantProduct) AmountOut(amountIn decimal.Decimal, aToB bool, feeBps int64) (decimal.Decimal, error) {
-	out, _, err := c.Swap(amountIn, aToB, feeBps)
-	return out, err
-}
-
-// Swap is AmountOut plus the pool after the swap: the whole input (fee included) stays in the
-// pool and the output leaves it.
+// aToB selects the direction. The result is rounded down to Scale places. The whole input (fee
+// included) stays in the pool and the output leaves it.
 func (c ConstantProduct) Swap(amountIn decimal.Decimal, aToB bool, feeBps int64) (decimal.Decimal, ConstantProduct, error) {
 	if !c.ReserveA.IsPositive() || !c.ReserveB.IsPositive() {
 		return decimal.Zero, c, fault.Conflict("pool has no liquidity")

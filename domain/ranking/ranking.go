@@ -5,7 +5,6 @@
 package ranking
 
 import (
-	"sort"
 	"strings"
 	"time"
 
@@ -55,11 +54,6 @@ type Activity struct {
 	Buyers    int64
 	VolumeUSD decimal.Decimal
 	Trades    int64
-}
-
-// ActivityOf takes the score's inputs from a window's statistics.
-func ActivityOf(s token.PeriodStats) Activity {
-	return Activity{Buyers: s.Buyers, VolumeUSD: s.TotalVolumeInUSD, Trades: s.Trades}
 }
 
 // Score parameters. The public API calls hot "the fastest growth in unique buyers and volume",
@@ -114,17 +108,6 @@ func growth(cur, prev, floor decimal.Decimal) decimal.Decimal {
 		return decimal.Zero
 	}
 	return gain.DivRound(decimal.Max(prev, floor), Scale)
-}
-
-// SortByScore orders ds by scores[address], highest first; a missing score counts as 0 and
-// equal scores go by address so the order is stable between requests.
-func SortByScore(ds []token.Detail, scores map[string]decimal.Decimal) {
-	sort.SliceStable(ds, func(i, j int) bool {
-		if c := scores[ds[i].Address].Cmp(scores[ds[j].Address]); c != 0 {
-			return c > 0
-		}
-		return ds[i].Address < ds[j].Address
-	})
 }
 
 // Keywords are the searchKeywords and excludeKeywords of a ranking request, matched

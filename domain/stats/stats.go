@@ -189,10 +189,3 @@ func IsSniper(createdHeight, firstBuyHeight int64) bool {
 
 // FreshPeriod is how new a wallet may be at its first buy of a token to count as fresh.
 const FreshPeriod = 24 * time.Hour
-
-// IsFresh reports whether a wallet first seen on chain at firstSeenAt (Unix ms) was fresh when
-// it first bought the token at firstBuyAt (Unix ms): it appeared at most FreshPeriod before.
-func IsFresh(firstSeenAt, firstBuyAt int64) bool {
-	d := firstBuyAt - firstSeenAt
-	return d >= 0 && d <= FreshPeriod.Milliseconds()
-}

@@ -154,12 +154,6 @@ func Lookup(d Detail, f Field) (v decimal.Decimal, ok bool) {
 	return decimal.Zero, false
 }
 
-// Value is Lookup with absent data read as 0.
-func Value(d Detail, f Field) decimal.Decimal {
-	v, _ := Lookup(d, f)
-	return v
-}
-
 // SortKey is one token's value of the sort field.
 type SortKey struct {
 	Value decimal.Decimal

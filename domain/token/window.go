@@ -1,12 +1,9 @@
 package token
 
 import (
-	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
-
-	"github.com/tokenscope/tokenscope/domain/fault"
 )
 
 // Window is a statistics period; its value is the period key of stats.periods and the suffix of
@@ -45,21 +42,6 @@ func (w Window) Duration() time.Duration {
 		return 24 * time.Hour
 	}
 	return 0
-}
-
-// ParseWindow accepts one of AllWindows (case-insensitive: "1H" is 1h).
-func ParseWindow(param, s string) (Window, error) {
-	w := Window(strings.ToLower(strings.TrimSpace(s)))
-	for _, v := range AllWindows {
-		if v == w {
-			return w, nil
-		}
-	}
-	allowed := make([]string, len(AllWindows))
-	for i, v := range AllWindows {
-		allowed[i] = string(v)
-	}
-	return "", fault.InvalidParam(param, s, allowed...)
 }
 
 // PeriodStats is one entry of stats.periods. Volumes without a currency are in token units.

@@ -217,9 +217,6 @@ func (s RetrySchedule) jittered(d time.Duration, jitter func() float64) time.Dur
 // is disabled. Svix counts only messages that exhausted their retries and waits 5 days.
 type AutoDisable struct{ After time.Duration }
 
-// DefaultAutoDisable waits 5 days.
-func DefaultAutoDisable() AutoDisable { return AutoDisable{After: 5 * 24 * time.Hour} }
-
 // Due reports whether an endpoint failing since firstFailureAt (zero: not failing) must be
 // disabled at now.
 func (a AutoDisable) Due(firstFailureAt, now time.Time) bool {

@@ -13,10 +13,6 @@ const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 // which keeps list pagination stable.
 func NewEndpointID(now time.Time, random [10]byte) string { return "ep_" + ulid(now, random) }
 
-// NewMessageID is "msg_" followed by a ULID: the webhook-id of a delivery, the same on every
-// retry of one event to one endpoint. It contains no '.', which the signed content forbids.
-func NewMessageID(now time.Time, random [10]byte) string { return "msg_" + ulid(now, random) }
-
 func ulid(now time.Time, random [10]byte) string {
 	var b [16]byte
 	ms := uint64(now.UnixMilli())

@@ -144,37 +144,6 @@ func Headers(secrets []Secret, msgID string, ts time.Time, body []byte) map[stri
 	}
 }
 
-// Verify checks a signature header the way a receiver should: ts must be within tolerance of
-// now (either side), and at least one "v1," entry must equal the HMAC under secret, compared
-// in constant time. Entries of other versions are skipped. Every failure is a
-// fault.KindUnauthorized error.
-func Verify(header string, secret Secret, msgID string, ts time.Time, body []byte, now time.Time, tolerance time.Duration) error {
-	if secret.IsZero() {
-		return fault.Unauthorized("webhook signature: no secret to verify with")
-	}
-	if strings.TrimSpace(header) == "" {
-		return fault.Unauthorized("webhook signature: missing signature header")
-	}
-	if now.Sub(ts) > tolerance {
-		return fault.Unauthorized("webhook signature: timestamp too old")
-	}
-	if ts.Sub(now) > tolerance {
-		return fault.Unauthorized("webhook signature: timestamp too far in the future")
-	}
-	want := mac(secret, msgID, ts, body)
-	for _, entry := range strings.Fields(header) {
-		sig, ok := strings.CutPrefix(entry, signatureVersionComma)
-		if !ok {
-			continue
-		}
-		got, err := base64.StdEncoding.DecodeString(sig)
-		if err == nil && hmac.Equal(got, want) {
-			return nil
-		}
-	}
-	return fault.Unauthorized("webhook signature: no matching signature")
-}
-
 // Rotation remembers the secret replaced by the last rotation and until when it still signs.
 type Rotation struct {
 	Previous Secret
