@@ -803,17 +803,6 @@ type mdField struct {
 	part      uint8
 }
 
-// value is what f reads from m: a decimal.Decimal or an int64.
-func (f *mdField) value(m *token.MarketData) any {
-	switch {
-	case f.count != nil:
-		return f.count(m)
-	case f.get != nil:
-		return f.get(m)
-	}
-	return groupPart(m.Group(f.group), f.part)
-}
-
 // statKey is one key of a stats object, in the order written (name and key as in mdField):
 // field of the window at index window of token.AllWindows, or the token's address when window
 // is -1.

@@ -71,22 +71,7 @@ func nonNegative(c *fiber.Ctx, key string) (*int64, error) {
 	return v, nil
 }
 
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func count(n int64) string { return strconv.FormatInt(n, 10) }
-
-func countPtr(n *int64) *string {
-	if n == nil {
-		return nil
-	}
-	s := count(*n)
-	return &s
-}
 
 type pageDTO[T any] struct {
 	Data        []T     `json:"data"`
@@ -94,15 +79,6 @@ type pageDTO[T any] struct {
 	EndCursor   *string `json:"endCursor"`
 	HasNext     bool    `json:"hasNext"`
 	HasPrev     bool    `json:"hasPrev"`
-}
-
-func toPage[A, B any](p page.Page[A], f func(A) B) pageDTO[B] {
-	out := pageDTO[B]{Data: make([]B, len(p.Items)), StartCursor: p.StartCursor, EndCursor: p.EndCursor,
-		HasNext: p.HasNext, HasPrev: p.HasPrev}
-	for i, v := range p.Items {
-		out.Data[i] = f(v)
-	}
-	return out
 }
 
 type redPacketPageDTO[T any] struct {

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -12,8 +11,9 @@ import (
 // JSON shapes of the token records: the v2 record (search normal mode, ranking, v2
 // multi-detail), the fast search record and the multi-detail record. Each record is built from
 // a token.Detail by one constructor (tokenV2Out, tokenFastOut, multiTokenOut), one at a time on
-// the stack, and written by its appendJSON (dto_json.go); encoding/json of the same DTO gives
-// the same bytes, which json_test.go checks. Building a record allocates nothing: optional
+// the stack, and written by its appendJSON (dto_json.go); json_test.go checks that encoding/json
+// of the same DTO gives the same bytes, with the value types' MarshalJSON methods that only
+// the test needs (dto_marshal_test.go). Building a record allocates nothing: optional
 // values are held by value (nullString, nullInt, utcTime) and lists as views of the detail's
 // own slices (creatorList, liquidityList), so the ranking and multi-detail encoders stay
 // allocation-free.
@@ -22,19 +22,12 @@ import (
 // socialMedias) have dozens of keys made of a name and a window or holder group. They are not
 // structs of their own but views of the detail (marketDataV2, periodsV2, multiStats,
 // multiMarketData, socialsView) over one key table each (tokenKeys, dto_json.go): appendJSON
-// writes the table in encoding/json's sorted map order; MarshalJSON builds the map the object
-// used to be rendered from and lets encoding/json sort and encode it, so the oracle checks the
-// order and every key.
+// writes the table in encoding/json's sorted map order; the test's MarshalJSON builds the map the
+// object used to be rendered from and lets encoding/json sort and encode it, so the oracle checks
+// the order and every key.
 
 // nullString is an optional text of a record: null when empty.
 type nullString string
-
-func (s nullString) MarshalJSON() ([]byte, error) {
-	if s == "" {
-		return []byte("null"), nil
-	}
-	return encodeJSON(string(s))
-}
 
 // nullInt is an integer that may be absent (null), held by value.
 type nullInt struct {
@@ -50,22 +43,8 @@ func nullIntOf(p *int64, unit int64) nullInt {
 	return nullInt{v: *p / unit, ok: true}
 }
 
-func (n nullInt) MarshalJSON() ([]byte, error) {
-	if !n.ok {
-		return []byte("null"), nil
-	}
-	return strconv.AppendInt(nil, n.v, 10), nil
-}
-
 // utcTime is an optional time shown in UTC as RFC 3339 with nanoseconds (null when absent).
 type utcTime struct{ t *time.Time }
-
-func (u utcTime) MarshalJSON() ([]byte, error) {
-	if u.t == nil {
-		return []byte("null"), nil
-	}
-	return encodeJSON(u.t.UTC().Format(time.RFC3339Nano))
-}
 
 type creatorDTO struct {
 	Address    string `json:"address"`
@@ -75,14 +54,6 @@ type creatorDTO struct {
 
 // creatorList is tokenCreators: each creator as a creatorDTO, [] when there is none.
 type creatorList []token.Creator
-
-func (l creatorList) MarshalJSON() ([]byte, error) {
-	out := make([]creatorDTO, len(l))
-	for i, c := range l {
-		out[i] = creatorDTO(c)
-	}
-	return encodeJSON(out)
-}
 
 type extraDTO struct {
 	CollectionAddress        nullString `json:"collectionAddress"`
@@ -245,14 +216,6 @@ func liquidityOut(p *token.PoolLiquidity, chainName string) liquidityDTO {
 		TvlInUsd: p.TVLInUSD, TvlInSol: p.TVLInSol}
 }
 
-func (l liquidityList) MarshalJSON() ([]byte, error) {
-	out := make([]liquidityDTO, len(l.pools))
-	for i := range l.pools {
-		out[i] = liquidityOut(&l.pools[i], l.chainName)
-	}
-	return encodeJSON(out)
-}
-
 type multiTokenDTO struct {
 	Chain           string          `json:"chain"`
 	Decimals        int32           `json:"decimals"`
@@ -289,26 +252,14 @@ func multiTokenOut(d *token.Detail, chainName string) multiTokenDTO {
 
 // --- the keyed objects: views of the detail over their key tables ---
 //
-// MarshalJSON builds the map each object was rendered from before the tables, for encoding/json
-// (and so json_test.go's oracle) to sort and encode; the handlers use appendJSON.
+// The handlers write them with appendJSON; their MarshalJSON, for json_test.go's oracle, is in
+// dto_marshal_test.go.
 
 // socialsView is socialMedias: every spec key, null where the token has no link.
 type socialsView struct{ s token.Socials }
 
-func (v socialsView) MarshalJSON() ([]byte, error) {
-	out := make(map[string]*string, len(token.SocialKeys))
-	for _, k := range token.SocialKeys {
-		out[k] = nullable(v.s.Get(k))
-	}
-	return encodeJSON(out)
-}
-
 // marketDataV2 is the v2 record's marketData: the decimals of tokenKeys.marketDataV2.
 type marketDataV2 struct{ m *token.MarketData }
-
-func (v marketDataV2) MarshalJSON() ([]byte, error) {
-	return encodeJSON(fieldMap(tokenKeys.marketDataV2, v.m))
-}
 
 // periodsV2 is the v2 record's stats.periods: every window, each the keys of
 // tokenKeys.periodV2, counts as decimal strings.
@@ -316,56 +267,10 @@ type periodsV2 struct {
 	stats map[token.Window]token.PeriodStats
 }
 
-func (v periodsV2) MarshalJSON() ([]byte, error) {
-	out := make(map[token.Window]map[string]decimal.Decimal, len(token.AllWindows))
-	for _, w := range token.AllWindows {
-		s := v.stats[w]
-		p := make(map[string]decimal.Decimal, len(tokenKeys.periodV2))
-		for _, f := range tokenKeys.periodV2 {
-			if f.field.isCount() {
-				p[f.name] = decimal.NewFromInt(f.field.count(&s))
-			} else {
-				p[f.name] = f.field.decimal(&s)
-			}
-		}
-		out[w] = p
-	}
-	return encodeJSON(out)
-}
-
 // multiStats is the multi-detail record's stats: the address and the keys of
 // tokenKeys.multiStats (a field and a window each), counts as JSON numbers.
 type multiStats struct{ d *token.Detail }
 
-func (v multiStats) MarshalJSON() ([]byte, error) {
-	out := make(map[string]any, len(tokenKeys.multiStats))
-	for _, f := range tokenKeys.multiStats {
-		if f.window < 0 {
-			out[f.name] = v.d.Address
-			continue
-		}
-		s := v.d.Period(token.AllWindows[f.window])
-		if f.field.isCount() {
-			out[f.name] = f.field.count(&s)
-		} else {
-			out[f.name] = f.field.decimal(&s)
-		}
-	}
-	return encodeJSON(out)
-}
-
 // multiMarketData is the multi-detail record's marketData: the keys of
 // tokenKeys.multiMarketData, decimals and two int64 counts.
 type multiMarketData struct{ m *token.MarketData }
-
-func (v multiMarketData) MarshalJSON() ([]byte, error) {
-	return encodeJSON(fieldMap(tokenKeys.multiMarketData, v.m))
-}
-
-func fieldMap(fs []mdField, m *token.MarketData) map[string]any {
-	out := make(map[string]any, len(fs))
-	for i := range fs {
-		out[fs[i].name] = fs[i].value(m)
-	}
-	return out
-}

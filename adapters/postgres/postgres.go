@@ -182,6 +182,3 @@ func interpretError(err error, what, id string) error {
 // and no invalid UTF-8, and Postgres refuses such a value instead of finding nothing. A lookup
 // by such an id is NotFound without a query.
 func unstorableID(id string) bool { return !utf8.ValidString(id) || strings.IndexByte(id, 0) >= 0 }
-
-// InterpretError is interpretError for sibling adapter packages.
-func InterpretError(err error, what, id string) error { return interpretError(err, what, id) }

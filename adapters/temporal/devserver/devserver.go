@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -60,9 +59,6 @@ type Server struct {
 
 // HostPort is the frontend address clients dial.
 func (s *Server) HostPort() string { return s.hostPort }
-
-// Namespace is the namespace created at start.
-func (s *Server) Namespace() string { return s.namespace }
 
 // UIURL is the Web UI's address, empty when the UI is off.
 func (s *Server) UIURL() string { return s.uiURL }
@@ -240,19 +236,6 @@ func (s *Server) Stop() error {
 		s.ui.Stop()
 	}
 	return s.srv.Stop()
-}
-
-// UIReachable reports whether the Web UI answers HTTP.
-func (s *Server) UIReachable() bool {
-	if s.uiURL == "" {
-		return false
-	}
-	resp, err := http.Get(s.uiURL)
-	if err != nil {
-		return false
-	}
-	_ = resp.Body.Close()
-	return resp.StatusCode < 500
 }
 
 func waitTCP(addr string, within time.Duration) error {
