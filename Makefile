@@ -37,6 +37,16 @@ vet: ## go vet and gofmt
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# Packages that exist only for other packages' tests (a test database, a fake clock): nothing in
+# a binary calls them, so deadcode reports all of them; `make deadcode` leaves them out.
+TEST_SUPPORT := adapters/postgres/pgtest internal/fakeclock
+
+.PHONY: deadcode
+deadcode: ## fail when a function is unreachable from the binaries (deadcode, tests not counted)
+	@out=$$($(TOOL) deadcode ./...) || exit 1; \
+	out=$$(printf '%s\n' "$$out" | grep -v $(foreach p,$(TEST_SUPPORT),-e '^$(p)/') || true); \
+	if [ -n "$$out" ]; then echo "$$out"; echo "unreachable from the binaries: delete it, or move it into a _test.go file (export_test.go) of the package whose tests use it"; exit 1; fi
+
 .PHONY: sqlc
 sqlc: ## regenerate adapters/postgres/internal/dbsqlc from queries/ and migrations/
 	$(TOOL) sqlc generate
