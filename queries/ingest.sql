@@ -43,3 +43,11 @@ SELECT (jsonb_strip_nulls(jsonb_build_object('address', address, 'chain', chain,
     'tokenCreatedTxSignature', created_tx_signature, 'launchpadTag', launchpad_tag))
     || jsonb_build_object('tokenCreators', creators, 'extra', extra, 'socialMedias', socials))::jsonb AS record
 FROM tokens WHERE chain = $1 AND address = $2;
+
+-- name: LabelledHoldings :many
+-- The tokens the labelled wallets (chains[i], wallets[i]) hold: a label moves holdings between
+-- groups of every token the wallet holds.
+SELECT DISTINCT p.chain, p.token_address FROM wallet_positions p
+JOIN ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(wallets)::text[])) AS l(chain, wallet)
+    ON p.chain = l.chain AND p.wallet = l.wallet
+WHERE p.balance > 0;

@@ -263,19 +263,13 @@ func (a *applier) labels(ctx context.Context, b ingest.Batch) error {
 	}
 	if len(b.Labels) > 0 {
 		// A label moves holdings between groups of every token the wallet holds.
-		// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
-		rows, err := a.tx.Query(ctx, `SELECT DISTINCT p.chain, p.token_address FROM wallet_positions p
-			JOIN unnest($1::text[], $2::text[]) AS l(chain, wallet) ON p.chain = l.chain AND p.wallet = l.wallet
-			WHERE p.balance > 0`, labelChains(b.Labels), labelWallets(b.Labels))
+		refs, err := a.q.LabelledHoldings(ctx, a.tx, dbsqlc.LabelledHoldingsParams{Chains: labelChains(b.Labels),
+			Wallets: labelWallets(b.Labels)})
 		if err != nil {
 			return fmt.Errorf("labelled holdings: %w", err)
 		}
-		refs, err := pgx.CollectRows(rows, scanRef)
-		if err != nil {
-			return err
-		}
 		for _, r := range refs {
-			a.touch(r.Chain, r.Address)
+			a.touch(chain.Chain(r.Chain), r.TokenAddress)
 		}
 	}
 	return nil

@@ -176,6 +176,45 @@ func (q *Queries) InsertWalletLabel(ctx context.Context, db DBTX, arg InsertWall
 	return result.RowsAffected(), nil
 }
 
+const LabelledHoldings = `-- name: LabelledHoldings :many
+SELECT DISTINCT p.chain, p.token_address FROM wallet_positions p
+JOIN ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS l(chain, wallet)
+    ON p.chain = l.chain AND p.wallet = l.wallet
+WHERE p.balance > 0
+`
+
+type LabelledHoldingsParams struct {
+	Chains  []string
+	Wallets []string
+}
+
+type LabelledHoldingsRow struct {
+	Chain        string
+	TokenAddress string
+}
+
+// The tokens the labelled wallets (chains[i], wallets[i]) hold: a label moves holdings between
+// groups of every token the wallet holds.
+func (q *Queries) LabelledHoldings(ctx context.Context, db DBTX, arg LabelledHoldingsParams) ([]LabelledHoldingsRow, error) {
+	rows, err := db.Query(ctx, LabelledHoldings, arg.Chains, arg.Wallets)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LabelledHoldingsRow{}
+	for rows.Next() {
+		var i LabelledHoldingsRow
+		if err := rows.Scan(&i.Chain, &i.TokenAddress); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const MigrateToken = `-- name: MigrateToken :one
 UPDATE tokens SET migrated_at_ms = $3, migrated_pool_address = $4,
     migrated_program_address = $5, migrated_protocol_family = $6, updated_at = now(),
