@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
@@ -167,28 +168,16 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, no
 // windowLiquidity reads the liquidity stored on token_market of the given tokens, the refresh's
 // stand-in for the batch's freshly derived one, and lists the tokens that have a market row.
 func windowLiquidity(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]decimal.Decimal, []ports.TokenRef, error) {
-	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
-	rows, err := tx.Query(ctx, `SELECT m.chain, m.address, m.total_tvl_usd FROM unnest($1::text[], $2::text[]) AS r(chain, address)
-		JOIN token_market m ON m.chain = r.chain AND m.address = r.address`, cs, as)
+	rows, err := dbsqlc.New().WindowLiquidity(ctx, tx, dbsqlc.WindowLiquidityParams{Chains: cs, Addresses: as})
 	if err != nil {
 		return nil, nil, fmt.Errorf("window liquidity: %w", err)
 	}
-	liquidity := map[ports.TokenRef]decimal.Decimal{}
-	var known []ports.TokenRef
-	for rows.Next() {
-		var ref ports.TokenRef
-		var c string
-		var liq decimal.Decimal
-		if err := rows.Scan(&c, &ref.Address, &liq); err != nil {
-			rows.Close()
-			return nil, nil, fmt.Errorf("window liquidity: %w", err)
-		}
-		ref.Chain = chain.Chain(c)
-		liquidity[ref] = liq
+	liquidity := make(map[ports.TokenRef]decimal.Decimal, len(rows))
+	known := make([]ports.TokenRef, 0, len(rows))
+	for _, r := range rows {
+		ref := ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.Address}
+		liquidity[ref] = r.TotalTvlUsd
 		known = append(known, ref)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("window liquidity: %w", err)
 	}
 	return liquidity, known, nil
 }
