@@ -40,19 +40,11 @@ func computeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, liqui
 	cs, as := refArrays(refs)
 	end := now.UnixMilli()
 	start := end - token.Window24h.Duration().Milliseconds()
-	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
-	rows, err := tx.Query(ctx, `SELECT r.chain, r.address, x.tx_signature, x.instruction_index, x.block_height,
-			x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
-		FROM unnest($1::text[], $2::text[]) AS r(chain, address)
-		JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
-			AND t.block_timestamp_ms > $3 AND t.block_timestamp_ms <= $4) x ON true`, cs, as, start, end)
+	rows, err := dbsqlc.New().WindowTrades(ctx, tx, dbsqlc.WindowTradesParams{Chains: cs, Addresses: as, StartMs: start, EndMs: end})
 	if err != nil {
 		return nil, fmt.Errorf("window trades: %w", err)
 	}
-	byRef, err := collectWindowTrades(rows)
-	if err != nil {
-		return nil, err
-	}
+	byRef := windowTradesByRef(rows)
 	out := make([]windowStats, 0, len(refs)*len(token.AllWindows))
 	for _, ref := range refs {
 		out = appendWindows(out, ref, byRef[ref], allWindowsSet, now, liquidity[ref])
@@ -180,6 +172,26 @@ func windowLiquidity(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports
 		known = append(known, ref)
 	}
 	return liquidity, known, nil
+}
+
+// windowTradesByRef groups the rows of a window-trade query (windowTrade) by token.
+func windowTradesByRef(rows []dbsqlc.WindowTradesRow) map[ports.TokenRef][]trade.Trade {
+	byRef := map[ports.TokenRef][]trade.Trade{}
+	for _, r := range rows {
+		t := windowTrade(r)
+		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
+		byRef[ref] = append(byRef[ref], t)
+	}
+	return byRef
+}
+
+// windowTrade is the trade of one window-trade row: chain, token address, signature, instruction
+// index, block height and time, wallet, side, status, token amount, its USD value and the USD price.
+func windowTrade(r dbsqlc.WindowTradesRow) trade.Trade {
+	return trade.Trade{Chain: chain.Chain(r.Chain), TokenAddress: r.Address, TransactionSignature: r.TxSignature,
+		InstructionIndex: r.InstructionIndex, BlockHeight: r.BlockHeight, BlockTimestamp: r.BlockTimestampMs,
+		Wallet: r.Wallet, Side: trade.Side(r.Side), Status: trade.Status(r.Status), TokenAmount: r.TokenAmount,
+		TokenAmountInUSD: r.TokenAmountUsd, TokenPriceInUSD: r.TokenPriceUsd}
 }
 
 // collectWindowTrades reads the rows of a window-trade query (scanWindowTrade) by token.

@@ -12,7 +12,6 @@ import (
 )
 
 const WindowLiquidity = `-- name: WindowLiquidity :many
-
 SELECT m.chain, m.address, m.total_tvl_usd
 FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
 JOIN token_market m ON m.chain = r.chain AND m.address = r.address
@@ -29,10 +28,6 @@ type WindowLiquidityRow struct {
 	TotalTvlUsd decimal.Decimal
 }
 
-// The ingest batch's and the refresh's derivations of token_market and token_stats
-// (adapters/postgres/engine_*.go); their bulk writes (COPY into temporary tables) are hand-built.
-// ROWS FROM (unnest(a), unnest(b)) is multi-array unnest(a, b) in the form sqlc accepts
-// (sqlc-dev/sqlc#3507); Postgres plans the two alike.
 // The liquidity stored on token_market of the tokens (chains[i], addresses[i]) that have a market row.
 func (q *Queries) WindowLiquidity(ctx context.Context, db DBTX, arg WindowLiquidityParams) ([]WindowLiquidityRow, error) {
 	rows, err := db.Query(ctx, WindowLiquidity, arg.Chains, arg.Addresses)
@@ -44,6 +39,81 @@ func (q *Queries) WindowLiquidity(ctx context.Context, db DBTX, arg WindowLiquid
 	for rows.Next() {
 		var i WindowLiquidityRow
 		if err := rows.Scan(&i.Chain, &i.Address, &i.TotalTvlUsd); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const WindowTrades = `-- name: WindowTrades :many
+
+SELECT r.chain::text AS chain, r.address::text AS address, x.tx_signature, x.instruction_index, x.block_height,
+    x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
+FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
+JOIN LATERAL (SELECT seq, chain, tx_signature, instruction_index, block_height, block_slot, block_timestamp_ms, wallet, pool_address, side, status, token_address, token_amount, token_amount_native, token_amount_usd, token_price_native, token_price_usd, side_token_address, side_token_amount, side_token_amount_native, side_token_amount_usd, side_token_price_native, side_token_price_usd, dex_image, dex_program_address, dex_protocol_family, ingested_at_ms FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
+    AND t.block_timestamp_ms > $3 AND t.block_timestamp_ms <= $4) x ON true
+`
+
+type WindowTradesParams struct {
+	Chains    []string
+	Addresses []string
+	StartMs   int64
+	EndMs     int64
+}
+
+type WindowTradesRow struct {
+	Chain            string
+	Address          string
+	TxSignature      string
+	InstructionIndex int32
+	BlockHeight      int64
+	BlockTimestampMs int64
+	Wallet           string
+	Side             string
+	Status           string
+	TokenAmount      decimal.Decimal
+	TokenAmountUsd   decimal.Decimal
+	TokenPriceUsd    decimal.Decimal
+}
+
+// The ingest batch's and the refresh's derivations of token_market and token_stats
+// (adapters/postgres/engine_*.go); their bulk writes (COPY into temporary tables) are hand-built.
+// ROWS FROM (unnest(a), unnest(b)) is multi-array unnest(a, b) in the form sqlc accepts
+// (sqlc-dev/sqlc#3507); Postgres plans the two alike.
+// The trades of the tokens (chains[i], addresses[i]) in (start_ms, end_ms], every status, read
+// through the (chain, token, time) index: the ingest batch's window derivation (computeWindows).
+func (q *Queries) WindowTrades(ctx context.Context, db DBTX, arg WindowTradesParams) ([]WindowTradesRow, error) {
+	rows, err := db.Query(ctx, WindowTrades,
+		arg.Chains,
+		arg.Addresses,
+		arg.StartMs,
+		arg.EndMs,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WindowTradesRow{}
+	for rows.Next() {
+		var i WindowTradesRow
+		if err := rows.Scan(
+			&i.Chain,
+			&i.Address,
+			&i.TxSignature,
+			&i.InstructionIndex,
+			&i.BlockHeight,
+			&i.BlockTimestampMs,
+			&i.Wallet,
+			&i.Side,
+			&i.Status,
+			&i.TokenAmount,
+			&i.TokenAmountUsd,
+			&i.TokenPriceUsd,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
