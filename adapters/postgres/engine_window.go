@@ -128,19 +128,16 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, no
 	if err != nil {
 		return err
 	}
-	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
-	rows, err := tx.Query(ctx, `SELECT r.chain, r.address, x.tx_signature, x.instruction_index, x.block_height,
-			x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
-		FROM unnest($1::text[], $2::text[], $3::bigint[]) AS r(chain, address, start)
-		JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
-			AND t.block_timestamp_ms > r.start AND t.block_timestamp_ms <= $4 AND t.status = 'SUCCEEDED') x ON true`,
-		cs, as, starts, end)
+	rows, err := dbsqlc.New().RefreshWindowTrades(ctx, tx, dbsqlc.RefreshWindowTradesParams{Chains: cs, Addresses: as,
+		Starts: starts, EndMs: end})
 	if err != nil {
 		return fmt.Errorf("window trades: %w", err)
 	}
-	byRef, err := collectWindowTrades(rows)
-	if err != nil {
-		return err
+	byRef := map[ports.TokenRef][]trade.Trade{}
+	for _, r := range rows {
+		t := windowTrade(dbsqlc.WindowTradesRow(r))
+		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
+		byRef[ref] = append(byRef[ref], t)
 	}
 	var windows []windowStats
 	for _, ref := range known {
@@ -192,37 +189,4 @@ func windowTrade(r dbsqlc.WindowTradesRow) trade.Trade {
 		InstructionIndex: r.InstructionIndex, BlockHeight: r.BlockHeight, BlockTimestamp: r.BlockTimestampMs,
 		Wallet: r.Wallet, Side: trade.Side(r.Side), Status: trade.Status(r.Status), TokenAmount: r.TokenAmount,
 		TokenAmountInUSD: r.TokenAmountUsd, TokenPriceInUSD: r.TokenPriceUsd}
-}
-
-// collectWindowTrades reads the rows of a window-trade query (scanWindowTrade) by token.
-func collectWindowTrades(rows pgx.Rows) (map[ports.TokenRef][]trade.Trade, error) {
-	byRef := map[ports.TokenRef][]trade.Trade{}
-	for rows.Next() {
-		t, err := scanWindowTrade(rows)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
-		byRef[ref] = append(byRef[ref], t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("window trades: %w", err)
-	}
-	return byRef, nil
-}
-
-// scanWindowTrade reads one row of the window-trade queries: chain, token address, signature,
-// instruction index, block height and time, wallet, side, status, token amount, its USD value and
-// the USD price.
-func scanWindowTrade(rows pgx.Rows) (trade.Trade, error) {
-	var c string
-	var t trade.Trade
-	var side, status string
-	if err := rows.Scan(&c, &t.TokenAddress, &t.TransactionSignature, &t.InstructionIndex, &t.BlockHeight,
-		&t.BlockTimestamp, &t.Wallet, &side, &status, &t.TokenAmount, &t.TokenAmountInUSD, &t.TokenPriceInUSD); err != nil {
-		return trade.Trade{}, fmt.Errorf("window trades: %w", err)
-	}
-	t.Chain, t.Side, t.Status = chain.Chain(c), trade.Side(side), trade.Status(status)
-	return t, nil
 }

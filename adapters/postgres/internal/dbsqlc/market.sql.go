@@ -11,6 +11,77 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+const RefreshWindowTrades = `-- name: RefreshWindowTrades :many
+SELECT r.chain::text AS chain, r.address::text AS address, x.tx_signature, x.instruction_index, x.block_height,
+    x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
+FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::bigint[]))
+    AS r(chain, address, start)
+JOIN LATERAL (SELECT seq, chain, tx_signature, instruction_index, block_height, block_slot, block_timestamp_ms, wallet, pool_address, side, status, token_address, token_amount, token_amount_native, token_amount_usd, token_price_native, token_price_usd, side_token_address, side_token_amount, side_token_amount_native, side_token_amount_usd, side_token_price_native, side_token_price_usd, dex_image, dex_program_address, dex_protocol_family, ingested_at_ms FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
+    AND t.block_timestamp_ms > r.start AND t.block_timestamp_ms <= $4 AND t.status = 'SUCCEEDED') x ON true
+`
+
+type RefreshWindowTradesParams struct {
+	Chains    []string
+	Addresses []string
+	Starts    []int64
+	EndMs     int64
+}
+
+type RefreshWindowTradesRow struct {
+	Chain            string
+	Address          string
+	TxSignature      string
+	InstructionIndex int32
+	BlockHeight      int64
+	BlockTimestampMs int64
+	Wallet           string
+	Side             string
+	Status           string
+	TokenAmount      decimal.Decimal
+	TokenAmountUsd   decimal.Decimal
+	TokenPriceUsd    decimal.Decimal
+}
+
+// The successful trades of the tokens (chains[i], addresses[i]) in (starts[i], end_ms]: the
+// refresh's window derivation (refreshWindows). Its rows convert to WindowTradesRow.
+func (q *Queries) RefreshWindowTrades(ctx context.Context, db DBTX, arg RefreshWindowTradesParams) ([]RefreshWindowTradesRow, error) {
+	rows, err := db.Query(ctx, RefreshWindowTrades,
+		arg.Chains,
+		arg.Addresses,
+		arg.Starts,
+		arg.EndMs,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RefreshWindowTradesRow{}
+	for rows.Next() {
+		var i RefreshWindowTradesRow
+		if err := rows.Scan(
+			&i.Chain,
+			&i.Address,
+			&i.TxSignature,
+			&i.InstructionIndex,
+			&i.BlockHeight,
+			&i.BlockTimestampMs,
+			&i.Wallet,
+			&i.Side,
+			&i.Status,
+			&i.TokenAmount,
+			&i.TokenAmountUsd,
+			&i.TokenPriceUsd,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const WindowLiquidity = `-- name: WindowLiquidity :many
 SELECT m.chain, m.address, m.total_tvl_usd
 FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
