@@ -27,3 +27,23 @@ JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address
 SELECT m.chain, m.address, m.total_tvl_usd
 FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
 JOIN token_market m ON m.chain = r.chain AND m.address = r.address;
+
+-- name: MarketInputs :many
+-- The market inputs of the tokens (chains[i], addresses[i]) that have a tokens row: the tokens row,
+-- the newest successful trade, the bonding-curve pool and the TVL over all the token's pools
+-- (loadMarketInputs).
+SELECT t.chain, t.address, COALESCE(t.creator_address, '') AS creator_address,
+    t.total_supply, t.circulating_supply, t.curve_target_native, (t.migrated_at_ms IS NOT NULL)::boolean AS migrated,
+    COALESCE(lt.token_price_usd, 0) AS price_usd, COALESCE(lt.token_price_native, 0) AS price_native,
+    COALESCE(lt.block_timestamp_ms, 0) AS last_trade_ms,
+    COALESCE(cp.reserve_b, 0) AS curve_reserve,
+    COALESCE(pl.max_usd, 0)::numeric AS max_tvl_usd, COALESCE(pl.max_sol, 0)::numeric AS max_tvl_sol,
+    COALESCE(pl.sum_usd, 0)::numeric AS sum_tvl_usd, COALESCE(pl.sum_sol, 0)::numeric AS sum_tvl_sol
+FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
+JOIN tokens t ON t.chain = r.chain AND t.address = r.address
+LEFT JOIN LATERAL (SELECT token_price_usd, token_price_native, block_timestamp_ms FROM trades x
+    WHERE x.chain = t.chain AND x.token_address = t.address AND x.status = 'SUCCEEDED'
+    ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1) lt ON true
+LEFT JOIN pools cp ON cp.chain = t.chain AND cp.address = t.curve_pool_address
+LEFT JOIN LATERAL (SELECT max(tvl_usd) AS max_usd, max(tvl_sol) AS max_sol, sum(tvl_usd) AS sum_usd, sum(tvl_sol) AS sum_sol
+    FROM pools p WHERE p.chain = t.chain AND (p.token_a_address = t.address OR p.token_b_address = t.address)) pl ON true;

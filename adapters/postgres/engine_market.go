@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -87,40 +88,19 @@ type marketInput struct {
 // loadMarketInputs reads the market inputs of the tokens (cs, as) that have a tokens row, and
 // lists those tokens in the order read.
 func loadMarketInputs(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]*marketInput, []ports.TokenRef, error) {
-	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
-	rows, err := tx.Query(ctx, `SELECT t.chain, t.address, COALESCE(t.creator_address, ''),
-		t.total_supply, t.circulating_supply, t.curve_target_native, t.migrated_at_ms IS NOT NULL,
-		COALESCE(lt.token_price_usd, 0), COALESCE(lt.token_price_native, 0), COALESCE(lt.block_timestamp_ms, 0),
-		COALESCE(cp.reserve_b, 0),
-		COALESCE(pl.max_usd, 0), COALESCE(pl.max_sol, 0), COALESCE(pl.sum_usd, 0), COALESCE(pl.sum_sol, 0)
-		FROM unnest($1::text[], $2::text[]) AS r(chain, address)
-		JOIN tokens t ON t.chain = r.chain AND t.address = r.address
-		LEFT JOIN LATERAL (SELECT token_price_usd, token_price_native, block_timestamp_ms FROM trades x
-			WHERE x.chain = t.chain AND x.token_address = t.address AND x.status = 'SUCCEEDED'
-			ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1) lt ON true
-		LEFT JOIN pools cp ON cp.chain = t.chain AND cp.address = t.curve_pool_address
-		LEFT JOIN LATERAL (SELECT max(tvl_usd) AS max_usd, max(tvl_sol) AS max_sol, sum(tvl_usd) AS sum_usd, sum(tvl_sol) AS sum_sol
-			FROM pools p WHERE p.chain = t.chain AND (p.token_a_address = t.address OR p.token_b_address = t.address)) pl ON true`,
-		cs, as)
+	rows, err := dbsqlc.New().MarketInputs(ctx, tx, dbsqlc.MarketInputsParams{Chains: cs, Addresses: as})
 	if err != nil {
 		return nil, nil, fmt.Errorf("market inputs: %w", err)
 	}
-	inputs := map[ports.TokenRef]*marketInput{}
-	var order []ports.TokenRef
-	for rows.Next() {
-		var c, addr string
-		in := &marketInput{}
-		if err := rows.Scan(&c, &addr, &in.creator, &in.total, &in.circ, &in.target, &in.migrated, &in.priceUSD,
-			&in.priceNative, &in.lastTrade, &in.curveRes, &in.maxTVLUSD, &in.maxTVLSol, &in.sumTVLUSD, &in.sumTVLSol); err != nil {
-			rows.Close()
-			return nil, nil, fmt.Errorf("market inputs: %w", err)
-		}
-		ref := ports.TokenRef{Chain: chain.Chain(c), Address: addr}
-		inputs[ref] = in
+	inputs := make(map[ports.TokenRef]*marketInput, len(rows))
+	order := make([]ports.TokenRef, 0, len(rows))
+	for _, r := range rows {
+		ref := ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.Address}
+		inputs[ref] = &marketInput{creator: r.CreatorAddress, total: r.TotalSupply, circ: r.CirculatingSupply,
+			target: r.CurveTargetNative, migrated: r.Migrated, priceUSD: r.PriceUsd, priceNative: r.PriceNative,
+			lastTrade: r.LastTradeMs, curveRes: r.CurveReserve, maxTVLUSD: r.MaxTvlUsd, maxTVLSol: r.MaxTvlSol,
+			sumTVLUSD: r.SumTvlUsd, sumTVLSol: r.SumTvlSol}
 		order = append(order, ref)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("market inputs: %w", err)
 	}
 	return inputs, order, nil
 }

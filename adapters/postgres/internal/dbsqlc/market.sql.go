@@ -11,6 +11,86 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+const MarketInputs = `-- name: MarketInputs :many
+SELECT t.chain, t.address, COALESCE(t.creator_address, '') AS creator_address,
+    t.total_supply, t.circulating_supply, t.curve_target_native, (t.migrated_at_ms IS NOT NULL)::boolean AS migrated,
+    COALESCE(lt.token_price_usd, 0) AS price_usd, COALESCE(lt.token_price_native, 0) AS price_native,
+    COALESCE(lt.block_timestamp_ms, 0) AS last_trade_ms,
+    COALESCE(cp.reserve_b, 0) AS curve_reserve,
+    COALESCE(pl.max_usd, 0)::numeric AS max_tvl_usd, COALESCE(pl.max_sol, 0)::numeric AS max_tvl_sol,
+    COALESCE(pl.sum_usd, 0)::numeric AS sum_tvl_usd, COALESCE(pl.sum_sol, 0)::numeric AS sum_tvl_sol
+FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
+JOIN tokens t ON t.chain = r.chain AND t.address = r.address
+LEFT JOIN LATERAL (SELECT token_price_usd, token_price_native, block_timestamp_ms FROM trades x
+    WHERE x.chain = t.chain AND x.token_address = t.address AND x.status = 'SUCCEEDED'
+    ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1) lt ON true
+LEFT JOIN pools cp ON cp.chain = t.chain AND cp.address = t.curve_pool_address
+LEFT JOIN LATERAL (SELECT max(tvl_usd) AS max_usd, max(tvl_sol) AS max_sol, sum(tvl_usd) AS sum_usd, sum(tvl_sol) AS sum_sol
+    FROM pools p WHERE p.chain = t.chain AND (p.token_a_address = t.address OR p.token_b_address = t.address)) pl ON true
+`
+
+type MarketInputsParams struct {
+	Chains    []string
+	Addresses []string
+}
+
+type MarketInputsRow struct {
+	Chain             string
+	Address           string
+	CreatorAddress    string
+	TotalSupply       decimal.Decimal
+	CirculatingSupply decimal.Decimal
+	CurveTargetNative decimal.Decimal
+	Migrated          bool
+	PriceUsd          decimal.Decimal
+	PriceNative       decimal.Decimal
+	LastTradeMs       int64
+	CurveReserve      decimal.Decimal
+	MaxTvlUsd         decimal.Decimal
+	MaxTvlSol         decimal.Decimal
+	SumTvlUsd         decimal.Decimal
+	SumTvlSol         decimal.Decimal
+}
+
+// The market inputs of the tokens (chains[i], addresses[i]) that have a tokens row: the tokens row,
+// the newest successful trade, the bonding-curve pool and the TVL over all the token's pools
+// (loadMarketInputs).
+func (q *Queries) MarketInputs(ctx context.Context, db DBTX, arg MarketInputsParams) ([]MarketInputsRow, error) {
+	rows, err := db.Query(ctx, MarketInputs, arg.Chains, arg.Addresses)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MarketInputsRow{}
+	for rows.Next() {
+		var i MarketInputsRow
+		if err := rows.Scan(
+			&i.Chain,
+			&i.Address,
+			&i.CreatorAddress,
+			&i.TotalSupply,
+			&i.CirculatingSupply,
+			&i.CurveTargetNative,
+			&i.Migrated,
+			&i.PriceUsd,
+			&i.PriceNative,
+			&i.LastTradeMs,
+			&i.CurveReserve,
+			&i.MaxTvlUsd,
+			&i.MaxTvlSol,
+			&i.SumTvlUsd,
+			&i.SumTvlSol,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const RefreshWindowTrades = `-- name: RefreshWindowTrades :many
 SELECT r.chain::text AS chain, r.address::text AS address, x.tx_signature, x.instruction_index, x.block_height,
     x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
