@@ -47,3 +47,23 @@ LEFT JOIN LATERAL (SELECT token_price_usd, token_price_native, block_timestamp_m
 LEFT JOIN pools cp ON cp.chain = t.chain AND cp.address = t.curve_pool_address
 LEFT JOIN LATERAL (SELECT max(tvl_usd) AS max_usd, max(tvl_sol) AS max_sol, sum(tvl_usd) AS sum_usd, sum(tvl_sol) AS sum_sol
     FROM pools p WHERE p.chain = t.chain AND (p.token_a_address = t.address OR p.token_b_address = t.address)) pl ON true;
+
+-- name: MarketHolders :many
+-- In one pass over each token's positive balances, the holder count (n), the top 100 holders and
+-- every holder that is labelled, the creator, or bought within sniper_blocks blocks of creation
+-- (loadHolders), of the tokens (chains[i], addresses[i]) that have a tokens row.
+SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}')::text[] AS labels, h.first_block_height,
+    h.created_block_height
+FROM (
+    SELECT w.chain, w.token_address, w.wallet, w.balance, w.first_block_height,
+        (SELECT array_agg(l.label ORDER BY l.label) FROM wallet_labels l WHERE l.chain = w.chain AND l.wallet = w.wallet) AS labels,
+        t.creator_address,
+        t.created_block_height,
+        count(*) OVER (PARTITION BY w.chain, w.token_address) AS n,
+        row_number() OVER (PARTITION BY w.chain, w.token_address ORDER BY w.balance DESC, w.wallet) AS rk
+    FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
+    JOIN tokens t ON t.chain = r.chain AND t.address = r.address
+    JOIN wallet_positions w ON w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
+) h
+WHERE h.rk <= 100 OR h.wallet = h.creator_address OR h.labels IS NOT NULL
+    OR h.first_block_height BETWEEN h.created_block_height AND h.created_block_height + sqlc.arg(sniper_blocks)::bigint;

@@ -123,51 +123,24 @@ type tokenHolders struct {
 // every label, a generic plan made while wallet_labels was small re-ran that aggregate for
 // each holder once it was not (a 1M-trade import sat 9 minutes in one batch).
 func loadHolders(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]*tokenHolders, error) {
-	// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
-	rows, err := tx.Query(ctx, `SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}'), h.first_block_height,
-			h.created_block_height
-		FROM (
-			SELECT w.chain, w.token_address, w.wallet, w.balance, w.first_block_height,
-				(SELECT array_agg(l.label ORDER BY l.label) FROM wallet_labels l WHERE l.chain = w.chain AND l.wallet = w.wallet) AS labels,
-				t.creator_address,
-				t.created_block_height,
-				count(*) OVER (PARTITION BY w.chain, w.token_address) AS n,
-				row_number() OVER (PARTITION BY w.chain, w.token_address ORDER BY w.balance DESC, w.wallet) AS rk
-			FROM unnest($1::text[], $2::text[]) AS r(chain, address)
-			JOIN tokens t ON t.chain = r.chain AND t.address = r.address
-			JOIN wallet_positions w ON w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
-		) h
-		WHERE h.rk <= 100 OR h.wallet = h.creator_address OR h.labels IS NOT NULL
-			OR h.first_block_height BETWEEN h.created_block_height AND h.created_block_height + $3`, cs, as, stats.SniperBlocks)
+	rows, err := dbsqlc.New().MarketHolders(ctx, tx, dbsqlc.MarketHoldersParams{Chains: cs, Addresses: as,
+		SniperBlocks: stats.SniperBlocks})
 	if err != nil {
 		return nil, fmt.Errorf("market holders: %w", err)
 	}
 	out := map[ports.TokenRef]*tokenHolders{}
-	for rows.Next() {
-		var ref ports.TokenRef
-		var c, wallet string
-		var n int64
-		var balance decimal.Decimal
-		var labels []string
-		var first, created *int64
-		if err := rows.Scan(&c, &ref.Address, &n, &wallet, &balance, &labels, &first, &created); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("market holders: %w", err)
-		}
-		ref.Chain = chain.Chain(c)
+	for _, r := range rows {
+		ref := ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.TokenAddress}
 		h := out[ref]
 		if h == nil {
 			h = &tokenHolders{balances: map[string]decimal.Decimal{}, groups: map[string][]token.HolderGroup{}}
 			out[ref] = h
 		}
-		h.count = n
-		h.balances[wallet] = balance
-		if gs := holderGroups(labels, first, created); len(gs) > 0 {
-			h.groups[wallet] = gs
+		h.count = r.N
+		h.balances[r.Wallet] = r.Balance
+		if gs := holderGroups(r.Labels, r.FirstBlockHeight, r.CreatedBlockHeight); len(gs) > 0 {
+			h.groups[r.Wallet] = gs
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("market holders: %w", err)
 	}
 	return out, nil
 }

@@ -11,6 +11,73 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+const MarketHolders = `-- name: MarketHolders :many
+SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}')::text[] AS labels, h.first_block_height,
+    h.created_block_height
+FROM (
+    SELECT w.chain, w.token_address, w.wallet, w.balance, w.first_block_height,
+        (SELECT array_agg(l.label ORDER BY l.label) FROM wallet_labels l WHERE l.chain = w.chain AND l.wallet = w.wallet) AS labels,
+        t.creator_address,
+        t.created_block_height,
+        count(*) OVER (PARTITION BY w.chain, w.token_address) AS n,
+        row_number() OVER (PARTITION BY w.chain, w.token_address ORDER BY w.balance DESC, w.wallet) AS rk
+    FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
+    JOIN tokens t ON t.chain = r.chain AND t.address = r.address
+    JOIN wallet_positions w ON w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
+) h
+WHERE h.rk <= 100 OR h.wallet = h.creator_address OR h.labels IS NOT NULL
+    OR h.first_block_height BETWEEN h.created_block_height AND h.created_block_height + $3::bigint
+`
+
+type MarketHoldersParams struct {
+	Chains       []string
+	Addresses    []string
+	SniperBlocks int64
+}
+
+type MarketHoldersRow struct {
+	Chain              string
+	TokenAddress       string
+	N                  int64
+	Wallet             string
+	Balance            decimal.Decimal
+	Labels             []string
+	FirstBlockHeight   *int64
+	CreatedBlockHeight *int64
+}
+
+// In one pass over each token's positive balances, the holder count (n), the top 100 holders and
+// every holder that is labelled, the creator, or bought within sniper_blocks blocks of creation
+// (loadHolders), of the tokens (chains[i], addresses[i]) that have a tokens row.
+func (q *Queries) MarketHolders(ctx context.Context, db DBTX, arg MarketHoldersParams) ([]MarketHoldersRow, error) {
+	rows, err := db.Query(ctx, MarketHolders, arg.Chains, arg.Addresses, arg.SniperBlocks)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MarketHoldersRow{}
+	for rows.Next() {
+		var i MarketHoldersRow
+		if err := rows.Scan(
+			&i.Chain,
+			&i.TokenAddress,
+			&i.N,
+			&i.Wallet,
+			&i.Balance,
+			&i.Labels,
+			&i.FirstBlockHeight,
+			&i.CreatedBlockHeight,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const MarketInputs = `-- name: MarketInputs :many
 SELECT t.chain, t.address, COALESCE(t.creator_address, '') AS creator_address,
     t.total_supply, t.circulating_supply, t.curve_target_native, (t.migrated_at_ms IS NOT NULL)::boolean AS migrated,
