@@ -24,3 +24,24 @@ ORDER BY chain COLLATE "C", address COLLATE "C";
 -- name: JitOff :exec
 -- For the rest of the transaction (see crossedTokens).
 SET LOCAL jit = off;
+
+-- name: CrossedTokens :many
+-- The tokens with a successful trade in one of the spans (los[i], his[i]] and the bitwise OR of
+-- those spans' window sets (crossedTokens): range scans of the (chain, block time) index for every
+-- chain that has trades, found by skipping through the same index. OFFSET 0 keeps each scan a
+-- parameterised index range scan. ROWS FROM (unnest, unnest, unnest) is planned exactly as
+-- unnest(los, his, sets), which the shape was measured with (same EXPLAIN VERBOSE).
+WITH RECURSIVE chains AS (
+    SELECT min(chain) AS chain FROM trades
+    UNION ALL
+    SELECT (SELECT min(t.chain) FROM trades t WHERE t.chain > c.chain) FROM chains c WHERE c.chain IS NOT NULL)
+SELECT x.chain, x.token_address, bit_or(s.windows)::int AS windows
+FROM chains c
+CROSS JOIN ROWS FROM (unnest(sqlc.arg(los)::bigint[]), unnest(sqlc.arg(his)::bigint[]), unnest(sqlc.arg(sets)::int[]))
+    AS s(lo, hi, windows)
+CROSS JOIN LATERAL (SELECT t.chain, t.token_address FROM trades t
+    WHERE t.chain = c.chain AND t.block_timestamp_ms > s.lo AND t.block_timestamp_ms <= s.hi
+        AND t.status = 'SUCCEEDED' OFFSET 0) x
+WHERE c.chain IS NOT NULL
+GROUP BY 1, 2
+ORDER BY x.chain COLLATE "C", x.token_address COLLATE "C";

@@ -223,32 +223,16 @@ func crossedTokens(ctx context.Context, conn *pgx.Conn, spans []crossingSpan) ([
 		if err := dbsqlc.New().JitOff(ctx, tx); err != nil {
 			return err
 		}
-		// hand-built: sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507), and this plan-tuned statement stays as measured.
-		rows, err := tx.Query(ctx, `WITH RECURSIVE chains AS (
-				SELECT min(chain) AS chain FROM trades
-				UNION ALL
-				SELECT (SELECT min(t.chain) FROM trades t WHERE t.chain > c.chain) FROM chains c WHERE c.chain IS NOT NULL)
-			SELECT x.chain, x.token_address, bit_or(s.windows)
-			FROM chains c
-			CROSS JOIN unnest($1::bigint[], $2::bigint[], $3::int[]) AS s(lo, hi, windows)
-			CROSS JOIN LATERAL (SELECT t.chain, t.token_address FROM trades t
-				WHERE t.chain = c.chain AND t.block_timestamp_ms > s.lo AND t.block_timestamp_ms <= s.hi
-					AND t.status = 'SUCCEEDED' OFFSET 0) x
-			WHERE c.chain IS NOT NULL
-			GROUP BY 1, 2
-			ORDER BY x.chain COLLATE "C", x.token_address COLLATE "C"`, los, his, sets)
+		rows, err := dbsqlc.New().CrossedTokens(ctx, tx, dbsqlc.CrossedTokensParams{Los: los, His: his, Sets: sets})
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (windowTarget, error) {
-			var t windowTarget
-			var c string
-			var set int32
-			err := row.Scan(&c, &t.ref.Address, &set)
-			t.ref.Chain, t.windows = chain.Chain(c), windowSet(set)
-			return t, err
-		})
-		return err
+		out = make([]windowTarget, len(rows))
+		for i, r := range rows {
+			out[i] = windowTarget{ref: ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.TokenAddress},
+				windows: windowSet(r.Windows)}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("crossed tokens: %w", err)
