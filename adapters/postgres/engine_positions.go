@@ -49,7 +49,8 @@ func tradesByPosition(trades []trade.Trade) (byKey map[posKey][]trade.Trade, cha
 // loadPositions reads the stored positions of the keys (chains, wallets, tokens); a key without
 // one is absent.
 func loadPositions(ctx context.Context, tx pgx.Tx, chains, wallets, tokens []string) (map[posKey]*positionRow, error) {
-	// hand-built: the select list is generated from positionColumns, and sqlc rejects multi-array unnest (sqlc-dev/sqlc#3507).
+	// hand-built: the select list is generated from positionColumns, the column list writePositions'
+	// COPY and UPDATE use, so positionRow.scan reads back every column positionRow.values writes.
 	rows, err := tx.Query(ctx, `SELECT `+selectPositionColumns("p")+`
 		FROM wallet_positions p JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(chain, wallet, token)
 		ON p.chain = k.chain AND p.wallet = k.wallet AND p.token_address = k.token`, chains, wallets, tokens)

@@ -22,12 +22,10 @@ import (
 )
 
 // IngestStore implements ports.IngestStore and ports.MarketRefresher. The per-event statements
-// are sqlc's; the bulk paths use pgx directly (COPY into per-connection temporary tables, then
-// one INSERT … SELECT … ON CONFLICT), which sqlc cannot express, and so do the engine's reads
-// over several arrays at once: sqlc rejects a multi-array unnest. Those could be written as
-// ROWS FROM (unnest(a), unnest(b)), which sqlc accepts and Postgres plans the same, but sqlc
-// would then also want casts for its types and would collect rows the engine now scans as they
-// stream, so on this hot path they stay as measured until the engine is rewritten.
+// and the engine's reads over several arrays at once (ROWS FROM (unnest(a), unnest(b)), which
+// Postgres plans as the multi-array unnest(a, b) sqlc rejects) are sqlc's; the bulk paths use pgx
+// directly (COPY into per-connection temporary tables, then one INSERT … SELECT … ON CONFLICT),
+// which sqlc cannot express.
 type IngestStore struct {
 	pool *pgxpool.Pool
 }

@@ -4,8 +4,8 @@
 //
 // Every static statement is in queries/, where `make sqlc-check` holds it to the schema in
 // migrations/. SQL built or sent by hand is where sqlc cannot express it (keyset pages, COPY
-// into temporary tables, column lists kept in Go, multi-array unnest, the migration runner's own
-// table); each such call carries a `// hand-built: <reason>` comment.
+// into temporary tables, column lists kept in Go, the migration runner's own table); each such
+// call carries a `// hand-built: <reason>` comment.
 package postgres
 
 import (
