@@ -1,4 +1,6 @@
-# Multi-stage build of the one static binary; the runtime image holds nothing else.
+# Multi-stage build of the production binary (cmd/tokenscope, static); the runtime image holds
+# nothing else. The development stack (cmd/tokenscope-dev, with the embedded Temporal server and
+# UI) is never built here; cmd/tokenscope/deps_test.go checks the production binary links neither.
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./

@@ -1,7 +1,10 @@
 # tokenscope — the two commands that matter: `make run` and `make test`.
 SHELL := /bin/bash
 GO    ?= go
-BIN   := bin/tokenscope
+# The production binary (serve, worker, migrate, apikey, import, simulate, healthcheck) and the
+# development stack `make run` runs (embedded Temporal server and UI; never shipped).
+BIN     := bin/tokenscope
+DEV_BIN := bin/tokenscope-dev
 TOOL  := $(GO) tool -modfile=tools/go.mod
 # Every test tier, against the real Postgres and an in-process Temporal server.
 TEST_FLAGS ?= -count=1 -timeout 30m
@@ -17,12 +20,19 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
 
 .PHONY: build
-build: ## build bin/tokenscope
+build: build-prod build-dev ## build bin/tokenscope (production) and bin/tokenscope-dev (make run's stack)
+
+.PHONY: build-prod
+build-prod: ## build bin/tokenscope, the production binary the Docker image ships
 	$(GO) build -o $(BIN) ./cmd/tokenscope
 
+.PHONY: build-dev
+build-dev: ## build bin/tokenscope-dev, the development stack with the embedded Temporal server and UI
+	$(GO) build -o $(DEV_BIN) ./cmd/tokenscope-dev
+
 .PHONY: run
-run: build ## run everything on this machine: migrations, Temporal + UI, worker, API (tokenscope dev)
-	./$(BIN) dev
+run: build-dev ## run everything on this machine: migrations, Temporal + UI, worker, API (bin/tokenscope-dev)
+	./$(DEV_BIN)
 
 .PHONY: test
 test: ## run every test tier (unit, mocks, Postgres adapters, workflows, end-to-end)
@@ -62,12 +72,12 @@ mocks: ## regenerate the gomock doubles in ports/portsmock
 	cd ports && $(GO) generate ./...
 
 .PHONY: migrate
-migrate: build ## create the database if missing and apply migrations
+migrate: build-prod ## create the database if missing and apply migrations
 	./$(BIN) migrate
 
 .PHONY: bench
 bench: build ## benchmark every operation against same-run baselines (BENCH_SCALE=smoke|small|large); writes BENCHMARKS.md
-	$(GO) run ./bench/cmd/tokenbench -scale $(BENCH_SCALE) -bin $(BIN) $(BENCH_FLAGS)
+	$(GO) run ./bench/cmd/tokenbench -scale $(BENCH_SCALE) -bin $(BIN) -dev-bin $(DEV_BIN) $(BENCH_FLAGS)
 
 .PHONY: clean
 clean: ## remove build output and local dev state (.data)

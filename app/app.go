@@ -1,7 +1,7 @@
 // Package app holds tokenscope's use cases, one subpackage per area, and Application, the one
 // struct the HTTP adapter depends on. Use cases take ports in their constructors; nothing here
 // names a concrete adapter, pgx or Fiber (imports_test.go enforces it). The composition root
-// that builds real adapters is cmd/tokenscope.
+// that builds real adapters is cmd/internal/wire, shared by both binaries.
 package app
 
 import (
@@ -14,7 +14,7 @@ import (
 )
 
 // Application gathers the use cases the driving adapters (HTTP, CLI) call.
-// Each area adds its field here and is wired in cmd/tokenscope/wire.go.
+// Each area adds its field here and is wired in cmd/internal/wire/wire.go.
 type Application struct {
 	Keys *apikey.Service
 	// Ingest takes chain events in (POST /v2/ingest, import, simulate).

@@ -19,7 +19,7 @@ type Config struct {
 	AdminHTTPAddr       string        // /metrics (and health) for operators; no authentication
 	HTTPReadTimeout     time.Duration // how long a client may take to send a request
 	WorkerHealthAddr    string        // the worker's /healthz and /readyz
-	TemporalAddress     string        // empty: `dev` embeds a server
+	TemporalAddress     string        // empty: tokenscope-dev embeds a server
 	TemporalNS          string
 	TemporalUIPort      int
 	TemporalPort        int

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/fault"
 )
@@ -31,12 +32,12 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	if err := fs.Parse(rest); err != nil {
 		return err
 	}
-	pool, err := openDatabase(ctx, cfg, log, true)
+	pool, err := wire.OpenDatabase(ctx, cfg, log, true)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	rt := newRuntime(cfg, log, pool, nil)
+	rt := wire.NewRuntime(cfg, log, pool, nil)
 	switch sub {
 	case "create":
 		if *accountID == "" {
@@ -46,7 +47,7 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		if err != nil {
 			return err
 		}
-		full, key, err := rt.app.Keys.Create(ctx, *accountID, *name, sc)
+		full, key, err := rt.App.Keys.Create(ctx, *accountID, *name, sc)
 		if err != nil {
 			return err
 		}
@@ -54,7 +55,7 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		fmt.Println(full)
 		return nil
 	case "list":
-		keys, err := rt.app.Keys.List(ctx, *accountID)
+		keys, err := rt.App.Keys.List(ctx, *accountID)
 		if err != nil {
 			return err
 		}
@@ -72,7 +73,7 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		if fs.NArg() != 1 {
 			return fault.Invalid("key", "", "name exactly one key prefix or id to revoke")
 		}
-		if err := rt.app.Keys.Revoke(ctx, fs.Arg(0)); err != nil {
+		if err := rt.App.Keys.Revoke(ctx, fs.Arg(0)); err != nil {
 			return err
 		}
 		fmt.Println("revoked", fs.Arg(0))

@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -97,7 +98,16 @@ func TestDockerfileBuildsAStaticBinary(t *testing.T) {
 	df := string(raw)
 	assert.Equal(t, 2, strings.Count(df, "\nFROM "), "multi-stage: a build stage and a runtime stage")
 	assert.Contains(t, df, "CGO_ENABLED=0", "static binary")
-	assert.Contains(t, df, "./cmd/tokenscope")
+	// It builds the production binary, never the development one (cmd/tokenscope-dev embeds the
+	// Temporal server and UI); TestProductionBinaryHasNoTemporalServer checks what that links.
+	builds := regexp.MustCompile(`(?m)^RUN .*\bgo build\b.*$`).FindAllString(df, -1)
+	require.Len(t, builds, 1, "one go build")
+	assert.Regexp(t, `-o /out/tokenscope \./cmd/tokenscope$`, builds[0])
+	for _, line := range strings.Split(df, "\n") {
+		if !strings.HasPrefix(line, "#") {
+			assert.NotContains(t, line, "tokenscope-dev")
+		}
+	}
 	assert.Contains(t, df, `ENTRYPOINT ["/usr/local/bin/tokenscope"]`)
 	assert.Contains(t, df, "USER nonroot")
 }

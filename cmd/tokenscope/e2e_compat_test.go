@@ -124,13 +124,13 @@ func seedCompat(t *testing.T, e *env) {
 			LaunchpadTag: c.tag}, TotalSupply: dd("1000"), CirculatingSupply: dd("1000"), Creator: cmpWallet})
 		entries = append(entries, ports.HotEntry{Address: c.addr, Rank: int32(i + 1), Score: dd(fmt.Sprint(len(cmpTokens) - i))})
 	}
-	_, err := e.rt.app.Ingest.Ingest(ctx, events)
+	_, err := e.rt.App.Ingest.Ingest(ctx, events)
 	require.NoError(t, err)
-	_, err = e.rt.app.Ingest.Ingest(ctx, []ingest.Event{ingest.RedPacketCreated{Packet: redpacket.RedPacket{ID: cmpPacket,
+	_, err = e.rt.App.Ingest.Ingest(ctx, []ingest.Event{ingest.RedPacketCreated{Packet: redpacket.RedPacket{ID: cmpPacket,
 		Creator: cmpWallet, ClaimAuthority: cmpWallet, Mint: cmpTokens[0].addr, Chain: cmpChain, MaxClaims: 2, TotalAmount: dd("10"),
 		CreatedAt: now.UnixMilli(), Expiration: 600, ExpiredAt: redpacket.ExpiresAt(now.UnixMilli(), 600)}}})
 	require.NoError(t, err)
-	require.NoError(t, postgres.NewIngestStore(e.rt.pool).ReplaceHotTokens(ctx, cmpChain, cmpDuration, entries, now))
+	require.NoError(t, postgres.NewIngestStore(e.rt.Pool).ReplaceHotTokens(ctx, cmpChain, cmpDuration, entries, now))
 }
 
 // TestClientEnumerationValues sends every value the spec and the compatibility reference list

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/temporal"
 	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/kyt"
 	"github.com/tokenscope/tokenscope/domain/webhook"
@@ -70,12 +71,12 @@ func TestWorkerStoppedMidway(t *testing.T) {
 			return e.do(t, "GET", "/v2/kyt/withdrawal/"+id+"/summary", nil).Object(t)["status"] == "registered"
 		})
 		assert.Equal(t, 1, countRows(t, e, `SELECT count(*) FROM kyt_registrations WHERE external_id = $1`, id))
-		replay(t, e.rt.temporal, workflows.KYTWorkflowID("e2e", string(kyt.KindWithdrawal), id))
+		replay(t, e.rt.Temporal, workflows.KYTWorkflowID("e2e", string(kyt.KindWithdrawal), id))
 	})
 
 	t.Run("a delivery whose worker dies mid-request is delivered by the next worker", func(t *testing.T) {
 		w1 := startWorker(t, e.rt)
-		require.NoError(t, startWebhookDispatch(context.Background(), e.rt))
+		require.NoError(t, wire.StartWebhookDispatch(context.Background(), e.rt))
 		key := e.keyFor(t, "wh-crash", account.ScopeWebhook)
 		rcv := newReceiver(t)
 		rcv.delay = 1500 * time.Millisecond // the first request is in flight when the worker dies
@@ -99,8 +100,8 @@ func TestWorkerStoppedMidway(t *testing.T) {
 		assert.Equal(t, 0, countRows(t, e, `SELECT count(*) FROM outbox WHERE event_id = $1 AND dispatched_at_ms IS NULL`, evID))
 		assert.Equal(t, 1, countRows(t, e, `SELECT count(*) FROM webhook_attempts WHERE endpoint_id = $1`, id),
 			"the attempt lost with its worker was never recorded; its redelivery is attempt 1")
-		replay(t, e.rt.temporal, workflows.EndpointWorkflowID(id))
-		replay(t, e.rt.temporal, workflows.WebhookDispatchWorkflowID)
+		replay(t, e.rt.Temporal, workflows.EndpointWorkflowID(id))
+		replay(t, e.rt.Temporal, workflows.WebhookDispatchWorkflowID)
 	})
 }
 
@@ -244,7 +245,7 @@ func TestJobStream(t *testing.T) {
 		}
 		g := e.do(t, "GET", "/v2/job/"+jobID, nil).Object(t)
 		assert.Equal(t, "completed", g["state"])
-		replay(t, e.rt.temporal, workflows.JobWorkflowID(jobID))
+		replay(t, e.rt.Temporal, workflows.JobWorkflowID(jobID))
 	})
 }
 

@@ -65,7 +65,7 @@ func rawExchange(t *testing.T, base, raw string, closeWrite bool) resp {
 func TestMultiDetailOnBothAddresses(t *testing.T) {
 	e := newEnv(t)
 	const a, b = "EdgeMultiTokenA111111111111111111111111111", "EdgeMultiTokenB111111111111111111111111111"
-	_, err := e.rt.app.Ingest.Ingest(t.Context(), []ingest.Event{edgeToken(a), edgeToken(b)})
+	_, err := e.rt.App.Ingest.Ingest(t.Context(), []ingest.Event{edgeToken(a), edgeToken(b)})
 	require.NoError(t, err)
 	list := url.QueryEscape(b + "," + a + ",EdgeUnknown")
 	paths := []struct {
@@ -111,7 +111,7 @@ func TestHundredAddressesFitTheHeaders(t *testing.T) {
 		addrs[i] = fmt.Sprintf("EdgeHundred%033d", i)
 		require.Len(t, addrs[i], 44)
 	}
-	_, err := e.rt.app.Ingest.Ingest(t.Context(), []ingest.Event{edgeToken(addrs[7]), edgeToken(addrs[93])})
+	_, err := e.rt.App.Ingest.Ingest(t.Context(), []ingest.Event{edgeToken(addrs[7]), edgeToken(addrs[93])})
 	require.NoError(t, err)
 	// The public client escapes the commas (%2C): 4,697 bytes of addresses.
 	query := "?tokenAddresses=" + url.QueryEscape(strings.Join(addrs, ",")) +

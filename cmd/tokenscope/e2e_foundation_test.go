@@ -57,7 +57,7 @@ func TestAuthentication(t *testing.T) {
 	t.Run("revoked key", func(t *testing.T) {
 		k := e.keyFor(t, "short-lived", account.ScopeRead)
 		require.Equal(t, 200, e.do(t, "GET", "/v2/whoami", nil, "X-API-KEY", k).Status)
-		require.NoError(t, e.rt.app.Keys.Revoke(t.Context(), account.PrefixOf(k)))
+		require.NoError(t, e.rt.App.Keys.Revoke(t.Context(), account.PrefixOf(k)))
 		requireErrorBody(t, e.do(t, "GET", "/v2/whoami", nil, "X-API-KEY", k), 401)
 	})
 

@@ -26,6 +26,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/workflows"
 )
@@ -51,7 +52,7 @@ func sharedTemporal() *temporaltest.TestServer {
 
 // env is one running tokenscope over the package database.
 type env struct {
-	rt    *runtime
+	rt    *wire.Runtime
 	base  string // main API, e.g. http://127.0.0.1:41234
 	dex   string // dex API
 	admin string // operator address (/metrics)
@@ -100,11 +101,11 @@ func newEnvWithClient(t *testing.T, tc client.Client, withWorker bool, opts ...e
 	ctx, cancel := context.WithCancel(context.Background())
 	pool, err := postgres.Open(ctx, cfg.DatabaseURL, 10)
 	require.NoError(t, err)
-	rt := newRuntime(cfg, testLogger(), pool, tc)
-	lns, err := listenHTTP(cfg)
+	rt := wire.NewRuntime(cfg, testLogger(), pool, tc)
+	lns, err := wire.ListenHTTP(cfg)
 	require.NoError(t, err)
 	done := make(chan error, 1)
-	go func() { done <- serveHTTP(ctx, rt, lns, nil) }()
+	go func() { done <- wire.ServeHTTP(ctx, rt, lns, nil) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -122,8 +123,8 @@ func newEnvWithClient(t *testing.T, tc client.Client, withWorker bool, opts ...e
 	if withWorker {
 		startWorker(t, rt)
 	}
-	e := &env{rt: rt, base: "http://" + lns.main.Addr().String(), dex: "http://" + lns.dex.Addr().String(),
-		admin: "http://" + lns.admin.Addr().String()}
+	e := &env{rt: rt, base: "http://" + lns.Main.Addr().String(), dex: "http://" + lns.Dex.Addr().String(),
+		admin: "http://" + lns.Admin.Addr().String()}
 	e.key = e.keyFor(t, "e2e", account.AllScopes...)
 	return e
 }
@@ -139,9 +140,9 @@ type testWorker struct {
 func (tw *testWorker) Stop() { tw.once.Do(tw.w.Stop) }
 
 // startWorker starts a worker for rt on its Temporal client; stop it to simulate a crash.
-func startWorker(t *testing.T, rt *runtime) *testWorker {
+func startWorker(t *testing.T, rt *wire.Runtime) *testWorker {
 	t.Helper()
-	tw := &testWorker{w: newWorker(rt)}
+	tw := &testWorker{w: wire.NewWorker(rt)}
 	require.NoError(t, tw.w.Start())
 	t.Cleanup(tw.Stop)
 	return tw
@@ -193,7 +194,7 @@ func dumpTemporal(t *testing.T) {
 // keyFor creates a key for accountID with the given scopes.
 func (e *env) keyFor(t *testing.T, accountID string, scopes ...account.Scope) string {
 	t.Helper()
-	full, _, err := e.rt.app.Keys.Create(context.Background(), accountID, "e2e", scopes)
+	full, _, err := e.rt.App.Keys.Create(context.Background(), accountID, "e2e", scopes)
 	require.NoError(t, err)
 	return full
 }

@@ -111,7 +111,7 @@ func TestCalculatePnLIsBounded(t *testing.T) {
 	ts := sharedTemporal()
 	const limit = 4 // the default, which the test therefore leaves as is
 	e := newEnvWithClient(t, ts.GetDefaultClient(), false, fastWorkflows)
-	require.Equal(t, limit, e.rt.cfg.JobMaxRunning)
+	require.Equal(t, limit, e.rt.Cfg.JobMaxRunning)
 	key := e.keyFor(t, "job-bounded", account.ScopeRead)
 	auth := []string{"Authorization", "Bearer " + key}
 	post := func(t *testing.T, wallet string, body any, headers ...string) resp {

@@ -130,5 +130,5 @@ func TestKYTWorkerStoppedMidRegistration(t *testing.T) {
 	again := e.do(t, "POST", "/v2/kyt/withdrawal", withdrawalBody("42"), "Idempotency-Key", "kyt-crash-1")
 	require.Equal(t, 200, again.Status, "%s", again.Body)
 	assert.Equal(t, id, again.Object(t)["externalId"])
-	replay(t, e.rt.temporal, workflows.KYTWorkflowID("e2e", string(kyt.KindWithdrawal), id))
+	replay(t, e.rt.Temporal, workflows.KYTWorkflowID("e2e", string(kyt.KindWithdrawal), id))
 }

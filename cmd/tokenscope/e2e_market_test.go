@@ -317,7 +317,7 @@ func seedReadAPI(t *testing.T, e *env) seeded {
 				PriceNative: dd("1"), PriceUSD: dd("100"), VaultAmount: "5000000000"},
 			TVLInNative: tvl.Div(dd("100")), TVLInUSD: tvl}})
 	}
-	_, err = e.rt.app.Ingest.Ingest(ctx, events)
+	_, err = e.rt.App.Ingest.Ingest(ctx, events)
 	require.NoError(t, err)
 	// Migration and red packets come after their tokens exist.
 	rp := func(id, creator string, c chain.Chain, createdAt time.Time) ingest.RedPacketCreated {
@@ -326,7 +326,7 @@ func seedReadAPI(t *testing.T, e *env) seeded {
 			ExpiredAt: redpacket.ExpiresAt(createdAt.UnixMilli(), 86400), Expiration: 86400, Memo: "gift " + id, ShareID: "share" + id,
 			TxHash: "tx" + id}}
 	}
-	_, err = e.rt.app.Ingest.Ingest(ctx, []ingest.Event{
+	_, err = e.rt.App.Ingest.Ingest(ctx, []ingest.Event{
 		ingest.TokenMigrated{Chain: chain.Sol, Address: mktBonk, PoolAddress: mktPool, ProgramAddress: "DexProg",
 			ProtocolFamily: "Raydium", At: s.migrated.UnixMilli()},
 		rp("MktRP1", "MktC1", chain.Sol, now.Add(-3*time.Hour)),
@@ -334,7 +334,7 @@ func seedReadAPI(t *testing.T, e *env) seeded {
 		rp("MktRP3", "MktC2", chain.Bsc, now.Add(-1*time.Hour)),
 	})
 	require.NoError(t, err)
-	_, err = e.rt.app.Ingest.Ingest(ctx, []ingest.Event{
+	_, err = e.rt.App.Ingest.Ingest(ctx, []ingest.Event{
 		ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "MktRP1", Claimer: "MktK1", Mint: mktBonk, Chain: chain.Sol,
 			Amount: dd("100"), ClaimedAt: now.Add(-150 * time.Minute).UnixMilli(), TxHash: "txK1"}},
 		ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "MktRP1", Claimer: "MktK2", Mint: mktBonk, Chain: chain.Sol,
@@ -342,7 +342,7 @@ func seedReadAPI(t *testing.T, e *env) seeded {
 	})
 	require.NoError(t, err)
 	// The ranking is what the refresh loop writes through the MarketRefresher port.
-	require.NoError(t, postgres.NewIngestStore(e.rt.pool).ReplaceHotTokens(ctx, chain.Sol, ranking.Duration4h, []ports.HotEntry{
+	require.NoError(t, postgres.NewIngestStore(e.rt.Pool).ReplaceHotTokens(ctx, chain.Sol, ranking.Duration4h, []ports.HotEntry{
 		{Address: mktPop, Rank: 1, Score: dd("3")}, {Address: mktBonk, Rank: 2, Score: dd("2")}, {Address: mktWif, Rank: 3, Score: dd("1")},
 	}, now))
 	return s
@@ -701,7 +701,7 @@ func testTrades(t *testing.T, e *env, s seeded) {
 		assert.Equal(t, true, p1["hasNext"])
 		assert.Equal(t, false, p1["hasPrev"])
 		// A newer trade arrives between pages: it sorts before page 1 and must not shift page 2.
-		_, err := e.rt.app.Ingest.Ingest(context.Background(), []ingest.Event{
+		_, err := e.rt.App.Ingest.Ingest(context.Background(), []ingest.Event{
 			mktTrade("MktSigPnew", mktW3, mktPop, mktPoolP, trade.Buy, "1", "0.5", time.Now(), 990)})
 		require.NoError(t, err)
 		var all []string

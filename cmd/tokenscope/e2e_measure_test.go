@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/webhook"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -35,7 +36,7 @@ func median(ds []time.Duration) time.Duration {
 func TestMeasureWorkflows(t *testing.T) {
 	e := newEnv(t, fastWorkflows)
 	ctx := context.Background()
-	tc := e.rt.temporal
+	tc := e.rt.Temporal
 	const rounds = 30
 
 	// KYT registration round trip (POST → workflow closed) next to a no-op workflow.
@@ -60,7 +61,7 @@ func TestMeasureWorkflows(t *testing.T) {
 		mNoop, mReg, float64(mReg)/float64(mNoop))
 
 	// Deliveries per second to a loopback receiver, next to plain POSTs from a Go loop.
-	require.NoError(t, startWebhookDispatch(ctx, e.rt))
+	require.NoError(t, wire.StartWebhookDispatch(ctx, e.rt))
 	key := e.keyFor(t, "wh-measure", account.ScopeWebhook)
 	rcv := newReceiver(t)
 	createEndpoint(t, e, key, map[string]any{"url": rcv.srv.URL})
@@ -100,13 +101,13 @@ func TestMeasureWorkflows(t *testing.T) {
 		if last.Data["status"] != "completed" {
 			continue // the job had finished before the stream opened: its first message is terminal
 		}
-		stored, err := e.rt.app.Jobs.Get(ctx, "e2e", jobID)
+		stored, err := e.rt.App.Jobs.Get(ctx, "e2e", jobID)
 		require.NoError(t, err)
 		delays = append(delays, got.Sub(stored.UpdatedAt))
 	}
 	if len(delays) > 0 {
 		t.Logf("MEASURE job state change → SSE message median %v over %d jobs (poll interval %v)",
-			median(delays), len(delays), e.rt.cfg.JobPollInterval)
+			median(delays), len(delays), e.rt.Cfg.JobPollInterval)
 	}
 	assert.True(t, strings.HasPrefix(workflows.MessageID("x"), "msg_"))
 }

@@ -10,6 +10,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/workflows"
 )
 
@@ -28,15 +29,15 @@ func TestReadinessWaitsForAWorkflowRoundTrip(t *testing.T) {
 	tc := sharedTemporal().GetDefaultClient()
 	// The package's tests run one at a time and stop their workers when they end: nothing
 	// polls the task queue until this test starts a worker.
-	rt := newRuntime(cfg, testLogger(), pool, tc)
-	stopProbe := startWorkflowProbe(ctx, rt)
+	rt := wire.NewRuntime(cfg, testLogger(), pool, tc)
+	stopProbe := wire.StartWorkflowProbe(ctx, rt)
 	defer stopProbe()
-	lns, err := listenHTTP(cfg)
+	lns, err := wire.ListenHTTP(cfg)
 	require.NoError(t, err)
 	served := make(chan error, 1)
-	go func() { served <- serveHTTP(ctx, rt, lns, nil) }()
+	go func() { served <- wire.ServeHTTP(ctx, rt, lns, nil) }()
 	defer func() { cancel(); <-served }()
-	e := &env{rt: rt, base: "http://" + lns.main.Addr().String()}
+	e := &env{rt: rt, base: "http://" + lns.Main.Addr().String()}
 
 	r := e.do(t, "GET", "/readyz", nil, "Authorization", "")
 	require.Equal(t, 503, r.Status, "no worker, no workflow round trip: not ready: %s", r.Body)
@@ -48,7 +49,7 @@ func TestReadinessWaitsForAWorkflowRoundTrip(t *testing.T) {
 	eventually(t, 30*time.Second, "/readyz answers 200 once a worker runs the probe", func() bool {
 		return e.do(t, "GET", "/readyz", nil, "Authorization", "").Status == 200
 	})
-	d, err := tc.DescribeWorkflowExecution(ctx, rt.workflowProbe.ID, "")
+	d, err := tc.DescribeWorkflowExecution(ctx, rt.WorkflowProbe.ID, "")
 	require.NoError(t, err)
 	assert.Equal(t, workflows.NoopWorkflowName, d.GetWorkflowExecutionInfo().GetType().GetName())
 	assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, d.GetWorkflowExecutionInfo().GetStatus())

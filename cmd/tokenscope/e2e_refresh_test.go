@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -27,7 +28,7 @@ func TestRefreshLoopDecaysWindows(t *testing.T) {
 	const tok = "RefreshDecayTok"
 	now := time.Now().UTC()
 	created := now.Add(-time.Hour).UnixMilli()
-	_, err := e.rt.app.Ingest.Ingest(ctx, []ingest.Event{
+	_, err := e.rt.App.Ingest.Ingest(ctx, []ingest.Event{
 		ingest.TokenCreated{Token: token.Token{Chain: chain.Sol, Address: tok, Decimals: 6, Name: "Refresh Decay", Symbol: "RDK",
 			CreatedAt: &created, CreatedBlockHeight: ptr(int64(1000))}, TotalSupply: dd("1000"), CirculatingSupply: dd("1000"),
 			Creator: "RefreshDev"},
@@ -46,12 +47,12 @@ func TestRefreshLoopDecaysWindows(t *testing.T) {
 	}
 	require.Equal(t, json.Number("1"), trades("1m"), "the ingest counted the trade")
 
-	require.NoError(t, startMarketRefresh(ctx, e.rt))
+	require.NoError(t, wire.StartMarketRefresh(ctx, e.rt))
 	t.Cleanup(func() {
 		ctx := context.WithoutCancel(ctx)
-		assert.NoError(t, e.rt.temporal.TerminateWorkflow(ctx, workflows.MarketRefreshWorkflowID, "", "test done"))
+		assert.NoError(t, e.rt.Temporal.TerminateWorkflow(ctx, workflows.MarketRefreshWorkflowID, "", "test done"))
 		// Other tests of the package read the rankings: leave none behind.
-		_, err := e.rt.pool.Exec(ctx, `DELETE FROM hot_tokens WHERE address = $1`, tok)
+		_, err := e.rt.Pool.Exec(ctx, `DELETE FROM hot_tokens WHERE address = $1`, tok)
 		assert.NoError(t, err)
 	})
 	deadline := time.Now().Add(time.Minute)
@@ -61,7 +62,7 @@ func TestRefreshLoopDecaysWindows(t *testing.T) {
 	}
 	assert.Equal(t, json.Number("1"), trades("5m"), "still in the 5m window")
 	var at int64
-	require.NoError(t, e.rt.pool.QueryRow(ctx, `SELECT windows_at_ms FROM refresh_state`).Scan(&at))
+	require.NoError(t, e.rt.Pool.QueryRow(ctx, `SELECT windows_at_ms FROM refresh_state`).Scan(&at))
 	assert.GreaterOrEqual(t, at, now.Add(3*time.Second).UnixMilli(), "rounds record their time")
 }
 
@@ -73,12 +74,12 @@ func TestRefreshLoopTakesConfigOnRestart(t *testing.T) {
 	e := newEnv(t, func(c *config.Config) { c.RefreshInterval = time.Hour })
 	ctx := context.Background()
 	started := time.Now().UnixMilli()
-	require.NoError(t, startMarketRefresh(ctx, e.rt))
+	require.NoError(t, wire.StartMarketRefresh(ctx, e.rt))
 	t.Cleanup(func() {
-		assert.NoError(t, e.rt.temporal.TerminateWorkflow(context.WithoutCancel(ctx), workflows.MarketRefreshWorkflowID, "", "test done"))
+		assert.NoError(t, e.rt.Temporal.TerminateWorkflow(context.WithoutCancel(ctx), workflows.MarketRefreshWorkflowID, "", "test done"))
 	})
 	interval := func() time.Duration {
-		v, err := e.rt.temporal.QueryWorkflow(ctx, workflows.MarketRefreshWorkflowID, "", workflows.RefreshConfigQuery)
+		v, err := e.rt.Temporal.QueryWorkflow(ctx, workflows.MarketRefreshWorkflowID, "", workflows.RefreshConfigQuery)
 		if err != nil {
 			return 0
 		}
@@ -88,20 +89,20 @@ func TestRefreshLoopTakesConfigOnRestart(t *testing.T) {
 	}
 	roundAt := func() int64 {
 		var at int64
-		require.NoError(t, e.rt.pool.QueryRow(ctx, `SELECT coalesce(max(windows_at_ms), 0) FROM refresh_state`).Scan(&at))
+		require.NoError(t, e.rt.Pool.QueryRow(ctx, `SELECT coalesce(max(windows_at_ms), 0) FROM refresh_state`).Scan(&at))
 		return at
 	}
 	eventually(t, 30*time.Second, "the first round", func() bool { return roundAt() >= started })
 	assert.Equal(t, time.Hour, interval())
 	first := roundAt()
 
-	cfg := e.rt.cfg
+	cfg := e.rt.Cfg
 	cfg.RefreshInterval = 200 * time.Millisecond
-	restarted := newRuntime(cfg, testLogger(), e.rt.pool, e.rt.temporal)
-	require.NoError(t, startMarketRefresh(ctx, restarted))
+	restarted := wire.NewRuntime(cfg, testLogger(), e.rt.Pool, e.rt.Temporal)
+	require.NoError(t, wire.StartMarketRefresh(ctx, restarted))
 	eventually(t, 30*time.Second, "the loop runs on the restarted process's interval", func() bool {
 		return interval() == 200*time.Millisecond
 	})
 	eventually(t, 30*time.Second, "a round without waiting out the old hour", func() bool { return roundAt() > first })
-	replay(t, e.rt.temporal, workflows.MarketRefreshWorkflowID)
+	replay(t, e.rt.Temporal, workflows.MarketRefreshWorkflowID)
 }

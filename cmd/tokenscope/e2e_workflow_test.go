@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/webhook"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -64,7 +65,7 @@ func withdrawalBody(amount string) map[string]any {
 func countRows(t *testing.T, e *env, query string, args ...any) int {
 	t.Helper()
 	var n int
-	require.NoError(t, e.rt.pool.QueryRow(context.Background(), query, args...).Scan(&n))
+	require.NoError(t, e.rt.Pool.QueryRow(context.Background(), query, args...).Scan(&n))
 	return n
 }
 
@@ -213,7 +214,7 @@ var outboxSeq atomic.Int64
 func publish(t *testing.T, e *env, ch webhook.Channel, payload string) string {
 	t.Helper()
 	id := fmt.Sprintf("%s:test-%d-%d", ch, time.Now().UnixNano(), outboxSeq.Add(1))
-	_, err := e.rt.pool.Exec(context.Background(), `INSERT INTO outbox (event_id, channel, payload, created_at_ms) VALUES ($1, $2, $3, $4)`,
+	_, err := e.rt.Pool.Exec(context.Background(), `INSERT INTO outbox (event_id, channel, payload, created_at_ms) VALUES ($1, $2, $3, $4)`,
 		id, string(ch), payload, time.Now().UnixMilli())
 	require.NoError(t, err)
 	return id
@@ -228,7 +229,7 @@ func createEndpoint(t *testing.T, e *env, key string, body map[string]any) strin
 
 func TestWebhookDelivery(t *testing.T) {
 	e := newEnv(t, fastWorkflows)
-	require.NoError(t, startWebhookDispatch(context.Background(), e.rt))
+	require.NoError(t, wire.StartWebhookDispatch(context.Background(), e.rt))
 	key := e.keyFor(t, "wh-deliver", account.ScopeWebhook)
 
 	t.Run("500 three times then 200: four attempts, one success, verifiable signature", func(t *testing.T) {
@@ -277,8 +278,8 @@ func TestWebhookDelivery(t *testing.T) {
 		}
 		assert.Equal(t, 1, successes)
 		// Attempt 1 went through the endpoint lane, attempts 2-4 through the retry workflow.
-		replay(t, e.rt.temporal, workflows.EndpointWorkflowID(id))
-		replay(t, e.rt.temporal, workflows.DeliveryWorkflowID(id, msgID))
+		replay(t, e.rt.Temporal, workflows.EndpointWorkflowID(id))
+		replay(t, e.rt.Temporal, workflows.DeliveryWorkflowID(id, msgID))
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/app/config"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/ingest"
 )
 
@@ -39,12 +40,12 @@ func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		defer f.Close()
 		in = f
 	}
-	pool, err := openDatabase(ctx, cfg, log, true)
+	pool, err := wire.OpenDatabase(ctx, cfg, log, true)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	svc := appingest.New(postgres.NewIngestStore(pool), systemClock{}, *batch)
+	svc := appingest.New(postgres.NewIngestStore(pool), wire.SystemClock{}, *batch)
 	start := time.Now()
 	res, err := svc.Stream(ctx, ndjson.NewDecoder(bufio.NewReaderSize(in, 1<<20)), func(total ingest.Result) {
 		log.Debug("batch committed", "events", total.Events, "trades", total.Trades)

@@ -1,22 +1,18 @@
-// Command tokenscope is the one binary of the service and its composition root: the only
-// package that builds concrete adapters and hands them to the use cases. Subcommands:
-// serve, worker, dev, migrate, apikey, and those other files register.
+// Command tokenscope is the production binary: serve, worker, migrate, apikey, import,
+// simulate, healthcheck (each file registers its own). It needs an external Temporal
+// (TEMPORAL_ADDRESS) and links no Temporal server code; the embedded development stack is
+// cmd/tokenscope-dev. The composition root both share is cmd/internal/wire.
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
 	"sort"
-	"strings"
-	"syscall"
 
 	"github.com/tokenscope/tokenscope/app/config"
-	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 )
 
 // command is one subcommand. run receives the arguments after the subcommand's name.
@@ -39,9 +35,10 @@ func usage() {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(os.Stderr, "  %-12s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(os.Stderr, "\nRun `tokenscope <command> -h` for a command's flags. Settings come from the environment (see README.md).")
+	fmt.Fprintln(os.Stderr, "The development stack (embedded Temporal and UI) is another binary: `make run` builds and runs bin/tokenscope-dev.")
 }
 
 func main() {
@@ -55,35 +52,7 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
-	cfg, err := config.Load()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tokenscope:", err)
-		os.Exit(2)
-	}
-	log := newLogger(cfg)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := cmd.run(ctx, cfg, log, os.Args[2:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(2)
-		}
-		if fe, ok := fault.As(err); ok && fe.Kind == fault.KindInvalid {
-			fmt.Fprintln(os.Stderr, "tokenscope "+cmd.name+":", fe.Message)
-			os.Exit(2)
-		}
-		fmt.Fprintln(os.Stderr, "tokenscope "+cmd.name+":", err)
-		os.Exit(1)
-	}
-}
-
-func newLogger(cfg config.Config) *slog.Logger {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		level = slog.LevelInfo
-	}
-	opts := &slog.HandlerOptions{Level: level}
-	if strings.EqualFold(cfg.LogFormat, "text") {
-		return slog.New(slog.NewTextHandler(os.Stderr, opts))
-	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	wire.Run("tokenscope "+cmd.name, func(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+		return cmd.run(ctx, cfg, log, os.Args[2:])
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 )
 
 func init() {
@@ -18,7 +19,7 @@ func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger, args [
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	pool, err := openDatabase(ctx, cfg, log, true)
+	pool, err := wire.OpenDatabase(ctx, cfg, log, true)
 	if err != nil {
 		return err
 	}

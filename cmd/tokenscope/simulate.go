@@ -9,16 +9,12 @@ import (
 	"os"
 	"time"
 
-	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
-	"github.com/tokenscope/tokenscope/adapters/temporal"
 	"github.com/tokenscope/tokenscope/app/config"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/simulate"
-	"github.com/tokenscope/tokenscope/workflows"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 )
 
 func init() {
@@ -68,12 +64,12 @@ func runSimulate(ctx context.Context, cfg config.Config, log *slog.Logger, args 
 		return f.Close()
 	}
 
-	pool, err := openDatabase(ctx, cfg, log, true)
+	pool, err := wire.OpenDatabase(ctx, cfg, log, true)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	sink := &simulate.IngestSink{Ingester: appingest.New(postgres.NewIngestStore(pool), systemClock{}, 0)}
+	sink := &simulate.IngestSink{Ingester: appingest.New(postgres.NewIngestStore(pool), wire.SystemClock{}, 0)}
 	if *trades > 0 {
 		start := time.Now()
 		if err := sim.Backfill(ctx, sink); err != nil {
@@ -83,55 +79,7 @@ func runSimulate(ctx context.Context, cfg config.Config, log *slog.Logger, args 
 	}
 	if *live > 0 {
 		log.Info("trading live", "steps_per_second", *live)
-		return sim.Live(ctx, sink, systemClock{}, *live)
+		return sim.Live(ctx, sink, wire.SystemClock{}, *live)
 	}
 	return nil
-}
-
-// registerMarketRefresh registers the market refresh workflow and its activity on a worker.
-func registerMarketRefresh(w worker.Registry, rt *runtime) {
-	w.RegisterWorkflowWithOptions(workflows.MarketRefreshWorkflow, workflow.RegisterOptions{Name: workflows.MarketRefreshWorkflowName})
-	w.RegisterActivity(&workflows.RefreshActivities{Clock: rt.clock, Market: postgres.NewIngestStore(rt.pool)})
-}
-
-// startMarketRefresh starts the singleton refresh loop, or gives the running one this process's
-// configuration (temporal.StartRefreshLoop).
-func startMarketRefresh(ctx context.Context, rt *runtime) error {
-	if err := temporal.StartRefreshLoop(ctx, rt.temporal, workflows.RefreshInput{Interval: rt.cfg.RefreshInterval}); err != nil {
-		return fmt.Errorf("start market refresh: %w", err)
-	}
-	return nil
-}
-
-// SeedMarket is what `dev` calls on first start: when no trade is stored yet it backfills a
-// modest market (200 tokens, 2,000 wallets, 20,000 trades over the last 24 h), then trades live
-// at rate steps per second until ctx ends. With trades already stored it only trades live.
-func seedMarket(ctx context.Context, rt *runtime, rate int) error {
-	var any bool
-	if err := rt.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM trades)").Scan(&any); err != nil {
-		return err
-	}
-	end := time.Now().UTC()
-	trades := 20000
-	if any {
-		trades = 0
-	}
-	sim := simulate.New(simulate.Config{Seed: uint64(end.UnixNano()), Tokens: 200, Wallets: 2000, Trades: trades,
-		Start: end.Add(-24 * time.Hour), End: end})
-	sink := &simulate.IngestSink{Ingester: rt.app.Ingest}
-	if trades > 0 {
-		start := time.Now()
-		if err := sim.Backfill(ctx, sink); err != nil {
-			return err
-		}
-		rt.log.Info("market seeded", "trades", sink.Total.Trades, "took", time.Since(start).String())
-	} else {
-		// Existing market: launch a few tokens so live trading has something to trade.
-		sim = simulate.New(simulate.Config{Seed: uint64(end.UnixNano()), Tokens: 20, Wallets: 2000, Trades: 100,
-			Start: end.Add(-time.Minute), End: end})
-		if err := sim.Backfill(ctx, sink); err != nil {
-			return err
-		}
-	}
-	return sim.Live(ctx, sink, rt.clock, rate)
 }

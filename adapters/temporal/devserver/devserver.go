@@ -1,8 +1,8 @@
 // Package devserver embeds a single-process Temporal server (SQLite persistence) and, optionally,
-// the Temporal Web UI, so `tokenscope dev` needs nothing but Go and Postgres. Production runs a
-// real Temporal cluster instead (see docker-compose.yml) and never imports this package's code
-// path. It may import the Temporal server and UI server libraries; nothing else imports it but
-// the composition root.
+// the Temporal Web UI, so tokenscope-dev (`make run`) needs nothing but Go and Postgres.
+// Production runs a real Temporal cluster instead (see docker-compose.yml). It may import the
+// Temporal server and UI server libraries; nothing imports it but cmd/tokenscope-dev, so the
+// production binary links neither (cmd/tokenscope/deps_test.go checks it).
 package devserver
 
 import (

@@ -25,7 +25,7 @@ import (
 
 // The helper process: when the test binary runs with these variables set, TestHelperServer
 // starts a server on the data directory, prints "ready" once Start returned, and runs until
-// SIGTERM (a clean Stop) or SIGKILL (no cleanup at all), like `tokenscope dev` under Ctrl-C or a
+// SIGTERM (a clean Stop) or SIGKILL (no cleanup at all), like tokenscope-dev under Ctrl-C or a
 // crash.
 const (
 	helperDirEnv  = "DEVSERVER_TEST_HELPER_DIR"
@@ -117,7 +117,7 @@ func roundTrip(ctx context.Context, hostPort, queue string) error {
 }
 
 // TestRestartOnSameDataDir stops a server (cleanly, or by SIGKILL) and starts a new process on
-// the same data directory and frontend port at once, as a restarted `tokenscope dev` does. The
+// the same data directory and frontend port at once, as a restarted tokenscope-dev does. The
 // restarted server must run a workflow as soon as Start has returned. Before static membership
 // the new process bootstrapped its ringpop membership from the previous process's rows in
 // cluster_membership (gossip ports that nobody listens on any more), and nothing could run for

@@ -320,7 +320,7 @@ func (b *bench) alive(ctx context.Context) {
 	if !gone || ctx.Err() != nil {
 		return
 	}
-	what := fmt.Sprintf("%s: tokenscope dev had exited (%v); restarted", time.Now().Format("15:04:05"), err)
+	what := fmt.Sprintf("%s: tokenscope-dev had exited (%v); restarted", time.Now().Format("15:04:05"), err)
 	b.logf("  %s", what)
 	if err := b.st.startService(ctx); err != nil {
 		what += " — restart failed: " + err.Error()

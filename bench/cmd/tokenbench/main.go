@@ -1,6 +1,7 @@
-// Command tokenbench is `make bench`: it builds nothing itself (make builds bin/tokenscope), creates
-// its own database on the local Postgres, fills it with the simulator through the ingest path,
-// starts `tokenscope dev` on free loopback ports, and drives every operation at a fixed
+// Command tokenbench is `make bench`: it builds nothing itself (make builds bin/tokenscope and
+// bin/tokenscope-dev), creates its own database on the local Postgres, fills it with the
+// simulator through the ingest path (the production binary's apikey, simulate and import),
+// starts tokenscope-dev on free loopback ports, and drives every operation at a fixed
 // concurrency for a fixed time from this separate process, each next to its baselines measured
 // in the same run on the same data (raw SQL through pgx, a bare Fiber handler, a no-op workflow on
 // the same Temporal server, plain POSTs, a plain COPY). It prints the table, writes
@@ -58,7 +59,8 @@ var scales = map[string]scale{
 
 func main() {
 	scaleName := flag.String("scale", envOr("BENCH_SCALE", "small"), "smoke, small or large")
-	bin := flag.String("bin", "bin/tokenscope", "the tokenscope binary (make bench builds it)")
+	bin := flag.String("bin", "bin/tokenscope", "the production binary, for apikey, simulate and import (make bench builds it)")
+	devBin := flag.String("dev-bin", "bin/tokenscope-dev", "the development stack binary the service runs as (make bench builds it)")
 	conc := flag.Int("concurrency", 16, "concurrent callers of every series")
 	dur := flag.Duration("duration", 0, "how long each series runs (default: 1s smoke, 10s small and large)")
 	pg := flag.String("pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "admin URL of a loopback Postgres")
@@ -85,7 +87,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code := run(ctx, sc, options{bin: *bin, pg: *pg, conc: *conc, out: *out, failOnErrors: *failOnErrors, keep: *keep || *fillOnly, reuse: *reuse, fillOnly: *fillOnly})
+	code := run(ctx, sc, options{bin: *bin, devBin: *devBin, pg: *pg, conc: *conc, out: *out, failOnErrors: *failOnErrors, keep: *keep || *fillOnly, reuse: *reuse, fillOnly: *fillOnly})
 	os.Exit(code)
 }
 
@@ -102,7 +104,8 @@ func logf(format string, args ...any) {
 
 // options are the command line's settings besides the scale.
 type options struct {
-	bin, pg, out       string
+	bin, devBin        string
+	pg, out            string
 	conc               int
 	failOnErrors, keep bool
 	fillOnly           bool
@@ -117,13 +120,11 @@ const reusePrefix = "tokenscope_bench_"
 // released by its defers, whichever way it returns.
 func run(ctx context.Context, sc scale, o options) int {
 	started := time.Now()
-	binAbs, err := filepath.Abs(o.bin)
-	if err == nil {
-		_, err = os.Stat(binAbs)
-	}
-	if err != nil {
-		logf("no tokenscope binary at %s (run `make build`): %v", o.bin, err)
-		return 1
+	for _, b := range []string{o.bin, o.devBin} {
+		if _, err := os.Stat(b); err != nil {
+			logf("no binary at %s (run `make build`): %v", b, err)
+			return 1
+		}
 	}
 	dir, err := os.MkdirTemp("", "tokenbench-")
 	if err != nil {
@@ -137,14 +138,16 @@ func run(ctx context.Context, sc scale, o options) int {
 		return 1
 	}
 	defer logFile.Close()
-	// A private copy of the binary: a `make build` elsewhere in the tree during the run cannot
-	// swap it between the fills and the service.
-	binCopy := filepath.Join(dir, "tokenscope")
-	if err := copyFile(binAbs, binCopy); err != nil {
-		logf("copy %s: %v", binAbs, err)
-		return 1
+	// Private copies of the binaries: a `make build` elsewhere in the tree during the run cannot
+	// swap them between the fills and the service.
+	binCopy, devBinCopy := filepath.Join(dir, "tokenscope"), filepath.Join(dir, "tokenscope-dev")
+	for _, c := range [][2]string{{o.bin, binCopy}, {o.devBin, devBinCopy}} {
+		if err := copyFile(c[0], c[1]); err != nil {
+			logf("copy %s: %v", c[0], err)
+			return 1
+		}
 	}
-	st := &stack{bin: binCopy, adminURL: o.pg, dir: dir, logFile: logFile, dbName: fmt.Sprintf("%s%d", reusePrefix, os.Getpid())}
+	st := &stack{bin: binCopy, devBin: devBinCopy, adminURL: o.pg, dir: dir, logFile: logFile, dbName: fmt.Sprintf("%s%d", reusePrefix, os.Getpid())}
 	if o.reuse != "" {
 		if !strings.HasPrefix(o.reuse, reusePrefix) {
 			logf("-reuse takes a database an earlier -keep run left, named %s…; not %q", reusePrefix, o.reuse)

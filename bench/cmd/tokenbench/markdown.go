@@ -176,7 +176,7 @@ func writeMarkdown(path string, m machine, rows []report.Row, growth []report.Gr
 		fmt.Fprintf(&w, "- the 1× data was filled by an earlier run kept with `-keep` and reused here (`-reuse`); this run did not fill it\n")
 	}
 	fmt.Fprintf(&w, "- data measured: 1× = %s; 10× = %s\n", m.counts1, m.counts10)
-	fmt.Fprintf(&w, "- service: `tokenscope dev` (API, worker, embedded Temporal; `DEV_SIMULATE=false`, default settings otherwise) on free loopback ports, "+
+	fmt.Fprintf(&w, "- service: `tokenscope-dev` (API, worker, embedded Temporal; `DEV_SIMULATE=false`, default settings otherwise) on free loopback ports, "+
 		"its own database `tokenscope_bench_<pid>`, dropped at the end unless kept with `-keep`\n")
 	fmt.Fprintf(&w, "- load: %d concurrent callers for %s per series, from the separate `tokenbench` process over loopback HTTP/1.1 keep-alive; "+
 		"p50 and p99 over every call of the series; a call fails on a transport error or a non-2xx status\n", m.concurrency, m.scale.duration)

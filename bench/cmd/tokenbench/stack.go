@@ -29,7 +29,8 @@ import (
 
 // stack is what one run owns: a temporary directory, a database and the service process.
 type stack struct {
-	bin      string
+	bin      string // production binary: apikey, simulate, import
+	devBin   string // tokenscope-dev: the service
 	adminURL string // a loopback Postgres, database postgres
 	dbName   string
 	dbURL    string
@@ -164,7 +165,7 @@ func startLocked(cmd *exec.Cmd) (<-chan error, error) {
 	return done, nil
 }
 
-// startService runs `tokenscope dev` on free loopback ports (its own embedded Temporal, no UI,
+// startService runs tokenscope-dev on free loopback ports (its own embedded Temporal, no UI,
 // no simulated market) and waits until /readyz answers 200. A start that fails before it is
 // ready (a port taken between the check and the bind, say) is tried again on other ports, up to
 // three times; the log file keeps every attempt.
@@ -180,7 +181,7 @@ func (s *stack) startService(ctx context.Context) error {
 }
 
 // errExitedEarly marks a service that ended before it answered /readyz.
-var errExitedEarly = errors.New("tokenscope dev exited before it was ready")
+var errExitedEarly = errors.New("tokenscope-dev exited before it was ready")
 
 func (s *stack) startServiceOnce(ctx context.Context) error {
 	ports, err := loopback.FreePorts("127.0.0.1", 4)
@@ -190,7 +191,7 @@ func (s *stack) startServiceOnce(ctx context.Context) error {
 	s.httpURL = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
 	s.dexURL = fmt.Sprintf("http://127.0.0.1:%d", ports[1])
 	s.temporalAddr = fmt.Sprintf("127.0.0.1:%d", ports[2])
-	cmd := exec.Command(s.bin, "dev")
+	cmd := exec.Command(s.devBin)
 	cmd.Env = s.serviceEnv(
 		fmt.Sprintf("HTTP_ADDR=127.0.0.1:%d", ports[0]),
 		fmt.Sprintf("DEX_HTTP_ADDR=127.0.0.1:%d", ports[1]),
@@ -211,7 +212,7 @@ func (s *stack) startServiceOnce(ctx context.Context) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	done, err := startLocked(cmd)
 	if err != nil {
-		return fmt.Errorf("start tokenscope dev: %w", err)
+		return fmt.Errorf("start tokenscope-dev: %w", err)
 	}
 	s.svc = cmd
 	s.svcDone = make(chan error, 1)
@@ -236,7 +237,7 @@ func (s *stack) startServiceOnce(ctx context.Context) error {
 		case <-time.After(500 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("tokenscope dev not ready after 180 s: %v (see %s)", err, s.logFile.Name())
+			return fmt.Errorf("tokenscope-dev not ready after 180 s: %v (see %s)", err, s.logFile.Name())
 		}
 	}
 }
@@ -273,7 +274,7 @@ func (s *stack) stopService() error {
 		_ = syscall.Kill(-s.svc.Process.Pid, syscall.SIGKILL)
 		<-s.svcDone
 		s.svc = nil
-		return errors.New("tokenscope dev did not stop within 45 s; killed")
+		return errors.New("tokenscope-dev did not stop within 45 s; killed")
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -24,10 +25,11 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/internal/loopback"
 )
 
-// helperDevEnv makes TestHelperDev run `tokenscope dev` in a child process (the test binary
+// helperDevEnv makes TestHelperDev run tokenscope-dev in a child process (the test binary
 // re-executed), configured from the environment like the real binary.
 const helperDevEnv = "TOKENSCOPE_TEST_HELPER_DEV"
 
@@ -42,14 +44,14 @@ func TestHelperDev(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := runDev(ctx, cfg, newLogger(cfg), nil); err != nil {
+	if err := runDev(ctx, cfg, wire.NewLogger(cfg), nil); err != nil {
 		os.Stderr.WriteString("dev: " + err.Error() + "\n")
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
 
-// devProcesses runs `tokenscope dev` in child processes over one database of its own, one data
+// devProcesses runs tokenscope-dev in child processes over one database of its own, one data
 // directory and fixed ports, so successive processes are restarts of the same installation.
 type devProcesses struct {
 	t       *testing.T
@@ -145,7 +147,7 @@ func (d *devProcesses) stop(p *exec.Cmd, sig syscall.Signal) {
 	}
 }
 
-// TestDevRestartRunsWorkflowsAtReadiness runs `tokenscope dev` (embedded Temporal on a data
+// TestDevRestartRunsWorkflowsAtReadiness runs tokenscope-dev (embedded Temporal on a data
 // directory, no simulated market) in a child process on a database of its own, stops it with
 // SIGTERM, starts it again on the same data directory, database and ports, kills it with
 // SIGKILL and starts it once more, as restarted `make run`s do. Each time, once /readyz
@@ -174,12 +176,14 @@ func TestDevRestartRunsWorkflowsAtReadiness(t *testing.T) {
 
 		key, err := os.ReadFile(filepath.Join(d.dir, "data", "dev-api-key"))
 		require.NoError(t, err)
-		e := &env{base: d.base, key: strings.TrimSpace(string(key))}
-		r := e.do(t, "POST", "/v2/kyt/withdrawal", withdrawalBody("7"), "Idempotency-Key", "dev-restart-"+strconv.Itoa(i))
-		require.Equal(t, 200, r.Status, "%s: %s", run.name, r.Body)
-		id := r.Object(t)["externalId"].(string)
+		bearer := "Bearer " + strings.TrimSpace(string(key))
+		status, o := call(t, "POST", d.base+"/v2/kyt/withdrawal", withdrawal("7"),
+			"Authorization", bearer, "Idempotency-Key", "dev-restart-"+strconv.Itoa(i))
+		require.Equal(t, 200, status, "%s: %v", run.name, o)
+		id := o["externalId"].(string)
 		eventually(t, 30*time.Second, run.name+": the registration's workflow processed it", func() bool {
-			return e.do(t, "GET", "/v2/kyt/withdrawal/"+id+"/summary", nil).Object(t)["status"] == "registered"
+			_, o := call(t, "GET", d.base+"/v2/kyt/withdrawal/"+id+"/summary", nil, "Authorization", bearer)
+			return o["status"] == "registered"
 		})
 		t.Logf("%s: /readyz 200 after %s, KYT registration processed %s after readiness", run.name,
 			readyAt.Sub(started).Round(time.Millisecond), time.Since(readyAt).Round(time.Millisecond))
@@ -187,7 +191,7 @@ func TestDevRestartRunsWorkflowsAtReadiness(t *testing.T) {
 	d.stop(prev, syscall.SIGTERM)
 }
 
-// TestDevRestartRetriesALostRefreshRound kills `tokenscope dev` (SIGKILL) while a market refresh
+// TestDevRestartRetriesALostRefreshRound kills tokenscope-dev (SIGKILL) while a market refresh
 // round is in flight (held on the round's advisory lock, which the test takes) and starts it
 // again: the restarted process must complete a round soon after it is ready, that is retry the
 // lost round once its heartbeat stops (RefreshHeartbeatTimeout), not after the round's 1-minute
@@ -230,4 +234,46 @@ func TestDevRestartRetriesALostRefreshRound(t *testing.T) {
 	t.Logf("restart: ready after %s, next completed round %s after readiness",
 		readyAt.Sub(started).Round(time.Millisecond), time.Since(readyAt).Round(time.Millisecond))
 	d.stop(restarted, syscall.SIGTERM)
+}
+
+// eventually polls cond every 20 ms until it holds, failing the test after d.
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// withdrawal is a KYT withdrawal registration body.
+func withdrawal(amount string) map[string]any {
+	return map[string]any{"address": "D1Mc6j9xQWgR1o1Z7yU5nVVXFQiAYx7FG9AW1aVfwrUM", "asset": "SOL",
+		"assetAmount": amount, "attemptTimestamp": "2024-01-15T10:30:00.000Z", "network": "Solana", "assetPrice": "3"}
+}
+
+// call sends body (nil for none) as JSON with the given header pairs and decodes the JSON
+// object it answers.
+func call(t *testing.T, method, url string, body any, headers ...string) (int, map[string]any) {
+	t.Helper()
+	var raw []byte
+	if body != nil {
+		var err error
+		raw, err = json.Marshal(body)
+		require.NoError(t, err)
+	}
+	req, err := http.NewRequest(method, url, bytes.NewReader(raw))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var o map[string]any
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&o))
+	return res.StatusCode, o
 }

@@ -1,0 +1,90 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"net"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tokenscope/tokenscope/adapters/httpapi"
+	"github.com/tokenscope/tokenscope/app/config"
+)
+
+// Listeners are the three HTTP addresses of `serve` and tokenscope-dev.
+type Listeners struct {
+	Main, Dex net.Listener
+	// Admin serves /metrics, off the API addresses.
+	Admin net.Listener
+}
+
+// ListenHTTP opens the main, dex and admin listeners.
+func ListenHTTP(cfg config.Config) (Listeners, error) {
+	var lns Listeners
+	var err error
+	for _, l := range []struct {
+		ln   *net.Listener
+		addr string
+	}{{&lns.Main, cfg.HTTPAddr}, {&lns.Dex, cfg.DexHTTPAddr}, {&lns.Admin, cfg.AdminHTTPAddr}} {
+		if *l.ln, err = net.Listen("tcp", l.addr); err != nil {
+			lns.Close()
+			return Listeners{}, err
+		}
+	}
+	return lns, nil
+}
+
+// Close closes the listeners opened so far.
+func (l Listeners) Close() {
+	for _, ln := range []net.Listener{l.Main, l.Dex, l.Admin} {
+		if ln != nil {
+			_ = ln.Close()
+		}
+	}
+}
+
+// ServeHTTP runs the main, dex and admin apps until ctx ends, then drains in-flight requests.
+// ready, when not nil, is called once every listener accepts connections.
+func ServeHTTP(ctx context.Context, rt *Runtime, lns Listeners, ready func()) error {
+	deps := httpDeps(rt)
+	apps := []struct {
+		app *fiber.App
+		ln  net.Listener
+	}{{httpapi.New(deps), lns.Main}, {httpapi.NewDex(deps), lns.Dex}, {httpapi.NewAdmin(deps), lns.Admin}}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, a := range apps {
+		g.Go(func() error { return a.app.Listener(a.ln) })
+	}
+	rt.Log.Info("http listening", "addr", lns.Main.Addr().String(), "dexAddr", lns.Dex.Addr().String(),
+		"adminAddr", lns.Admin.Addr().String())
+	if ready != nil {
+		ready()
+	}
+	g.Go(func() error {
+		<-gctx.Done()
+		rt.Log.Info("http draining")
+		var errs []error
+		for _, a := range apps {
+			errs = append(errs, a.app.ShutdownWithTimeout(rt.Cfg.ShutdownTimeout))
+		}
+		return errors.Join(errs...)
+	})
+	err := g.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// LocalURL is the http URL a client on this machine reaches a listen address at.
+func LocalURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}

@@ -1,0 +1,56 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/domain/fault"
+)
+
+// Run is what both binaries' main functions end with: it loads the configuration from the
+// environment, builds the logger, runs run until it returns or SIGINT/SIGTERM cancels its
+// context, and exits. prog prefixes error messages ("tokenscope serve"). Exit codes: 0 on
+// success, 2 for a usage error or invalid input (a fault.KindInvalid error, -h), 1 otherwise.
+func Run(prog string, run func(ctx context.Context, cfg config.Config, log *slog.Logger) error) {
+	cfg, err := config.Load()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, prog+":", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err = run(ctx, cfg, NewLogger(cfg))
+	stop()
+	if err == nil {
+		return
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(2)
+	}
+	if fe, ok := fault.As(err); ok && fe.Kind == fault.KindInvalid {
+		fmt.Fprintln(os.Stderr, prog+":", fe.Message)
+		os.Exit(2)
+	}
+	fmt.Fprintln(os.Stderr, prog+":", err)
+	os.Exit(1)
+}
+
+// NewLogger is the process logger LOG_LEVEL and LOG_FORMAT ask for, on stderr.
+func NewLogger(cfg config.Config) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if strings.EqualFold(cfg.LogFormat, "text") {
+		return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+}

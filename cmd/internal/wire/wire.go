@@ -1,0 +1,182 @@
+// Package wire is the composition root both binaries share: the only package that builds
+// concrete adapters and hands them to the use cases, registers the workflows on a worker and
+// serves the HTTP apps. cmd/tokenscope (the production binary) and cmd/tokenscope-dev (the
+// development stack, which adds the embedded Temporal server and UI) are thin commands over it.
+// It may import every layer and adapter except adapters/temporal/devserver, so the production
+// binary carries no Temporal server code (cmd/tokenscope/deps_test.go checks it).
+package wire
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/tokenscope/tokenscope/adapters/httpapi"
+	"github.com/tokenscope/tokenscope/adapters/postgres"
+	"github.com/tokenscope/tokenscope/adapters/temporal"
+	"github.com/tokenscope/tokenscope/app"
+	"github.com/tokenscope/tokenscope/app/apikey"
+	"github.com/tokenscope/tokenscope/app/config"
+	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/workflows"
+)
+
+// SystemClock is the real ports.Clock.
+type SystemClock struct{}
+
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Runtime is everything a running process holds; the commands build the parts they need.
+type Runtime struct {
+	Cfg      config.Config
+	Log      *slog.Logger
+	Pool     *pgxpool.Pool
+	Temporal client.Client // nil for commands that do not talk to Temporal
+	Registry *prometheus.Registry
+	// WorkflowMetrics counts workflow starts and outcomes on Registry.
+	WorkflowMetrics *temporal.Metrics
+	Clock           SystemClock
+	App             *app.Application
+	// WorkflowProbe, set by StartWorkflowProbe in the processes that run a worker, gates
+	// readiness on a no-op workflow round trip.
+	WorkflowProbe *temporal.WorkflowProbe
+}
+
+// OpenDatabase creates the database if missing, connects and (optionally) migrates.
+func OpenDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, migrate bool) (*pgxpool.Pool, error) {
+	if migrate {
+		if err := postgres.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
+			return nil, err
+		}
+	}
+	pool, err := postgres.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
+	if err != nil {
+		return nil, err
+	}
+	if migrate {
+		applied, err := postgres.Migrate(ctx, pool)
+		if err != nil {
+			pool.Close()
+			return nil, err
+		}
+		if len(applied) > 0 {
+			log.Info("migrations applied", "names", applied)
+		}
+	}
+	return pool, nil
+}
+
+// NewRuntime wires the application over an open pool and an optional Temporal client.
+func NewRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc client.Client) *Runtime {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	rt := &Runtime{Cfg: cfg, Log: log, Pool: pool, Registry: reg, WorkflowMetrics: temporal.NewMetrics(reg)}
+	if tc != nil {
+		instrumented, err := rt.WorkflowMetrics.Instrument(tc, cfg.TemporalNS, log)
+		if err != nil {
+			// Only an invalid option fails here; run uninstrumented rather than not at all.
+			log.Warn("workflow start metrics unavailable", "err", err)
+			instrumented = tc
+		}
+		rt.Temporal = instrumented
+	}
+	rt.App = buildApplication(rt)
+	return rt
+}
+
+// buildApplication constructs every use case over real adapters. Each area adds its line.
+func buildApplication(rt *Runtime) *app.Application {
+	a := &app.Application{
+		Keys:   apikey.New(postgres.NewAccountStore(rt.Pool), rt.Clock),
+		Ingest: appingest.New(postgres.NewIngestStore(rt.Pool), rt.Clock, 0),
+		Market: market.New(postgres.NewMarketReader(rt.Pool), market.WithHotCache(rt.Clock, rt.Cfg.RankingCacheTTL)),
+	}
+	buildWorkflowAreas(rt, a)
+	return a
+}
+
+// registerWorkflows registers every workflow and activity on the worker. Each area adds its line.
+func registerWorkflows(w worker.Registry, rt *Runtime) {
+	registerMarketRefresh(w, rt)
+	registerWorkflowAreas(w, rt)
+}
+
+// StartLoops starts the durable singleton workflows (market refresh, webhook dispatch) if they
+// are not running yet. Each area adds its line.
+func StartLoops(ctx context.Context, rt *Runtime) error {
+	if err := StartMarketRefresh(ctx, rt); err != nil {
+		return err
+	}
+	return StartWebhookDispatch(ctx, rt)
+}
+
+// ReadinessChecks are the dependencies /readyz probes.
+func ReadinessChecks(rt *Runtime) []httpapi.Check {
+	checks := []httpapi.Check{{Name: "postgres", Ping: postgres.Pinger{Pool: rt.Pool}.Ping}}
+	if rt.Temporal != nil {
+		checks = append(checks, httpapi.Check{Name: "temporal", Ping: temporal.Pinger{Client: rt.Temporal}.Ping})
+	}
+	if rt.WorkflowProbe != nil {
+		checks = append(checks, httpapi.Check{Name: "workflows", Ping: rt.WorkflowProbe.Ping})
+	}
+	return checks
+}
+
+// StartWorkflowProbe makes readiness wait for a no-op workflow round trip on the task queue
+// (run in the background until one succeeds). Call it before the health endpoints are built,
+// in a process whose worker has started (tokenscope-dev, worker): an API-only process (serve)
+// has no worker of its own and keeps the frontend check alone. stop ends the probe if it is
+// still trying and waits for it.
+func StartWorkflowProbe(ctx context.Context, rt *Runtime) (stop func()) {
+	p := temporal.NewWorkflowProbe(rt.Temporal)
+	rt.WorkflowProbe = p
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		if err := p.Run(ctx); err != nil {
+			return // ctx ended: the process is stopping
+		}
+		rt.Log.Info("first workflow round trip", "took", time.Since(start).String(), "workflowId", p.ID)
+	}()
+	return func() { cancel(); <-done }
+}
+
+// httpDeps builds what the HTTP adapter needs; call it once per runtime (it registers metrics).
+func httpDeps(rt *Runtime) httpapi.Deps {
+	return httpapi.Deps{
+		App: rt.App, Auth: rt.App.Keys, Checks: ReadinessChecks(rt), Log: rt.Log,
+		Registry: rt.Registry, Metrics: httpapi.NewMetrics(rt.Registry), RequestTimeout: rt.Cfg.RequestTimeout,
+		ReadTimeout: rt.Cfg.HTTPReadTimeout,
+	}
+}
+
+// NewWorker builds a worker on the one task queue with every workflow registered.
+func NewWorker(rt *Runtime) worker.Worker {
+	w := worker.New(rt.Temporal, workflows.TaskQueue, worker.Options{
+		Interceptors: []interceptor.WorkerInterceptor{rt.WorkflowMetrics.WorkerInterceptor()},
+	})
+	registerWorkflows(w, rt)
+	return w
+}
+
+// DialTemporal connects to cfg.TemporalAddress (or addr when it is set).
+func DialTemporal(cfg config.Config, log *slog.Logger, addr string) (client.Client, error) {
+	if addr == "" {
+		addr = cfg.TemporalAddress
+	}
+	if addr == "" {
+		return nil, fmt.Errorf("TEMPORAL_ADDRESS is not set (only tokenscope-dev, what `make run` runs, embeds a Temporal server)")
+	}
+	return temporal.Dial(addr, cfg.TemporalNS, log)
+}

@@ -1,0 +1,121 @@
+package wire
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/tokenscope/tokenscope/adapters/kytprovider"
+	"github.com/tokenscope/tokenscope/adapters/postgres"
+	"github.com/tokenscope/tokenscope/adapters/temporal"
+	"github.com/tokenscope/tokenscope/adapters/webhooksender"
+	"github.com/tokenscope/tokenscope/app"
+	appjob "github.com/tokenscope/tokenscope/app/job"
+	appkyt "github.com/tokenscope/tokenscope/app/kyt"
+	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
+	"github.com/tokenscope/tokenscope/domain/webhook"
+	"github.com/tokenscope/tokenscope/ports"
+	"github.com/tokenscope/tokenscope/workflows"
+)
+
+// webhookGuard is the SSRF guard of the configured allow-list. A malformed list is logged and
+// ignored: the guard then only allows public addresses, the safe side.
+func webhookGuard(rt *Runtime) webhooksender.Guard {
+	allowed, err := webhooksender.ParseCIDRs(rt.Cfg.WebhookAllowed)
+	if err != nil {
+		rt.Log.Error("WEBHOOK_ALLOWED_CIDRS ignored", "err", err)
+	}
+	return webhooksender.Guard{Allowed: allowed}
+}
+
+func webhookFilter(rt *Runtime) *webhooksender.Filter {
+	f, err := webhooksender.NewFilter()
+	if err != nil {
+		panic("cel environment: " + err.Error()) // a fixed declaration list: cannot fail at run time
+	}
+	return f
+}
+
+func retrySchedule(rt *Runtime) webhook.RetrySchedule {
+	if rt.Cfg.WebhookRetry == "" {
+		return webhook.DefaultRetrySchedule()
+	}
+	s, err := webhook.ParseRetrySchedule(rt.Cfg.WebhookRetry)
+	if err != nil {
+		rt.Log.Error("WEBHOOK_RETRY_SCHEDULE ignored, using the default", "err", err)
+		return webhook.DefaultRetrySchedule()
+	}
+	return s
+}
+
+// buildWorkflowAreas adds the KYT, webhook and job use cases to a.
+func buildWorkflowAreas(rt *Runtime, a *app.Application) {
+	kytStore := postgres.NewKYTStore(rt.Pool)
+	a.KYT = &appkyt.Service{Store: kytStore, Starter: temporal.KYTStarter{Client: rt.Temporal}, Pricer: kytStore,
+		Clock: rt.Clock, Deadline: rt.Cfg.KYTDeadline}
+	wh := postgres.NewWebhookStore(rt.Pool)
+	a.Webhooks = &appwebhook.Service{Endpoints: wh, Attempts: wh, Guard: webhookGuard(rt), Filter: webhookFilter(rt), Clock: rt.Clock}
+	a.Jobs = &appjob.Service{Store: postgres.NewJobStore(rt.Pool, workflows.JobWorkflowID),
+		Runner: temporal.JobRunner{Client: rt.Temporal}, Clock: rt.Clock, StartDeadline: rt.Cfg.KYTDeadline,
+		QueryTimeout: 2 * rt.Cfg.JobPollInterval, MaxRunning: rt.Cfg.JobMaxRunning}
+	a.JobStream = &appjob.Hub{Service: a.Jobs, Interval: rt.Cfg.JobPollInterval, Heartbeat: rt.Cfg.SSEHeartbeat}
+}
+
+func kytProvider(rt *Runtime) ports.KYTProvider {
+	if rt.Cfg.KYTProviderURL != "" {
+		return kytprovider.NewHTTP(rt.Cfg.KYTProviderURL, rt.Cfg.KYTAPIKey)
+	}
+	flagged, err := kytprovider.ParseFlagged(rt.Cfg.KYTFlagged)
+	if err != nil {
+		rt.Log.Error("KYT_FLAGGED_ADDRESSES ignored", "err", err)
+	}
+	return kytprovider.Builtin{Flagged: flagged}
+}
+
+// registerWorkflowAreas registers the KYT, webhook, job and no-op workflows and activities.
+func registerWorkflowAreas(w worker.Registry, rt *Runtime) {
+	kytStore := postgres.NewKYTStore(rt.Pool)
+	wh := postgres.NewWebhookStore(rt.Pool)
+	named := func(fn any, name string) { w.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name}) }
+	named(workflows.KYTRegistrationWorkflow, workflows.KYTRegistrationWorkflowName)
+	named(workflows.WebhookDeliveryWorkflow, workflows.WebhookDeliveryWorkflowName)
+	named(workflows.WebhookDispatchWorkflow, workflows.WebhookDispatchWorkflowName)
+	named(workflows.CalculatePnLJobWorkflow, workflows.CalculatePnLJobWorkflowName)
+	named(workflows.NoopWorkflow, workflows.NoopWorkflowName)
+	w.RegisterActivity(&workflows.KYTActivities{Store: kytStore, Provider: kytProvider(rt), Clock: rt.Clock})
+	named(workflows.WebhookEndpointWorkflow, workflows.WebhookEndpointWorkflowName)
+	delivery := &workflows.DeliveryActivities{Endpoints: wh, Attempts: wh,
+		Sender: webhooksender.NewSender(webhookGuard(rt), rt.Cfg.WebhookTimeout), Clock: rt.Clock,
+		Disable: webhook.AutoDisable{After: rt.Cfg.WebhookDisableAfter}}
+	starter := temporal.DeliveryStarter{Client: rt.Temporal, Schedule: retrySchedule(rt),
+		AttemptTimeout: rt.Cfg.WebhookTimeout + 3*time.Second}
+	w.RegisterActivity(delivery)
+	w.RegisterActivity(&workflows.EndpointActivities{Delivery: delivery, Lookup: wh, Retries: starter, Spill: starter})
+	w.RegisterActivity(&workflows.DispatchActivities{Source: wh, Endpoints: wh, Filter: webhookFilter(rt),
+		Feeder: starter, Clock: rt.Clock})
+	w.RegisterActivity(&workflows.JobActivities{Jobs: postgres.NewJobStore(rt.Pool, workflows.JobWorkflowID),
+		Positions: postgres.NewWalletRederiver(rt.Pool), Clock: rt.Clock})
+}
+
+// StartWebhookDispatch starts the outbox dispatcher loop.
+func StartWebhookDispatch(ctx context.Context, rt *Runtime) error {
+	return temporal.StartDispatcher(ctx, rt.Temporal, workflows.DispatchInput{PollInterval: rt.Cfg.WebhookDispatchPoll})
+}
+
+// registerMarketRefresh registers the market refresh workflow and its activity on a worker.
+func registerMarketRefresh(w worker.Registry, rt *Runtime) {
+	w.RegisterWorkflowWithOptions(workflows.MarketRefreshWorkflow, workflow.RegisterOptions{Name: workflows.MarketRefreshWorkflowName})
+	w.RegisterActivity(&workflows.RefreshActivities{Clock: rt.Clock, Market: postgres.NewIngestStore(rt.Pool)})
+}
+
+// StartMarketRefresh starts the singleton refresh loop, or gives the running one this process's
+// configuration (temporal.StartRefreshLoop).
+func StartMarketRefresh(ctx context.Context, rt *Runtime) error {
+	if err := temporal.StartRefreshLoop(ctx, rt.Temporal, workflows.RefreshInput{Interval: rt.Cfg.RefreshInterval}); err != nil {
+		return fmt.Errorf("start market refresh: %w", err)
+	}
+	return nil
+}
