@@ -12,12 +12,12 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/webhooksender"
 )
 
-// TestDevWebhookCIDRsMatchREADME: what `dev` allows webhooks to reach is what README.md's
+// TestDevWebhookCIDRsMatchREADME: what tokenscope-dev allows webhooks to reach is what README.md's
 // configuration table says, and it covers loopback in both families.
 func TestDevWebhookCIDRsMatchREADME(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
-	m := regexp.MustCompile("(?m)^\\| `WEBHOOK_ALLOWED_CIDRS` \\| [^|]*`([^`]+)` under `dev`").FindSubmatch(readme)
+	m := regexp.MustCompile("(?m)^\\| `WEBHOOK_ALLOWED_CIDRS` \\| [^|]*`([^`]+)` under `tokenscope-dev`").FindSubmatch(readme)
 	require.NotNil(t, m, "README.md's WEBHOOK_ALLOWED_CIDRS row names no dev value")
 	assert.Equal(t, devWebhookCIDRs, string(m[1]))
 
