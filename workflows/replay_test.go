@@ -17,7 +17,7 @@ import (
 )
 
 // replayed is every workflow a worker runs, by the name it is registered under (the same list
-// as cmd/tokenscope's registerWorkflows; TestEveryWorkflowHasAHistory there checks that each of
+// as wire.RegisterWorkflows (cmd/internal/wire); TestEveryWorkflowHasAHistory there checks that each of
 // those has a history here).
 var replayed = map[string]any{
 	workflows.KYTRegistrationWorkflowName: workflows.KYTRegistrationWorkflow,

@@ -34,6 +34,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/temporal"
 	"github.com/tokenscope/tokenscope/app/config"
+	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/kyt"
 	"github.com/tokenscope/tokenscope/domain/webhook"
@@ -120,7 +121,7 @@ func TestRecordHistories(t *testing.T) {
 			require.Len(t, runs, len(s.files))
 			for _, x := range runs {
 				if slices.Contains(todo, x.file) {
-					writeHistory(t, e.rt.temporal, x)
+					writeHistory(t, e.rt.Temporal, x)
 				}
 			}
 		})
@@ -182,12 +183,12 @@ const completed = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
 
 // recordNoop: the readiness probe's round trip.
 func recordNoop(t *testing.T, e *env) []execution {
-	p := temporal.NewWorkflowProbe(e.rt.temporal)
+	p := temporal.NewWorkflowProbe(e.rt.Temporal)
 	p.ID = "readiness/record"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	require.NoError(t, p.Run(ctx))
-	return []execution{{"noop_readiness_probe.json", p.ID, currentRun(t, e.rt.temporal, p.ID), workflows.NoopWorkflowName, completed}}
+	return []execution{{"noop_readiness_probe.json", p.ID, currentRun(t, e.rt.Temporal, p.ID), workflows.NoopWorkflowName, completed}}
 }
 
 // recordKYT: a withdrawal screened by the built-in provider and recorded.
@@ -195,7 +196,7 @@ func recordKYT(t *testing.T, e *env) []execution {
 	r := e.do(t, "POST", "/v2/kyt/withdrawal", withdrawalBody("0.5"), "Idempotency-Key", "record-history")
 	require.Equal(t, 200, r.Status, "%s", r.Body)
 	id := workflows.KYTWorkflowID("e2e", string(kyt.KindWithdrawal), r.Object(t)["externalId"].(string))
-	return []execution{{"kyt_registration_withdrawal.json", id, currentRun(t, e.rt.temporal, id), workflows.KYTRegistrationWorkflowName, completed}}
+	return []execution{{"kyt_registration_withdrawal.json", id, currentRun(t, e.rt.Temporal, id), workflows.KYTRegistrationWorkflowName, completed}}
 }
 
 // recordPnLJobs: a calculate-pnl job over a wallet's own tokens (none: it never traded), and
@@ -218,7 +219,7 @@ func recordPnLJobs(t *testing.T, e *env) []execution {
 	}
 	wallet := start("RecordPnL1111111111111111111111111111111111", nil)
 	named := start("RecordPnL2222222222222222222222222222222222", map[string]any{"tokenAddresses": tokens})
-	c := e.rt.temporal
+	c := e.rt.Temporal
 	return []execution{
 		{"calculate_pnl_job_wallet.json", wallet, currentRun(t, c, wallet), workflows.CalculatePnLJobWorkflowName, completed},
 		{"calculate_pnl_job_tokens.json", named, currentRun(t, c, named), workflows.CalculatePnLJobWorkflowName, completed},
@@ -232,7 +233,7 @@ func recordPnLJobs(t *testing.T, e *env) []execution {
 // signal while it idles, and after that second batch the run continues as new (the recording
 // server suggests it early).
 func recordWebhook(t *testing.T, e *env) []execution {
-	c := e.rt.temporal
+	c := e.rt.Temporal
 	var mu sync.Mutex
 	attempts := map[string]int{}
 	var failing string // webhook-id whose first two attempts fail
@@ -286,7 +287,7 @@ func recordWebhook(t *testing.T, e *env) []execution {
 // signal-with-start), 4 rounds at 300 ms per run, a RefreshConfigSignal of 100 ms sent 0.5 s in
 // (the timer under way is cancelled and restarted), the first run up to its continue-as-new.
 func recordMarketRefresh(t *testing.T, e *env) []execution {
-	c := e.rt.temporal
+	c := e.rt.Temporal
 	ctx := context.Background()
 	require.NoError(t, temporal.StartRefreshLoop(ctx, c, workflows.RefreshInput{Interval: 300 * time.Millisecond, RunsPerHistory: 4}))
 	run := currentRun(t, c, workflows.MarketRefreshWorkflowID)
@@ -299,7 +300,7 @@ func recordMarketRefresh(t *testing.T, e *env) []execution {
 
 // workflowNames is a worker.Registry that notes the workflow names registered on it.
 type workflowNames struct {
-	worker.Registry // never called: the methods registerWorkflows uses are below
+	worker.Registry // never called: the methods RegisterWorkflows uses are below
 	names           []string
 }
 
@@ -319,7 +320,7 @@ func TestEveryWorkflowHasAHistory(t *testing.T) {
 	cfg, err := config.Load()
 	require.NoError(t, err)
 	reg := &workflowNames{}
-	registerWorkflows(reg, &runtime{cfg: cfg, log: testLogger()})
+	wire.RegisterWorkflows(reg, &wire.Runtime{Cfg: cfg, Log: testLogger()})
 	require.NotEmpty(t, reg.names)
 
 	have := map[string][]string{}

@@ -104,8 +104,8 @@ func buildApplication(rt *Runtime) *app.Application {
 	return a
 }
 
-// registerWorkflows registers every workflow and activity on the worker. Each area adds its line.
-func registerWorkflows(w worker.Registry, rt *Runtime) {
+// RegisterWorkflows registers every workflow and activity on the worker. Each area adds its line.
+func RegisterWorkflows(w worker.Registry, rt *Runtime) {
 	registerMarketRefresh(w, rt)
 	registerWorkflowAreas(w, rt)
 }
@@ -166,7 +166,7 @@ func NewWorker(rt *Runtime) worker.Worker {
 	w := worker.New(rt.Temporal, workflows.TaskQueue, worker.Options{
 		Interceptors: []interceptor.WorkerInterceptor{rt.WorkflowMetrics.WorkerInterceptor()},
 	})
-	registerWorkflows(w, rt)
+	RegisterWorkflows(w, rt)
 	return w
 }
 
