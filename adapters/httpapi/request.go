@@ -2,9 +2,9 @@ package httpapi
 
 import (
 	"encoding/json"
-	"unicode/utf8"
 
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/text"
 )
 
 // Request bodies are decoded here, in the adapter: their JSON members become the domain's typed
@@ -24,17 +24,7 @@ func bodyObject(body []byte) (map[string]json.RawMessage, error) {
 
 // shownMember is a mistyped member as a webhook error repeats it: at most 64 bytes, cut on a
 // rune boundary.
-func shownMember(raw json.RawMessage) string {
-	s := string(raw)
-	if len(s) <= 64 {
-		return s
-	}
-	cut := 64
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func shownMember(raw json.RawMessage) string { return text.Cut(string(raw)) }
 
 // shownKYTMember is a mistyped member as a KYT error repeats it: cut at 64 bytes.
 func shownKYTMember(raw json.RawMessage) string {

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/text"
 )
 
 // Status is a job's state. pending and completed are the values the public API's clients
@@ -199,13 +200,4 @@ func checkMessage(m string) error {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-func truncate(s string) string {
-	if len(s) <= 64 {
-		return s
-	}
-	cut := 64
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func truncate(s string) string { return text.Cut(s) }

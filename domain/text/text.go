@@ -46,6 +46,19 @@ func Shown(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", `\u0000`)
 }
 
+// Cut is s cut to at most 64 bytes on a rune boundary, with "…" when anything was cut: how an
+// error repeats a long value it does not need to sanitise.
+func Cut(s string) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	cut := maxShown
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
 // invalid is fault.Invalid without %q, which would double the backslash of a shown \u0000.
 func invalid(param, shown, reason string) *fault.Error {
 	return &fault.Error{Kind: fault.KindInvalid, Code: fault.CodeInvalidParameter, Param: param, Value: shown,

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/text"
 )
 
 // Bounds of an endpoint's fields. They keep one tenant from storing unbounded data and match
@@ -384,16 +385,7 @@ func ValidateMetadata(m map[string]string) error {
 	return nil
 }
 
-func truncate(s string) string {
-	if len(s) <= 64 {
-		return s
-	}
-	cut := 64
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func truncate(s string) string { return text.Cut(s) }
 
 // RotateSecret makes next the signing secret; the old one keeps signing for overlap
 // (RotationOverlap in production). A rotation during an overlap drops the oldest secret.
