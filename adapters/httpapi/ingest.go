@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
+	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -27,15 +30,28 @@ type ingestResponse struct {
 // the line and field; batches before it stay committed, and re-sending the body is safe because
 // every event is idempotent. A body that cannot be read to its end (a malformed chunk, a
 // connection cut short) is a 400 on the body, with the same rule for earlier batches.
+//
+// The body has no total deadline (the route skips REQUEST_TIMEOUT, and HTTP_READ_TIMEOUT only
+// covers what arrives before this handler runs): a client may stream for as long as it keeps
+// sending. A pause longer than the idle timeout ends the request as a 400 on the body.
 func (h *handlers) ingest(c *fiber.Ctx) error {
 	enc, err := requestEncoding(c)
 	if err != nil {
 		return err
 	}
 	var body io.Reader = c.Context().RequestBodyStream()
+	var idle *idleReader
 	if body == nil {
 		// The raw bytes: c.Body() would undo a Content-Encoding without bounds.
 		body = bytes.NewReader(c.Request().Body())
+	} else if conn := c.Context().Conn(); conn != nil {
+		idle = &idleReader{r: body, conn: conn, idle: h.ingestIdle}
+		body = idle
+	}
+	stalled := func() error {
+		c.Set(fiber.HeaderConnection, "close")
+		return fault.Invalid("body", "", "the request body stalled: no bytes arrived for "+h.ingestIdle.String()+
+			" (INGEST_IDLE_TIMEOUT)")
 	}
 	br := &bodyReader{r: body, fault: errUnreadableBody}
 	var in io.Reader = br
@@ -44,6 +60,9 @@ func (h *handlers) ingest(c *fiber.Ctx) error {
 		// The decoded stream is read as it comes, line by line, like a plain one.
 		dec, err := decodingReader(br, enc)
 		if err != nil {
+			if idle != nil && idle.stalled.Load() {
+				return stalled()
+			}
 			if br.failed.Load() {
 				c.Set(fiber.HeaderConnection, "close")
 				return errUnreadableBody()
@@ -54,6 +73,9 @@ func (h *handlers) ingest(c *fiber.Ctx) error {
 		in = dr
 	}
 	res, err := h.app.Ingest.Stream(c.UserContext(), ndjson.NewDecoder(in), nil)
+	if idle != nil && idle.stalled.Load() {
+		return stalled()
+	}
 	if dr != nil && dr.failed.Load() && !br.failed.Load() {
 		return errUndecodableBody(enc)
 	}
@@ -83,6 +105,30 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		b.failed.Store(true)
 		return n, b.fault()
+	}
+	return n, err
+}
+
+// idleReader moves the connection's read deadline to idle from now before every read of the
+// streamed body, so the body may take any time as long as no pause exceeds idle; stalled notes
+// a read that failed because the deadline passed.
+type idleReader struct {
+	r       io.Reader
+	conn    net.Conn
+	idle    time.Duration
+	stalled atomic.Bool
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	deadline := time.Now().Add(r.idle)
+	if err := r.conn.SetReadDeadline(deadline); err != nil {
+		return 0, err
+	}
+	n, err := r.r.Read(p)
+	var ne net.Error
+	if err != nil && (errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() || !time.Now().Before(deadline)) &&
+		!errors.Is(err, io.EOF) {
+		r.stalled.Store(true)
 	}
 	return n, err
 }

@@ -149,10 +149,12 @@ func withAccessLog(log *slog.Logger, m *Metrics) fiber.Handler {
 	}
 }
 
-// withTimeout bounds the time a handler's context lives.
+// withTimeout bounds the time a handler's context lives. A streamed route (POST /v2/ingest)
+// gets no total deadline: its body may stream for as long as it keeps coming, and the ingest
+// handler's idle timeout ends a stalled one.
 func withTimeout(d time.Duration) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if d <= 0 {
+		if d <= 0 || streamedPaths[c.Path()] {
 			return c.Next()
 		}
 		ctx, cancel := context.WithTimeout(c.UserContext(), d)

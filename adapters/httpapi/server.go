@@ -25,9 +25,14 @@ type Deps struct {
 	Registry       *prometheus.Registry
 	Metrics        *Metrics
 	RequestTimeout time.Duration
-	// ReadTimeout bounds the time a client takes to send a request, headers and body (a streamed
-	// ingest body included); 0 means DefaultReadTimeout.
+	// ReadTimeout bounds the time a client takes to send a request, headers and body (of the
+	// streamed ingest route only what arrives before its handler runs, then IngestIdleTimeout
+	// applies); 0 means DefaultReadTimeout.
 	ReadTimeout time.Duration
+	// IngestIdleTimeout replaces ReadTimeout and RequestTimeout on the streamed ingest route: its
+	// body may take as long as it keeps coming, but not send a byte for longer than this; 0 means
+	// DefaultIngestIdleTimeout.
+	IngestIdleTimeout time.Duration
 }
 
 func (d Deps) readTimeout() time.Duration {
@@ -37,12 +42,21 @@ func (d Deps) readTimeout() time.Duration {
 	return DefaultReadTimeout
 }
 
+func (d Deps) ingestIdleTimeout() time.Duration {
+	if d.IngestIdleTimeout > 0 {
+		return d.IngestIdleTimeout
+	}
+	return DefaultIngestIdleTimeout
+}
+
 // handlers carries the dependencies every handler method uses.
 type handlers struct {
 	app *app.Application
 	log *slog.Logger
 	// rankings keeps encoded ranking answers (rankcache.go).
 	rankings *encodedRankings
+	// ingestIdle bounds a pause in a streamed ingest body (Deps.IngestIdleTimeout).
+	ingestIdle time.Duration
 }
 
 func newFiber(d Deps, name string) *fiber.App {
@@ -70,7 +84,7 @@ func newFiber(d Deps, name string) *fiber.App {
 // New builds the main API (every operation).
 func New(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope")
-	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedRankings()}
+	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedRankings(), ingestIdle: d.ingestIdleTimeout()}
 	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withText)
 	routes(api, h)
 	f.Use(notFound)

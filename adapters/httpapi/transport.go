@@ -23,6 +23,9 @@ const HeaderLimit = 16 << 10
 // DefaultReadTimeout is how long a client may take to send a whole request when Deps leaves it 0.
 const DefaultReadTimeout = 30 * time.Second
 
+// DefaultIngestIdleTimeout is how long a streamed ingest body may pause when Deps leaves it 0.
+const DefaultIngestIdleTimeout = 30 * time.Second
+
 // methods are the HTTP methods the API's routes use, for the error that refuses another one.
 var methods = []string{fiber.MethodGet, fiber.MethodPost, fiber.MethodPatch, fiber.MethodDelete}
 

@@ -18,6 +18,7 @@ type Config struct {
 	DexHTTPAddr         string
 	AdminHTTPAddr       string        // /metrics (and health) for operators; no authentication
 	HTTPReadTimeout     time.Duration // how long a client may take to send a request
+	IngestIdleTimeout   time.Duration // how long a streamed POST /v2/ingest body may send nothing
 	WorkerHealthAddr    string        // the worker's /healthz and /readyz
 	TemporalAddress     string        // empty: tokenscope-dev embeds a server
 	TemporalNS          string
@@ -73,6 +74,10 @@ func Load() (Config, error) {
 	c.HTTPReadTimeout = duration("HTTP_READ_TIMEOUT", 30*time.Second, &errs)
 	if c.HTTPReadTimeout <= 0 {
 		errs = append(errs, "HTTP_READ_TIMEOUT must be positive, got "+c.HTTPReadTimeout.String())
+	}
+	c.IngestIdleTimeout = duration("INGEST_IDLE_TIMEOUT", 30*time.Second, &errs)
+	if c.IngestIdleTimeout <= 0 {
+		errs = append(errs, "INGEST_IDLE_TIMEOUT must be positive, got "+c.IngestIdleTimeout.String())
 	}
 	c.ShutdownTimeout = duration("SHUTDOWN_TIMEOUT", 20*time.Second, &errs)
 	c.KYTDeadline = duration("KYT_REGISTER_DEADLINE", 5*time.Second, &errs)

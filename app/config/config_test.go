@@ -33,19 +33,22 @@ func TestLoadDefaultsAndErrors(t *testing.T) {
 	t.Setenv("REQUEST_TIMEOUT", "")
 	t.Setenv("ADMIN_HTTP_ADDR", "")
 	t.Setenv("HTTP_READ_TIMEOUT", "")
+	t.Setenv("INGEST_IDLE_TIMEOUT", "")
 	c, err := config.Load()
 	require.NoError(t, err)
 	assert.Equal(t, ":8080", c.HTTPAddr)
 	assert.Equal(t, 15*time.Second, c.RequestTimeout)
 	assert.Equal(t, "127.0.0.1:9091", c.AdminHTTPAddr, "/metrics stays on loopback unless configured")
 	assert.Equal(t, 30*time.Second, c.HTTPReadTimeout)
+	assert.Equal(t, 30*time.Second, c.IngestIdleTimeout)
 
 	t.Setenv("REQUEST_TIMEOUT", "soon")
 	t.Setenv("DB_MAX_CONNS", "many")
 	t.Setenv("HTTP_READ_TIMEOUT", "0s")
+	t.Setenv("INGEST_IDLE_TIMEOUT", "-1s")
 	_, err = config.Load()
 	require.Error(t, err)
-	for _, v := range []string{"REQUEST_TIMEOUT", "DB_MAX_CONNS", "HTTP_READ_TIMEOUT"} {
+	for _, v := range []string{"REQUEST_TIMEOUT", "DB_MAX_CONNS", "HTTP_READ_TIMEOUT", "INGEST_IDLE_TIMEOUT"} {
 		assert.Contains(t, err.Error(), v)
 	}
 }

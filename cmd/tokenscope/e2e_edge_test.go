@@ -223,6 +223,80 @@ func TestIngestMalformedChunkedBody(t *testing.T) {
 	})
 }
 
+// TestIngestLongStream: a streamed ingest body has no total deadline, only an idle one. A
+// chunked body trickled over longer than REQUEST_TIMEOUT, HTTP_READ_TIMEOUT and
+// INGEST_IDLE_TIMEOUT together is applied whole; a body that stops sending is cut by the idle
+// timeout as a 400 on the body, and nothing of its unfinished batch is applied.
+func TestIngestLongStream(t *testing.T) {
+	const idle = 2 * time.Second
+	e := newEnv(t, func(c *config.Config) {
+		c.RequestTimeout = 300 * time.Millisecond
+		c.HTTPReadTimeout = 300 * time.Millisecond
+		c.IngestIdleTimeout = idle
+	})
+	line := func(addr string) string {
+		b, err := ndjson.Marshal(edgeToken(addr))
+		require.NoError(t, err)
+		return string(b) + "\n"
+	}
+	chunk := func(s string) string { return fmt.Sprintf("%x\r\n%s\r\n", len(s), s) }
+	open := func() net.Conn {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(e.base, "http://"))
+		require.NoError(t, err)
+		t.Cleanup(func() { conn.Close() })
+		// A guard against a hang, not a timing assertion.
+		require.NoError(t, conn.SetDeadline(time.Now().Add(30*time.Second)))
+		_, err = io.WriteString(conn, "POST /v2/ingest HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer "+e.key+
+			"\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n")
+		require.NoError(t, err)
+		return conn
+	}
+	response := func(conn net.Conn) resp {
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return resp{Status: res.StatusCode, Header: res.Header, Body: body}
+	}
+	stored := func(addrs ...string) []string {
+		v := okJSON(t, e.do(t, "GET", "/v2/token/sol/multi?tokenAddresses="+strings.Join(addrs, ","), nil))
+		return addresses(v.([]any), "address")
+	}
+
+	t.Run("a body trickled past every total timeout is applied", func(t *testing.T) {
+		conn := open()
+		var want []string
+		start := time.Now()
+		// Sent until the stream has outlived REQUEST_TIMEOUT, HTTP_READ_TIMEOUT and the idle
+		// timeout put together, with pauses far below the idle timeout.
+		for i := 0; time.Since(start) < 300*time.Millisecond+300*time.Millisecond+idle+500*time.Millisecond; i++ {
+			addr := fmt.Sprintf("EdgeIngestTrickle%03d", i)
+			want = append(want, addr)
+			_, err := io.WriteString(conn, chunk(line(addr)))
+			require.NoError(t, err)
+			time.Sleep(100 * time.Millisecond)
+		}
+		_, err := io.WriteString(conn, "0\r\n\r\n")
+		require.NoError(t, err)
+		r := response(conn)
+		require.Equal(t, 200, r.Status, "body: %s", r.Body)
+		assert.Equal(t, fmt.Sprint(len(want)), fmt.Sprint(r.Object(t)["events"]))
+		assert.ElementsMatch(t, want, stored(want...))
+	})
+	t.Run("a body that stops sending is cut by the idle timeout", func(t *testing.T) {
+		conn := open()
+		const addr = "EdgeIngestStalled1"
+		_, err := io.WriteString(conn, chunk(line(addr)))
+		require.NoError(t, err)
+		r := response(conn) // nothing more is sent
+		badRequest(t, r, "body")
+		requireErrorBody(t, r, 400)
+		assert.Contains(t, r.Object(t)["message"], "INGEST_IDLE_TIMEOUT")
+		assert.Empty(t, stored(addr), "the unfinished batch is not applied")
+	})
+}
+
 // TestMetricsOnlyOnTheAdminAddress: /metrics left the API addresses for ADMIN_HTTP_ADDR.
 func TestMetricsOnlyOnTheAdminAddress(t *testing.T) {
 	e := newEnv(t)

@@ -157,7 +157,7 @@ func httpDeps(rt *Runtime) httpapi.Deps {
 	return httpapi.Deps{
 		App: rt.App, Auth: rt.App.Keys, Checks: ReadinessChecks(rt), Log: rt.Log,
 		Registry: rt.Registry, Metrics: httpapi.NewMetrics(rt.Registry), RequestTimeout: rt.Cfg.RequestTimeout,
-		ReadTimeout: rt.Cfg.HTTPReadTimeout,
+		ReadTimeout: rt.Cfg.HTTPReadTimeout, IngestIdleTimeout: rt.Cfg.IngestIdleTimeout,
 	}
 }
 
