@@ -23,6 +23,9 @@ type Measure struct {
 	// Missing says why nothing was measured (endpoint absent, not applicable…); empty when measured.
 	Missing    string
 	FirstError string
+	// PeakRSS is the measured process's peak resident memory in bytes (0: not sampled); the
+	// series cell shows it.
+	PeakRSS int64 `json:",omitempty"`
 }
 
 // Measured tells whether the series ran.
@@ -38,13 +41,27 @@ const (
 )
 
 // Goal is one of the issue's targets: Subject's metric divided by the baseline's metric must be
-// at most Max (latencies) or at least Min (rates).
+// at most Max (latencies) or at least Min (rates), when either is set; the absolute limits on the
+// subject and every check must hold too. A goal may have limits or checks only (no ratio).
 type Goal struct {
 	Text     string
 	Baseline int // index into Row.Baselines
 	Metric   Metric
 	Max, Min float64
+	// MinRate, MaxP50 and MaxP99 bound the subject's own figures (0: no bound).
+	MinRate        float64       `json:",omitempty"`
+	MaxP50, MaxP99 time.Duration `json:",omitempty"`
+	// Checks are conditions measured outside the series (a backlog that grows, a peak RSS).
+	Checks []Check `json:",omitempty"`
 }
+
+// Check is one condition of a goal the harness evaluated itself.
+type Check struct {
+	Text string
+	Met  bool
+}
+
+func (g *Goal) ratio() bool { return g.Max > 0 || g.Min > 0 }
 
 // Row is an operation, the baselines run next to it and its goal (nil when the issue sets none).
 type Row struct {
@@ -79,7 +96,7 @@ func Ratio(a, b Measure, m Metric) (float64, bool) {
 
 // GoalRatio is the ratio the goal is read on (false when there is none).
 func (r Row) GoalRatio() (float64, bool) {
-	if r.Goal == nil || r.Goal.Baseline >= len(r.Baselines) {
+	if r.Goal == nil || !r.Goal.ratio() || r.Goal.Baseline >= len(r.Baselines) {
 		return 0, false
 	}
 	return Ratio(r.Subject, r.Baselines[r.Goal.Baseline], r.Goal.Metric)
@@ -93,14 +110,29 @@ func (r Row) Verdict() string {
 	if r.Subject.Errors > 0 {
 		return "ERRORS"
 	}
-	if r.Goal.Baseline >= len(r.Baselines) {
+	g, s := r.Goal, r.Subject
+	if !s.Measured() {
 		return "unmeasured"
 	}
-	x, ok := Ratio(r.Subject, r.Baselines[r.Goal.Baseline], r.Goal.Metric)
-	if !ok {
+	met := true
+	if g.ratio() {
+		if g.Baseline >= len(r.Baselines) {
+			return "unmeasured"
+		}
+		x, ok := Ratio(s, r.Baselines[g.Baseline], g.Metric)
+		if !ok {
+			return "unmeasured"
+		}
+		met = (g.Max > 0 && x <= g.Max) || (g.Min > 0 && x >= g.Min)
+	}
+	if (g.MaxP50 > 0 && s.P50 == 0) || (g.MaxP99 > 0 && s.P99 == 0) || (g.MinRate > 0 && s.Rate == 0) {
 		return "unmeasured"
 	}
-	if (r.Goal.Max > 0 && x <= r.Goal.Max) || (r.Goal.Min > 0 && x >= r.Goal.Min) {
+	met = met && (g.MaxP50 == 0 || s.P50 <= g.MaxP50) && (g.MaxP99 == 0 || s.P99 <= g.MaxP99) && s.Rate >= g.MinRate
+	for _, c := range g.Checks {
+		met = met && c.Met
+	}
+	if met {
 		return "met"
 	}
 	return "MISSED"
@@ -187,7 +219,7 @@ func (r Row) lines() []line {
 	if !s.Measured() {
 		calls = "-"
 	}
-	out := []line{{[]string{r.Op, r.Data, s.Name, calls, rate(s), ms(s.P50), ms(s.P99), status, "", goal, r.Verdict()}}}
+	out := []line{{[]string{r.Op, r.Data, seriesName(s), calls, rate(s), ms(s.P50), ms(s.P99), status, "", goal, r.Verdict()}}}
 	for i, b := range r.Baselines {
 		berr := fmt.Sprint(b.Errors)
 		bcalls := fmt.Sprint(b.Calls)
@@ -198,9 +230,25 @@ func (r Row) lines() []line {
 		if r.Goal != nil && r.Goal.Baseline == i {
 			mark = " (goal)"
 		}
-		out = append(out, line{[]string{"", "", "↳ " + b.Name + mark, bcalls, rate(b), ms(b.P50), ms(b.P99), berr, ratios(s, b), "", ""}})
+		out = append(out, line{[]string{"", "", "↳ " + seriesName(b) + mark, bcalls, rate(b), ms(b.P50), ms(b.P99), berr, ratios(s, b), "", ""}})
 	}
 	return out
+}
+
+// seriesName is the series cell: the name, and the peak RSS when it was sampled.
+func seriesName(m Measure) string {
+	if m.PeakRSS > 0 {
+		return fmt.Sprintf("%s (peak RSS %s)", m.Name, Bytes(m.PeakRSS))
+	}
+	return m.Name
+}
+
+// Bytes renders a byte count in MiB, or GiB from 1 GiB on.
+func Bytes(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
 }
 
 var header = []string{"operation", "data", "series", "calls", "rate", "p50", "p99", "errors", "endpoint ÷ baseline", "goal", "verdict"}

@@ -125,6 +125,14 @@ func (s *stack) serviceEnv(extra ...string) []string {
 
 // tool runs a short tokenscope subcommand and returns its stdout; stderr goes to the run's log.
 func (s *stack) tool(ctx context.Context, args ...string) (string, error) {
+	out, _, err := s.toolMeasured(ctx, args...)
+	return out, err
+}
+
+// toolMeasured is tool that also returns the subcommand's peak resident memory in bytes: the
+// largest VmHWM sampled from /proc every 100 ms, or the kernel's maximum RSS of the waited
+// child (rusage) when that is larger (a peak after the last sample).
+func (s *stack) toolMeasured(ctx context.Context, args ...string) (string, int64, error) {
 	cmd := exec.CommandContext(ctx, s.bin, args...)
 	cmd.Env = s.serviceEnv()
 	cmd.Stderr = s.logFile
@@ -134,13 +142,19 @@ func (s *stack) tool(ctx context.Context, args ...string) (string, error) {
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	done, err := startLocked(cmd)
+	var peak int64
 	if err == nil {
+		mem := sampleMemory(cmd.Process.Pid, 100*time.Millisecond)
 		err = <-done
+		peak, _ = mem.stop()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			peak = max(peak, ru.Maxrss<<10) // Linux reports ru_maxrss in KiB
+		}
 	}
 	if err != nil {
-		return out.String(), fmt.Errorf("tokenscope %s: %w (see %s)", strings.Join(args, " "), err, s.logFile.Name())
+		return out.String(), peak, fmt.Errorf("tokenscope %s: %w (see %s)", strings.Join(args, " "), err, s.logFile.Name())
 	}
-	return out.String(), nil
+	return out.String(), peak, nil
 }
 
 // startLocked starts cmd from a goroutine locked to its OS thread and keeps that thread until
@@ -297,29 +311,41 @@ type fill struct {
 	Tokens, Wallets, Trades int
 }
 
-var importLine = regexp.MustCompile(`trades=(\d+) .*seconds=([0-9.]+)`)
+var importLine = regexp.MustCompile(`events=(\d+) .*trades=(\d+) .*seconds=([0-9.]+)`)
+
+// imported is what one fill's `tokenscope import` did.
+type imported struct {
+	file string
+	// events is every line of the file; trades the trade rows the import reported new.
+	events, trades int
+	// took is the import's own timing of its stream (decoding and every batch commit; the
+	// process start and the migration check before it are not in it).
+	took time.Duration
+	// peakRSS is the import process's peak resident memory in bytes.
+	peakRSS int64
+}
 
 // ingestFill generates the fill as NDJSON with `tokenscope simulate --ndjson` and ingests it with
-// `tokenscope import` (the ingest port, batches of 5,000 with every derivation). It returns the
-// file, the trades ingested and how long the import took.
-func (s *stack) ingestFill(ctx context.Context, f fill, end time.Time) (string, int, time.Duration, error) {
+// `tokenscope import` (the ingest port, batches of 5,000 with every derivation).
+func (s *stack) ingestFill(ctx context.Context, f fill, end time.Time) (imported, error) {
 	file := filepath.Join(s.dir, fmt.Sprintf("fill-%d.ndjson", f.Seed))
 	if _, err := s.tool(ctx, "simulate", "--seed", strconv.FormatUint(f.Seed, 10), "--tokens", strconv.Itoa(f.Tokens),
 		"--wallets", strconv.Itoa(f.Wallets), "--trades", strconv.Itoa(f.Trades), "--span", fillSpan.String(),
 		"--end", end.UTC().Format(time.RFC3339), "--ndjson", file); err != nil {
-		return "", 0, 0, err
+		return imported{}, err
 	}
-	out, err := s.tool(ctx, "import", file)
+	out, peak, err := s.toolMeasured(ctx, "import", file)
 	if err != nil {
-		return "", 0, 0, err
+		return imported{}, err
 	}
 	m := importLine.FindStringSubmatch(out)
 	if m == nil {
-		return "", 0, 0, fmt.Errorf("tokenscope import printed %q", out)
+		return imported{}, fmt.Errorf("tokenscope import printed %q", out)
 	}
-	n, _ := strconv.Atoi(m[1])
-	secs, _ := strconv.ParseFloat(m[2], 64)
-	return file, n, time.Duration(secs * float64(time.Second)), nil
+	events, _ := strconv.Atoi(m[1])
+	trades, _ := strconv.Atoi(m[2])
+	secs, _ := strconv.ParseFloat(m[3], 64)
+	return imported{file: file, events: events, trades: trades, took: time.Duration(secs * float64(time.Second)), peakRSS: peak}, nil
 }
 
 // copyColumns are the trade columns the raw COPY writes: the trade record itself.

@@ -1,0 +1,460 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
+	"github.com/tokenscope/tokenscope/app/simulate"
+	"github.com/tokenscope/tokenscope/bench/load"
+	"github.com/tokenscope/tokenscope/bench/report"
+	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/trade"
+)
+
+// The live ingest rows: a sender POSTs simulated trades of the tokens that exist to /v2/ingest
+// on a fixed schedule (rate trades/s) while 16 readers call operations 2, 3, 8 and 9, after the
+// same readers ran alone for the idle baseline. They measure whether the service keeps up (the
+// sender's queue of trades due but not yet sent), how fresh the reads are (time from the POST's
+// response to the trade being visible in operation 3 and counted in operation 2's 1m window),
+// and what the ingest costs the readers (their p99 under ingest against their idle p99).
+
+// liveFill is the simulated market the live sender continues: the configuration of a fill
+// that was imported, so its tokens, pools and wallet balances are those of the database.
+type liveFill struct {
+	fill
+	end time.Time
+}
+
+// Sender settings: a POST carries every trade due since the last one, at most maxPostTrades
+// (one ingest batch is 5,000 events), and the sender looks at the schedule every senderTick.
+const (
+	maxPostTrades = 4000
+	senderTick    = 20 * time.Millisecond
+	// probeEvery is the smallest gap between two freshness samples; probeLimit is how long a
+	// sample is polled before it counts as an error; probePoll is the polling interval.
+	probeEvery = 250 * time.Millisecond
+	probeLimit = 10 * time.Second
+	probePoll  = 10 * time.Millisecond
+	// coldFor is how long a sampled trade's token must have had no trade: its 1m window then
+	// counts no trade but the sample (and those sent after it).
+	coldFor = 65 * time.Second
+)
+
+var (
+	liveRatioGoal  = &report.Goal{Text: "p99 ≤ 2× idle p99 (same readers, same run)", Baseline: 0, Metric: report.P99, Max: 2}
+	freshnessLimit = report.Goal{Text: "p50 ≤ 250 ms, p99 ≤ 1 s", MaxP50: 250 * time.Millisecond, MaxP99: time.Second}
+)
+
+// liveRows runs the idle readers, then the sender with the readers, and returns the rows.
+func (b *bench) liveRows(ctx context.Context, t targets, lf liveFill, rate int, dur time.Duration, data string) []report.Row {
+	b.alive(ctx)
+	op := fmt.Sprintf("live ingest: %s trades/s POSTed to /v2/ingest for %s", thousands(int64(rate)), dur)
+	missing := func(why string) []report.Row {
+		return []report.Row{{Op: op, Data: data, Subject: report.Measure{Name: "sender", Missing: why}}}
+	}
+	readers := pickOps(b.readOps(t), "2 ", "3 trade list, by token", "8 ", "9 ")
+	if len(readers) != 4 {
+		return missing("the reader operations are not all there")
+	}
+	b.logf("live: rebuilding the simulator of fill seed %d", lf.Seed)
+	sim := simulate.New(simulate.Config{Seed: lf.Seed, Tokens: lf.Tokens, Wallets: lf.Wallets, Trades: lf.Trades,
+		Start: lf.end.Add(-fillSpan), End: lf.end})
+	if err := sim.Backfill(ctx, discard{}); err != nil {
+		return missing("rebuild the simulator: " + err.Error())
+	}
+	hot, err := b.recentTokens(ctx)
+	if err != nil {
+		return missing("read recently traded tokens: " + err.Error())
+	}
+
+	// An unrecorded pass first, as before the growth rows: connections and caches warm.
+	warm := max(b.opts.Duration/4, time.Second)
+	b.logf("live: %d readers alone for %s (warm-up) then %s (idle baseline)", b.opts.Concurrency, warm, b.opts.Duration)
+	b.readLoad(ctx, readers, func(ctx context.Context) { sleepCtx(ctx, warm) })
+	idle := b.readLoad(ctx, readers, func(ctx context.Context) { sleepCtx(ctx, b.opts.Duration) })
+
+	b.logf("live: sending %d trades/s for %s with %d readers", rate, dur, b.opts.Concurrency)
+	var mem *memSampler
+	if b.st.svc != nil && b.st.svc.Process != nil {
+		mem = sampleMemory(b.st.svc.Process.Pid, 250*time.Millisecond)
+	}
+	rssBefore := int64(0)
+	if mem != nil {
+		rssBefore, _, _ = procMemory(b.st.svc.Process.Pid)
+	}
+	s := &sender{b: b, sim: sim, rate: rate, dur: dur, lastSent: hot, samples: make(chan sample, 1)}
+	var pr prober
+	var probes sync.WaitGroup
+	for range 2 {
+		probes.Add(1)
+		go func() { defer probes.Done(); pr.run(ctx, b, s.samples) }()
+	}
+	busy := b.readLoad(ctx, readers, func(ctx context.Context) {
+		s.run(ctx)
+		close(s.samples)
+		probes.Wait()
+	})
+	var peak, maxRSS int64
+	if mem != nil {
+		peak, maxRSS = mem.stop()
+	}
+
+	// The sender row: achieved rate against the schedule, and the queue over time.
+	sub := report.Measure{Name: "POST /v2/ingest, trades acknowledged", Unit: "trades/s", Calls: s.acked, Errors: s.errors,
+		FirstError: s.firstErr, PeakRSS: peak}
+	if s.elapsed > 0 {
+		sub.Rate = float64(s.acked) / s.elapsed.Seconds()
+	}
+	sub.P50, sub.P99 = load.Percentile(s.postLat, 50), load.Percentile(s.postLat, 99)
+	planned := int(float64(rate) * dur.Seconds())
+	sched := report.Measure{Name: "schedule", Unit: "trades/s", Calls: planned, Rate: float64(rate)}
+	endQueue := planned - s.sent
+	backlogOK := endQueue <= rate
+	senderRow := report.Row{Op: op, Data: data, Subject: sub, Baselines: []report.Measure{sched},
+		Goal: &report.Goal{Text: "achieved ≥ 0.95× the schedule, no growing backlog (≤ 1 s of trades queued at the end)",
+			Baseline: 0, Metric: report.Rate, Min: 0.95,
+			Checks: []report.Check{{Text: "queue at the end ≤ 1 s of trades", Met: backlogOK}}},
+		Note: fmt.Sprintf("%s trades (%s events with the launches, snapshots, labels and red packets the simulator makes "+
+			"alongside) in %d POSTs over %s; p50/p99 are the POSTs' round trips (each answers after its batch commits); "+
+			"queue of trades due but not yet sent, at each tenth of the run: %s (%s at the end); the service "+
+			"(tokenscope-dev: API, worker and embedded Temporal in one process) held %s resident before, at most %s "+
+			"sampled during, peak (VmHWM) %s",
+			thousands(int64(s.acked)), thousands(int64(s.events)), s.posts, s.elapsed.Round(time.Millisecond),
+			strings.Join(s.queueTimeline(), ", "), thousands(int64(max(endQueue, 0))), report.Bytes(rssBefore),
+			report.Bytes(maxRSS), report.Bytes(peak))}
+	rows := []report.Row{senderRow}
+
+	for i, what := range []string{"visible in operation 3 (trade list by token)", "counted in operation 2's 1m window"} {
+		lat, errs, first := pr.result(i)
+		m := report.Measure{Name: "POST response → " + strings.SplitN(what, " ", 2)[0], Calls: len(lat) + errs, Errors: errs,
+			FirstError: first}
+		m.P50, m.P99 = load.Percentile(lat, 50), load.Percentile(lat, 99)
+		if m.Calls == 0 {
+			m.Missing = "no trade sampled (no token without a trade in the previous 65 s)"
+		}
+		g := freshnessLimit
+		rows = append(rows, report.Row{Op: "live ingest: freshness, " + what, Data: data, Subject: m, Goal: &g,
+			Note: fmt.Sprintf("sampled trades (one every %s at most, of tokens with no trade in the previous %s), polled every %s "+
+				"for up to %s; calls = samples", probeEvery, coldFor, probePoll, probeLimit)})
+	}
+	for _, o := range readers {
+		u, i := busy[o.op], idle[o.op]
+		u.Name, i.Name = "under ingest", "idle, before the ingest"
+		rows = append(rows, report.Row{Op: "live ingest: readers, " + o.op, Data: data, Subject: u,
+			Baselines: []report.Measure{i}, Goal: liveRatioGoal})
+	}
+	return rows
+}
+
+// recentTokens lists the tokens traded within coldFor, as the time of their last trade.
+func (b *bench) recentTokens(ctx context.Context) (map[string]int64, error) {
+	rows, err := b.st.pool.Query(ctx, `SELECT chain, token_address, max(block_timestamp_ms) FROM trades
+		WHERE block_timestamp_ms > $1 GROUP BY 1, 2`, time.Now().Add(-coldFor).UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var c, a string
+		var at int64
+		if err := rows.Scan(&c, &a, &at); err != nil {
+			return nil, err
+		}
+		out[c+"/"+a] = at
+	}
+	return out, rows.Err()
+}
+
+// readLoad runs b.opts.Concurrency readers, reader w calling ops[w % len(ops)] back to back,
+// while during runs, and returns each operation's measure.
+func (b *bench) readLoad(ctx context.Context, ops []readOp, during func(ctx context.Context)) map[string]report.Measure {
+	rctx, stop := context.WithCancel(ctx)
+	type result struct {
+		lat   []time.Duration
+		errs  int
+		first string
+	}
+	results := make([]result, b.opts.Concurrency)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range b.opts.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := ops[w%len(ops)]
+			r := &results[w]
+			for i := 0; rctx.Err() == nil; i++ {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(rctx), 10*time.Second)
+				t0 := time.Now()
+				_, err := load.Do(cctx, b.client, o.http(b, w, i))
+				d := time.Since(t0)
+				cancel()
+				if rctx.Err() != nil && err != nil {
+					break // cut off by the end of the phase, not failed
+				}
+				r.lat = append(r.lat, d)
+				if err != nil {
+					r.errs++
+					if r.first == "" {
+						r.first = err.Error()
+					}
+				}
+			}
+		}()
+	}
+	during(rctx)
+	stop()
+	wg.Wait()
+	elapsed := time.Since(start)
+	out := map[string]report.Measure{}
+	for k, o := range ops {
+		var lat []time.Duration
+		m := report.Measure{}
+		for w := k; w < len(results); w += len(ops) {
+			lat = append(lat, results[w].lat...)
+			m.Errors += results[w].errs
+			if m.FirstError == "" {
+				m.FirstError = results[w].first
+			}
+		}
+		m.Calls = len(lat)
+		m.Rate = float64(len(lat)) / elapsed.Seconds()
+		m.P50, m.P99 = load.Percentile(lat, 50), load.Percentile(lat, 99)
+		out[o.op] = m
+	}
+	return out
+}
+
+// sender POSTs the simulator's events on the schedule.
+type sender struct {
+	b        *bench
+	sim      *simulate.Simulator
+	rate     int
+	dur      time.Duration
+	lastSent map[string]int64 // chain/token → last trade time sent (or found in the database)
+	samples  chan sample
+
+	sent, acked, events, posts, errors int
+	firstErr                           string
+	postLat                            []time.Duration
+	elapsed                            time.Duration
+	queue                              []int // trades due but not sent, once a second
+}
+
+// sample is a trade whose freshness the prober measures.
+type sample struct {
+	chain, token, signature string
+	acked                   time.Time
+}
+
+func (s *sender) run(ctx context.Context) {
+	client := load.Client(1)
+	start := time.Now()
+	deadline := start.Add(s.dur)
+	nextMark := start.Add(time.Second)
+	var lastSample time.Time
+	for ctx.Err() == nil {
+		now := time.Now()
+		due := int(float64(s.rate) * min(now.Sub(start), s.dur).Seconds())
+		for !now.Before(nextMark) && nextMark.Before(deadline.Add(time.Millisecond)) {
+			s.queue = append(s.queue, max(int(float64(s.rate)*nextMark.Sub(start).Seconds())-s.sent, 0))
+			nextMark = nextMark.Add(time.Second)
+		}
+		if !now.Before(deadline) {
+			break
+		}
+		if due-s.sent <= 0 {
+			sleepCtx(ctx, senderTick)
+			continue
+		}
+		body := &postBody{lastSent: s.lastSent, pickSample: now.Sub(lastSample) >= probeEvery}
+		body.enc = ndjson.NewEncoder(&body.buf)
+		want := min(due-s.sent, maxPostTrades)
+		for body.trades < want && ctx.Err() == nil {
+			if err := s.sim.Step(ctx, body, time.Now()); err != nil {
+				s.fail(fmt.Errorf("simulate: %w", err))
+				return
+			}
+		}
+		s.sent += body.trades
+		s.events += body.events
+		s.posts++
+		t0 := time.Now()
+		_, err := load.Do(ctx, client, load.Request{Method: "POST", URL: s.b.st.httpURL + "/v2/ingest",
+			Header: ingestHeader(s.b.st.key), Body: body.buf.Bytes()})
+		acked := time.Now()
+		s.postLat = append(s.postLat, acked.Sub(t0))
+		if err != nil {
+			s.fail(err)
+			continue
+		}
+		s.acked += body.trades
+		s.elapsed = acked.Sub(start)
+		if body.sample != nil {
+			body.sample.acked = acked
+			select {
+			case s.samples <- *body.sample:
+				lastSample = acked
+			default: // both probers busy: skip this one
+			}
+		}
+	}
+}
+
+func (s *sender) fail(err error) {
+	s.errors++
+	if s.firstErr == "" {
+		s.firstErr = err.Error()
+	}
+}
+
+// queueTimeline is the queue at each tenth of the run.
+func (s *sender) queueTimeline() []string {
+	var out []string
+	n := len(s.queue)
+	for k := 1; k <= 10 && n > 0; k++ {
+		out = append(out, thousands(int64(s.queue[max(n*k/10-1, 0)])))
+	}
+	return out
+}
+
+func ingestHeader(key string) http.Header {
+	return http.Header{"Authorization": {"Bearer " + key}, "Content-Type": {"application/x-ndjson"}}
+}
+
+// postBody is the simulate.Sink of one POST: it encodes the events, with every trade and pool
+// snapshot re-timed to the wall clock (the simulator moves its clock at least a millisecond per
+// step, which at thousands of steps a second would date trades minutes ahead), and picks at most
+// one trade of a token without a trade in coldFor as the freshness sample.
+type postBody struct {
+	buf        bytes.Buffer
+	enc        *ndjson.Encoder
+	lastSent   map[string]int64
+	pickSample bool
+	sample     *sample
+
+	trades, events int
+}
+
+func (p *postBody) Emit(_ context.Context, e ingest.Event) error {
+	now := time.Now().UnixMilli()
+	switch v := e.(type) {
+	case ingest.Trade:
+		v.BlockTimestamp = now
+		key := string(v.Chain) + "/" + v.TokenAddress
+		if last, seen := p.lastSent[key]; p.pickSample && p.sample == nil && v.Status == trade.Succeeded &&
+			(!seen || now-last > coldFor.Milliseconds()) {
+			p.sample = &sample{chain: string(v.Chain), token: v.TokenAddress, signature: v.TransactionSignature}
+		}
+		p.lastSent[key] = now
+		p.trades++
+		e = v
+	case ingest.PoolSnapshot:
+		v.BlockTimestamp, v.SnapshotTime = now, now
+		e = v
+	}
+	p.events++
+	return p.enc.Encode(e)
+}
+
+func (p *postBody) Flush(context.Context) error { return nil }
+
+// discard is the sink of the rebuild: the events are in the database already.
+type discard struct{}
+
+func (discard) Emit(context.Context, ingest.Event) error { return nil }
+func (discard) Flush(context.Context) error              { return nil }
+
+// prober polls operations 3 and 2 for sampled trades.
+type prober struct {
+	mu    sync.Mutex
+	lat   [2][]time.Duration
+	errs  [2]int
+	first [2]string
+}
+
+func (p *prober) run(ctx context.Context, b *bench, samples <-chan sample) {
+	for smp := range samples {
+		seen := [2]bool{}
+		deadline := smp.acked.Add(probeLimit)
+		trades := b.st.httpURL + "/v2/trade/" + smp.chain + "?" + url.Values{"tokenAddress": {smp.token}, "limit": {"20"}}.Encode()
+		multi := b.st.dexURL + "/v1/token/" + smp.chain + "/multi?" + url.Values{"tokenAddresses": {smp.token}}.Encode()
+		for (!seen[0] || !seen[1]) && ctx.Err() == nil {
+			for i, u := range []string{trades, multi} {
+				if seen[i] {
+					continue
+				}
+				cctx, cancel := context.WithTimeout(ctx, probeLimit)
+				res, err := load.Do(cctx, b.client, load.Request{Method: "GET", URL: u, Header: b.auth()})
+				cancel()
+				at := time.Now()
+				ok := err == nil && (i == 0 && bytes.Contains(res.Body, []byte(smp.signature)) || i == 1 && counted1m(res.Body, smp.token))
+				if ok {
+					seen[i] = true
+					p.mu.Lock()
+					p.lat[i] = append(p.lat[i], at.Sub(smp.acked))
+					p.mu.Unlock()
+				}
+			}
+			if time.Now().After(deadline) {
+				p.mu.Lock()
+				for i := range seen {
+					if !seen[i] {
+						p.errs[i]++
+						if p.first[i] == "" {
+							p.first[i] = fmt.Sprintf("%s trade %s of token %s not seen within %s of the POST's response",
+								smp.chain, smp.signature, smp.token, probeLimit)
+						}
+					}
+				}
+				p.mu.Unlock()
+				break
+			}
+			sleepCtx(ctx, probePoll)
+		}
+	}
+}
+
+func (p *prober) result(i int) ([]time.Duration, int, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]time.Duration(nil), p.lat[i]...), p.errs[i], p.first[i]
+}
+
+// counted1m tells whether the multi-detail answer shows at least one trade in token's 1m window.
+func counted1m(body []byte, token string) bool {
+	var recs []struct {
+		Address string `json:"address"`
+		Stats   struct {
+			Trades1m json.Number `json:"trades1m"`
+		} `json:"stats"`
+	}
+	if json.Unmarshal(body, &recs) != nil {
+		return false
+	}
+	for _, r := range recs {
+		if r.Address == token {
+			n, err := r.Stats.Trades1m.Int64()
+			return err == nil && n > 0
+		}
+	}
+	return false
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
