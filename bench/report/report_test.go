@@ -50,3 +50,35 @@ func TestFailuresCountEndpointsNotMissingRowsOrBaselines(t *testing.T) {
 	assert.Contains(t, buf.String(), "| a | ")
 	assert.Contains(t, buf.String(), "missing")
 }
+
+func TestVerdictsWithLimitsAndChecks(t *testing.T) {
+	copyRate := report.Measure{Name: "copy", Rate: 100_000}
+	both := &report.Goal{Text: "both", Baseline: 0, Metric: report.Rate, Min: 0.25, MinRate: 20_000}
+	fresh := &report.Goal{Text: "fresh", MaxP50: 250 * time.Millisecond, MaxP99: time.Second}
+	checked := &report.Goal{Text: "checked", MaxP99: time.Second, Checks: []report.Check{{Text: "queue", Met: false}}}
+	tests := []struct {
+		name string
+		row  report.Row
+		want string
+	}{
+		{"ratio and floor met", report.Row{Subject: report.Measure{Rate: 30_000}, Baselines: []report.Measure{copyRate}, Goal: both}, "met"},
+		{"ratio met, floor missed", report.Row{Subject: report.Measure{Rate: 19_000}, Baselines: []report.Measure{{Rate: 40_000}}, Goal: both}, "MISSED"},
+		{"floor met, ratio missed", report.Row{Subject: report.Measure{Rate: 24_000}, Baselines: []report.Measure{copyRate}, Goal: both}, "MISSED"},
+		{"limits only, met", report.Row{Subject: report.Measure{P50: 200 * time.Millisecond, P99: time.Second}, Goal: fresh}, "met"},
+		{"limits only, p99 over", report.Row{Subject: report.Measure{P50: 200 * time.Millisecond, P99: 1001 * time.Millisecond}, Goal: fresh}, "MISSED"},
+		{"limits only, nothing measured", report.Row{Subject: report.Measure{Missing: "no sample"}, Goal: fresh}, "unmeasured"},
+		{"a failed check misses", report.Row{Subject: report.Measure{P99: time.Millisecond}, Goal: checked}, "MISSED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, tt.row.Verdict()) })
+	}
+	_, ok := report.Row{Subject: report.Measure{P99: 1}, Goal: fresh}.GoalRatio()
+	assert.False(t, ok, "a goal without a ratio has none to show")
+}
+
+func TestPeakRSSInTheSeriesCell(t *testing.T) {
+	var buf bytes.Buffer
+	report.MarkdownTable(&buf, []report.Row{{Op: "import", Subject: report.Measure{Name: "tokenscope import", Calls: 1, PeakRSS: 3 << 29}}}, nil)
+	assert.Contains(t, buf.String(), "tokenscope import (peak RSS 1.50 GiB)")
+	assert.Equal(t, "300 MiB", report.Bytes(300<<20))
+}
