@@ -247,7 +247,7 @@ type sender struct {
 	firstErr                           string
 	postLat                            []time.Duration
 	elapsed                            time.Duration
-	queue                              []int // trades due but not sent, once a second
+	queue                              []int // trades due but not sent, at each tenth of the run
 }
 
 // sample is a trade whose freshness the prober measures.
@@ -260,14 +260,15 @@ func (s *sender) run(ctx context.Context) {
 	client := load.Client(1)
 	start := time.Now()
 	deadline := start.Add(s.dur)
-	nextMark := start.Add(time.Second)
+	step := s.dur / 10
+	nextMark := start.Add(step)
 	var lastSample time.Time
 	for ctx.Err() == nil {
 		now := time.Now()
 		due := int(float64(s.rate) * min(now.Sub(start), s.dur).Seconds())
 		for !now.Before(nextMark) && nextMark.Before(deadline.Add(time.Millisecond)) {
 			s.queue = append(s.queue, max(int(float64(s.rate)*nextMark.Sub(start).Seconds())-s.sent, 0))
-			nextMark = nextMark.Add(time.Second)
+			nextMark = nextMark.Add(step)
 		}
 		if !now.Before(deadline) {
 			break
@@ -320,9 +321,8 @@ func (s *sender) fail(err error) {
 // queueTimeline is the queue at each tenth of the run.
 func (s *sender) queueTimeline() []string {
 	var out []string
-	n := len(s.queue)
-	for k := 1; k <= 10 && n > 0; k++ {
-		out = append(out, thousands(int64(s.queue[max(n*k/10-1, 0)])))
+	for _, q := range s.queue {
+		out = append(out, thousands(int64(q)))
 	}
 	return out
 }
