@@ -350,14 +350,16 @@ func run(ctx context.Context, sc scale, o options) int {
 		if ctx.Err() != nil {
 			return failed("interrupted", ctx.Err())
 		}
-		logf("10×: growing trades to %d with history copies", 10*sc.mainTrades)
-		took, err := extendHistory(ctx, st.pool, 10*int64(sc.mainTrades), logf)
-		if err != nil {
-			return failed("history copies", err)
+		if o.want("growth") {
+			logf("10×: growing trades to %d with history copies", 10*sc.mainTrades)
+			took, err := extendHistory(ctx, st.pool, 10*int64(sc.mainTrades), logf)
+			if err != nil {
+				return failed("history copies", err)
+			}
+			env.historyTook += took
+			env.counts10 = countData(ctx, st.pool)
+			at10, sql10 = b.growthSeries(ctx, growthOps, "10×")
 		}
-		env.historyTook += took
-		env.counts10 = countData(ctx, st.pool)
-		at10, sql10 = b.growthSeries(ctx, growthOps, "10×")
 	} else {
 		// 10× data: the other 9/10, ingested while the service runs.
 		logf("fill 10×: simulate + import %d more tokens, %d more trades (service running)", fill2.Tokens, fill2.Trades)
