@@ -44,17 +44,19 @@ type scale struct {
 	name                    string
 	tokens, wallets, trades int
 	duration                time.Duration
-	deliveries              int // sol launches ingested for the webhook delivery row
-	mainTrades              int // with history: the trades table's size for the main rows
+	deliveries              deliverySizes // the webhook delivery rows
+	mainTrades              int           // with history: the trades table's size for the main rows
 }
 
 func (sc scale) history() bool { return sc.mainTrades > 0 }
 
 var scales = map[string]scale{
-	"smoke": {name: "smoke", tokens: 300, wallets: 1_000, trades: 6_000, duration: time.Second, deliveries: 20},
-	"small": {name: "small", tokens: 10_000, wallets: 20_000, trades: 200_000, duration: 10 * time.Second, deliveries: 200},
-	"large": {name: "large", tokens: 100_000, wallets: 200_000, trades: 250_000, duration: 10 * time.Second, deliveries: 1_000,
-		mainTrades: 1_000_000},
+	"smoke": {name: "smoke", tokens: 300, wallets: 1_000, trades: 6_000, duration: time.Second,
+		deliveries: deliverySizes{oneEndpoint: 200, endpoints: 10, fanout: 200, paced: 500 * time.Millisecond}},
+	"small": {name: "small", tokens: 10_000, wallets: 20_000, trades: 200_000, duration: 10 * time.Second,
+		deliveries: deliverySizes{oneEndpoint: 2_000, endpoints: 100, fanout: 2_000, paced: 3 * time.Second}},
+	"large": {name: "large", tokens: 100_000, wallets: 200_000, trades: 250_000, duration: 10 * time.Second,
+		deliveries: deliverySizes{oneEndpoint: 10_000, endpoints: 100, fanout: 10_000, paced: 10 * time.Second}, mainTrades: 1_000_000},
 }
 
 func main() {
@@ -69,6 +71,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the run's database at the end (its name is printed) for a later -reuse")
 	reuse := flag.String("reuse", "", "run on this database, kept by an earlier -keep run of the same scale, instead of filling a new one (it is kept too)")
 	fillOnly := flag.Bool("fill-only", false, "fill a new database, measure its import, keep it and stop (measure later with -reuse)")
+	only := flag.String("only", "", "run only these rows on an empty database: 'deliveries' (the webhook delivery rows)")
 	flag.Parse()
 
 	sc, ok := scales[*scaleName]
@@ -87,7 +90,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code := run(ctx, sc, options{bin: *bin, devBin: *devBin, pg: *pg, conc: *conc, out: *out, failOnErrors: *failOnErrors, keep: *keep || *fillOnly, reuse: *reuse, fillOnly: *fillOnly})
+	code := run(ctx, sc, options{bin: *bin, devBin: *devBin, pg: *pg, conc: *conc, out: *out, failOnErrors: *failOnErrors, keep: *keep || *fillOnly, reuse: *reuse, fillOnly: *fillOnly, only: *only})
 	os.Exit(code)
 }
 
@@ -110,6 +113,7 @@ type options struct {
 	failOnErrors, keep bool
 	fillOnly           bool
 	reuse              string
+	only               string
 }
 
 // reusePrefix is the name every tokenbench database starts with; -reuse takes no other, so a
@@ -191,6 +195,10 @@ func run(ctx context.Context, sc scale, o options) int {
 		return 1
 	}
 
+	if o.only != "" {
+		return runOnly(ctx, sc, o, st, failed)
+	}
+
 	// 1× data, ingested before the service starts.
 	end := time.Now().UTC().Truncate(time.Second)
 	fill1 := fill{Seed: 1, Tokens: sc.tokens / 10, Wallets: sc.wallets / 10, Trades: sc.trades / 10}
@@ -269,7 +277,7 @@ func run(ctx context.Context, sc scale, o options) int {
 	defer rcv.stop()
 	b := &bench{st: st, opts: load.Options{Concurrency: o.conc, Duration: sc.duration}, client: load.Client(o.conc),
 		market: market.New(postgres.NewMarketReader(st.pool)), fiber: fib, rcv: rcv, tc: tc, logf: logf,
-		deliveries: sc.deliveries}
+		deliverySizes: sc.deliveries}
 	defer func() {
 		if b.tc != nil {
 			b.tc.Close()
@@ -393,6 +401,46 @@ func run(ctx context.Context, sc scale, o options) int {
 		}
 	}
 	logf("done in %s", time.Since(started).Round(time.Second))
+	return 0
+}
+
+// runOnly runs the rows o.only names on an empty database (migrated by `tokenscope migrate`) and
+// prints them; nothing is written to a report file.
+func runOnly(ctx context.Context, sc scale, o options, st *stack, failed func(string, error) int) int {
+	if o.only != "deliveries" {
+		logf("-only takes 'deliveries', not %q", o.only)
+		return 2
+	}
+	if _, err := st.tool(ctx, "migrate"); err != nil {
+		return failed("migrate", err)
+	}
+	var err error
+	if st.pool, err = postgres.Open(ctx, st.dbURL, int32(o.conc+4)); err != nil {
+		return failed("open pool", err)
+	}
+	defer st.pool.Close()
+	if err := st.createKey(ctx); err != nil {
+		return failed("api key", err)
+	}
+	if err := st.startService(ctx); err != nil {
+		return failed("start service", err)
+	}
+	rcv, err := startReceiver()
+	if err != nil {
+		return failed("receiver", err)
+	}
+	defer rcv.stop()
+	b := &bench{st: st, opts: load.Options{Concurrency: o.conc, Duration: sc.duration}, client: load.Client(o.conc),
+		rcv: rcv, logf: logf, deliverySizes: sc.deliveries}
+	rows := b.webhookDeliveryRows(ctx)
+	fmt.Println()
+	_ = report.Text(os.Stdout, rows, nil)
+	if fails := report.Failures(rows, nil); len(fails) > 0 {
+		for _, f := range fails {
+			logf("ERROR %s", f)
+		}
+		return 1
+	}
 	return 0
 }
 
