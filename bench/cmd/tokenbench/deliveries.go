@@ -47,8 +47,11 @@ func (b *bench) webhookDeliveryRows(ctx context.Context) []report.Row {
 		{Op: fmt.Sprintf("webhook event → first attempt, %.0f events/s for %s, one endpoint", deliveryTarget, sz.paced), Data: "-"},
 	}
 	missing := func(why string) []report.Row {
+		b.logf("  webhook deliveries: %s", why)
 		for i := range rows {
-			rows[i].Subject = report.Measure{Name: "deliveries", Missing: why}
+			if rows[i].Subject.Name == "" {
+				rows[i].Subject = report.Measure{Name: "deliveries", Missing: why}
+			}
 		}
 		return rows
 	}

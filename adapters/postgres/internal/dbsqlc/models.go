@@ -354,3 +354,8 @@ type WebhookEndpoint struct {
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
 }
+
+type WebhookQueue struct {
+	EndpointID string
+	OutboxSeq  int64
+}
