@@ -77,14 +77,15 @@ func (b *bench) webhookDeliveryRows(ctx context.Context) []report.Row {
 		}
 	}()
 	// Every row's endpoints filter on the row's run tag, so a row's events reach only its own.
-	mk := func(run, path string, n int) ([]string, error) {
+	wh := func(int) string { return "wh" }
+	mk := func(run string, n int, path func(i int) string) ([]string, error) {
 		var ids []string
 		for i := range n {
 			acct := fmt.Sprintf("tokenbench-wh-%s-%d", run, i/webhook.MaxEndpointsPerAccount)
 			if _, err := b.st.pool.Exec(ctx, `INSERT INTO accounts (id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING`, acct); err != nil {
 				return nil, err
 			}
-			e, err := svc.Create(ctx, acct, appwebhook.Creation{URL: fmt.Sprintf("%s/%s/%d", b.rcv.base, path, i), Fields: webhook.Patch{
+			e, err := svc.Create(ctx, acct, appwebhook.Creation{URL: fmt.Sprintf("%s/%s/%d", b.rcv.base, path(i), i), Fields: webhook.Patch{
 				Channels: webhook.Value([]webhook.Channel{webhook.TokenCreated}),
 				Filter:   webhook.Value(fmt.Sprintf("data.run == %q", run))}})
 			if err != nil {
@@ -113,7 +114,7 @@ func (b *bench) webhookDeliveryRows(ctx context.Context) []report.Row {
 	}
 
 	// 1. A burst to one endpoint.
-	if _, err := mk("one", "wh", 1); err != nil {
+	if _, err := mk("one", 1, wh); err != nil {
 		return missing("create endpoint: " + err.Error())
 	}
 	b.logf("measuring %d webhook deliveries to one endpoint", sz.oneEndpoint)
@@ -123,7 +124,7 @@ func (b *bench) webhookDeliveryRows(ctx context.Context) []report.Row {
 
 	// 2. Fan-out to n endpoints.
 	n := sz.endpoints
-	if _, err := mk("fan", "wh", n); err != nil {
+	if _, err := mk("fan", n, wh); err != nil {
 		return missing("create endpoints: " + err.Error())
 	}
 	b.logf("measuring %d webhook deliveries over %d endpoints", sz.fanout, n)
@@ -132,25 +133,25 @@ func (b *bench) webhookDeliveryRows(ctx context.Context) []report.Row {
 	rows[1].Goal = rateGoal("deliveries/s in total")
 
 	// 3. The same with one endpoint hanging until the sender gives up.
-	ids, err := mk("iso", "wh", n-1)
+	ids, err := mk("iso", n, func(i int) string {
+		if i == 0 {
+			return "hang"
+		}
+		return "wh"
+	})
 	if err != nil {
 		return missing("create endpoints: " + err.Error())
 	}
-	hung, err := mk("iso", "hang", 1)
-	if err != nil {
-		return missing("create endpoint: " + err.Error())
-	}
-	_ = ids
 	b.logf("measuring %d webhook deliveries over %d endpoints, one hanging", sz.fanout, n)
 	rows[2].Subject = b.deliveryBurst(ctx, "iso", sz.fanout/n, n-1, func(path string) bool { return strings.HasPrefix(path, "/hang/") })
 	rows[2].Baselines = []report.Measure{plain}
 	rows[2].Goal = rateGoal("deliveries/s to the others")
 	rows[2].Note = "the hanging endpoint's deliveries are not counted; it answers nothing until the sender's timeout"
 	// Stop its retries from loading the later rows.
-	_, _ = b.st.pool.Exec(ctx, `UPDATE webhook_endpoints SET disabled = true WHERE id = $1`, hung[0])
+	_, _ = b.st.pool.Exec(ctx, `UPDATE webhook_endpoints SET disabled = true WHERE id = $1`, ids[0])
 
 	// 4. Latency at the target rate.
-	if _, err := mk("lat", "wh", 1); err != nil {
+	if _, err := mk("lat", 1, wh); err != nil {
 		return missing("create endpoint: " + err.Error())
 	}
 	b.logf("measuring event → first attempt at %.0f events/s for %s", deliveryTarget, sz.paced)

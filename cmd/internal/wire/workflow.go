@@ -94,8 +94,10 @@ func registerWorkflowAreas(w worker.Registry, rt *Runtime) {
 		AttemptTimeout: rt.Cfg.WebhookTimeout + 3*time.Second}
 	w.RegisterActivity(delivery)
 	w.RegisterActivity(&workflows.EndpointActivities{Delivery: delivery, Lookup: wh, Retries: starter, Spill: starter})
-	w.RegisterActivity(&workflows.DispatchActivities{Source: wh, Endpoints: wh, Filter: webhookFilter(rt),
-		Feeder: starter, Clock: rt.Clock})
+	dispatch := &workflows.DispatchActivities{Source: wh, Endpoints: wh, Filter: webhookFilter(rt), Feeder: starter, Clock: rt.Clock}
+	w.RegisterActivity(dispatch)
+	w.RegisterActivity(&workflows.PumpActivities{Delivery: delivery, Dispatch: dispatch, Queue: wh, Lookup: wh,
+		Retries: starter, Schedule: retrySchedule(rt), Log: rt.Log})
 	w.RegisterActivity(&workflows.JobActivities{Jobs: postgres.NewJobStore(rt.Pool, workflows.JobWorkflowID),
 		Positions: postgres.NewWalletRederiver(rt.Pool), Clock: rt.Clock})
 }
