@@ -259,11 +259,13 @@ func MessageID(eventID string) string {
 	return "msg_" + hex.EncodeToString(sum[:16])
 }
 
-// DispatchInput configures the dispatcher loop; zero values take the defaults. BatchSize and
-// RoundsPerRun are the loop's before dispatchPumpChange.
+// DispatchInput configures the dispatcher loop; zero values take the defaults. BatchSize is
+// the loop's before dispatchPumpChange only.
 type DispatchInput struct {
 	PollInterval time.Duration
 	BatchSize    int
+	// RoundsPerRun is how many rounds (before dispatchPumpChange) or pump runs (since) one
+	// workflow run makes before it continues as new.
 	RoundsPerRun int
 	// RunFor is how long one pump run lasts (DefaultPumpRun).
 	RunFor time.Duration
@@ -275,6 +277,9 @@ func (in DispatchInput) withDefaults() DispatchInput {
 	}
 	if in.RunFor <= 0 {
 		in.RunFor = DefaultPumpRun
+	}
+	if in.RoundsPerRun <= 0 {
+		in.RoundsPerRun = pumpRunsPerHistory
 	}
 	return in
 }
@@ -416,7 +421,7 @@ func (a *DispatchActivities) route(ctx context.Context, events []ports.OutboxEve
 //
 // Since dispatchPumpChange it runs the delivery pump (RunPump: fan-out into the delivery queue
 // and one lane per endpoint, docs/workflows.md) as one long-running activity after another, each
-// for in.RunFor, and continues as new after pumpRunsPerHistory runs. A DispatchConfigSignal
+// for in.RunFor, and continues as new after in.RoundsPerRun runs. A DispatchConfigSignal
 // (sent by every process that starts the loop) replaces the configuration: a changed one ends
 // the run under way (cancellation; its batches in flight are finished) and the next run takes
 // it.
@@ -447,7 +452,7 @@ func WebhookDispatchWorkflow(ctx workflow.Context, in DispatchInput) error {
 		},
 	})
 	var a *PumpActivities
-	for run := 0; run < pumpRunsPerHistory; run++ {
+	for run := 0; run < in.RoundsPerRun; run++ {
 		cctx, cancel := workflow.WithCancel(actx)
 		fut := workflow.ExecuteActivity(cctx, a.RunPump, PumpInput{PollInterval: in.PollInterval, RunFor: in.RunFor})
 		for done := false; !done; {
