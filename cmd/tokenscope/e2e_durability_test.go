@@ -100,7 +100,6 @@ func TestWorkerStoppedMidway(t *testing.T) {
 		assert.Equal(t, 0, countRows(t, e, `SELECT count(*) FROM outbox WHERE event_id = $1 AND dispatched_at_ms IS NULL`, evID))
 		assert.Equal(t, 1, countRows(t, e, `SELECT count(*) FROM webhook_attempts WHERE endpoint_id = $1`, id),
 			"the attempt lost with its worker was never recorded; its redelivery is attempt 1")
-		replay(t, e.rt.Temporal, workflows.EndpointWorkflowID(id))
 		replay(t, e.rt.Temporal, workflows.WebhookDispatchWorkflowID)
 	})
 }
