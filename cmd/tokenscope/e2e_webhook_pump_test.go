@@ -119,6 +119,40 @@ func TestWebhookPump(t *testing.T) {
 		}
 	})
 
+	t.Run("rateLimit 10: never more than 10 first attempts started in any second", func(t *testing.T) {
+		key := e.keyFor(t, "wh-pump-rate", account.ScopeWebhook)
+		var mu sync.Mutex
+		var arrivals []time.Time
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			_, _ = io.Copy(io.Discard, req.Body)
+			mu.Lock()
+			arrivals = append(arrivals, time.Now())
+			mu.Unlock()
+		}))
+		defer srv.Close()
+		createEndpoint(t, e, key, map[string]any{"url": srv.URL, "channels": []string{"sol.token.created"}, "rateLimit": 10,
+			"filter": `data.symbol == "RATE"`})
+		const n = 35
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = publish(t, e, webhook.TokenCreated, `{"address":"SoR","name":"R","symbol":"RATE","decimals":9}`)
+		}
+		eventually(t, 30*time.Second, "every event", func() bool { mu.Lock(); defer mu.Unlock(); return len(arrivals) == n })
+		mu.Lock()
+		defer mu.Unlock()
+		for i := range arrivals {
+			in := 0
+			for _, a := range arrivals[i:] {
+				if a.Sub(arrivals[i]) < time.Second {
+					in++
+				}
+			}
+			// One more than the limit: the receiver's clock and the sender's spacing differ by the
+			// request's own time.
+			assert.LessOrEqual(t, in, 11, "arrivals in the second after arrival %d", i)
+		}
+	})
+
 	t.Run("an endpoint that hangs: the others get everything while its first attempts are still queued", func(t *testing.T) {
 		key := e.keyFor(t, "wh-pump-iso", account.ScopeWebhook)
 		hung := newIDReceiver(t, true)
