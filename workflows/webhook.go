@@ -379,12 +379,14 @@ type routing struct {
 	perEndpoint map[string][]routed
 	order       []string
 	seqs        []int64
+	// endpoints are the subscribers as read for this routing.
+	endpoints map[string]*webhook.Endpoint
 }
 
 // route finds each event's subscribers: enabled endpoints that want its channel, created
 // before it, whose filter (if any) matches.
 func (a *DispatchActivities) route(ctx context.Context, events []ports.OutboxEvent) (routing, error) {
-	rt := routing{perEndpoint: map[string][]routed{}, seqs: make([]int64, 0, len(events))}
+	rt := routing{perEndpoint: map[string][]routed{}, seqs: make([]int64, 0, len(events)), endpoints: map[string]*webhook.Endpoint{}}
 	subs := map[webhook.Channel][]*webhook.Endpoint{}
 	for _, row := range events {
 		rt.seqs = append(rt.seqs, row.Seq)
@@ -410,6 +412,7 @@ func (a *DispatchActivities) route(ctx context.Context, events []ports.OutboxEve
 			}
 			if _, seen := rt.perEndpoint[ep.ID()]; !seen {
 				rt.order = append(rt.order, ep.ID())
+				rt.endpoints[ep.ID()] = ep
 			}
 			rt.perEndpoint[ep.ID()] = append(rt.perEndpoint[ep.ID()], routed{seq: row.Seq, ev: ev})
 		}

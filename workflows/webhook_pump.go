@@ -44,6 +44,9 @@ const (
 	pumpFanoutBatch = 1000
 	// laneBackoff is the pause of a lane after a failed bookkeeping step.
 	laneBackoff = time.Second
+	// laneEndpointFresh is how old the fan-out's read of an endpoint may be for a lane to send
+	// with it; an older one is read again (a PATCH, a disable or a delete is seen within it).
+	laneEndpointFresh = time.Second
 )
 
 // PumpInput configures one run of the pump.
@@ -163,7 +166,7 @@ func (p *pump) pump(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		p.push(ctx, id, nil, true)
+		p.push(ctx, id, nil, true, nil, time.Time{})
 	}
 	poll := time.NewTimer(0)
 	defer poll.Stop()
@@ -192,6 +195,7 @@ func (p *pump) pump(ctx context.Context) error {
 
 // fanout queues one read of outbox rows and hands the events to their lanes.
 func (p *pump) fanout(ctx context.Context) (int, error) {
+	read := time.Now()
 	events, err := p.a.Dispatch.Source.Pending(ctx, pumpFanoutBatch)
 	if err != nil || len(events) == 0 {
 		return 0, err
@@ -210,14 +214,14 @@ func (p *pump) fanout(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, id := range rt.order {
-		p.push(ctx, id, rt.perEndpoint[id], false)
+		p.push(ctx, id, rt.perEndpoint[id], false, rt.endpoints[id], read)
 	}
 	return len(events), nil
 }
 
 // push hands events to the endpoint's lane, starting one if needed; backlog says the queue table
-// holds rows the lane has not seen (a resumed pump).
-func (p *pump) push(ctx context.Context, id string, evs []routed, backlog bool) {
+// holds rows the lane has not seen (a resumed pump); ep, when not nil, is the endpoint as read at.
+func (p *pump) push(ctx context.Context, id string, evs []routed, backlog bool, ep *webhook.Endpoint, at time.Time) {
 	p.mu.Lock()
 	l, ok := p.lanes[id]
 	if !ok {
@@ -229,6 +233,7 @@ func (p *pump) push(ctx context.Context, id string, evs []routed, backlog bool) 
 			l.run(ctx)
 		}()
 	}
+	l.seen(ep, at)
 	l.add(evs, backlog)
 	p.mu.Unlock()
 }
@@ -265,6 +270,36 @@ type lane struct {
 	backlog bool           // the queue table holds rows not in the window
 	// perSecond is the endpoint's rateLimit as last read (0: none, -1: not read yet).
 	perSecond int32
+	// ep is the endpoint as last read, at epAt.
+	ep   *webhook.Endpoint
+	epAt time.Time
+}
+
+// seen keeps a newer read of the endpoint.
+func (l *lane) seen(ep *webhook.Endpoint, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ep != nil && at.After(l.epAt) {
+		l.ep, l.epAt = ep, at
+	}
+}
+
+// endpoint returns the endpoint to send to (nil: deleted or disabled), read again when the last
+// read is older than laneEndpointFresh.
+func (l *lane) endpoint(ctx context.Context) (*webhook.Endpoint, error) {
+	l.mu.Lock()
+	ep, at := l.ep, l.epAt
+	l.mu.Unlock()
+	if ep != nil && time.Since(at) < laneEndpointFresh {
+		return ep, nil
+	}
+	at = time.Now()
+	ep, err := l.p.a.Delivery.liveEndpoint(ctx, l.id)
+	if err != nil || ep == nil {
+		return nil, err
+	}
+	l.seen(ep, at)
+	return ep, nil
 }
 
 func (l *lane) add(evs []routed, backlog bool) {
@@ -413,7 +448,7 @@ func (l *lane) reread(ctx context.Context) error {
 // one, and then removes those. An error leaves the rest queued.
 func (l *lane) deliver(ctx context.Context, batch []queued) error {
 	d := l.p.a.Delivery
-	ep, err := d.liveEndpoint(ctx, l.id)
+	ep, err := l.endpoint(ctx)
 	if err != nil {
 		return err
 	}
