@@ -72,6 +72,7 @@ func main() {
 	reuse := flag.String("reuse", "", "run on this database, kept by an earlier -keep run of the same scale, instead of filling a new one (it is kept too)")
 	fillOnly := flag.Bool("fill-only", false, "fill a new database, measure its import, keep it and stop (measure later with -reuse)")
 	only := flag.String("only", "", "run only these rows on an empty database: 'deliveries' (the webhook delivery rows)")
+	paced := flag.Duration("paced", 0, "how long the webhook latency row writes 1,000 events/s (default: the scale's)")
 	flag.Parse()
 
 	sc, ok := scales[*scaleName]
@@ -81,6 +82,9 @@ func main() {
 	}
 	if *dur > 0 {
 		sc.duration = *dur
+	}
+	if *paced > 0 {
+		sc.deliveries.paced = *paced
 	}
 	if *out == "" && sc.name != "smoke" {
 		*out = "BENCHMARKS.md"
