@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+
 	"github.com/tokenscope/tokenscope/domain/webhook"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -93,6 +95,18 @@ func (a *PumpActivities) RunPump(ctx context.Context, in PumpInput) error {
 	defer stopHeartbeat()
 	ctx, cancel := context.WithTimeout(ctx, in.RunFor)
 	defer cancel()
+	if activity.IsActivity(ctx) {
+		// A stopping worker (a deploy, SIGTERM) ends the run at once, gracefully: the worker
+		// waits for it (WorkerStopTimeout) while the batches in flight are recorded.
+		stopping := activity.GetWorkerStopChannel(ctx)
+		go func() {
+			select {
+			case <-stopping:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	p := &pump{a: a, in: in, lanes: map[string]*lane{}, wake: make(chan struct{}, 1)}
 	return p.run(ctx)
 }
@@ -530,6 +544,20 @@ func (l *lane) deliver(ctx context.Context, batch []queued) error {
 			continue
 		}
 		done = append(done, batch[i].seq)
+	}
+	if len(retry) > 0 {
+		// An endpoint deleted or disabled while the batch was out (a receiver that hangs is
+		// often switched off meanwhile) gets no retries.
+		live, err := d.liveEndpoint(ctx, l.id)
+		if err != nil {
+			return err
+		}
+		if live == nil {
+			for _, i := range retry {
+				done = append(done, batch[i].seq)
+			}
+			retry = nil
+		}
 	}
 	if err := l.p.a.Queue.Complete(ctx, l.id, attempts, done); err != nil {
 		return err

@@ -165,6 +165,10 @@ func httpDeps(rt *Runtime) httpapi.Deps {
 func NewWorker(rt *Runtime) worker.Worker {
 	w := worker.New(rt.Temporal, workflows.TaskQueue, worker.Options{
 		Interceptors: []interceptor.WorkerInterceptor{rt.WorkflowMetrics.WorkerInterceptor()},
+		// Stop waits this long for running activities: the webhook pump ends at once when the
+		// worker stops but finishes and records its requests in flight (each bounded by the
+		// sender's timeout), which would otherwise be sent again after the restart.
+		WorkerStopTimeout: rt.Cfg.WebhookTimeout + 5*time.Second,
 	})
 	RegisterWorkflows(w, rt)
 	return w
