@@ -69,6 +69,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the run's database at the end (its name is printed) for a later -reuse")
 	reuse := flag.String("reuse", "", "run on this database, kept by an earlier -keep run of the same scale, instead of filling a new one (it is kept too)")
 	fillOnly := flag.Bool("fill-only", false, "fill a new database, measure its import, keep it and stop (measure later with -reuse)")
+	only := flag.String("only", "", "measure only these read operations, by number (e.g. 2,9): no growth rows, no workflow, webhook or ingest rows, and no report file unless -out is given")
 	flag.Parse()
 
 	sc, ok := scales[*scaleName]
@@ -79,7 +80,7 @@ func main() {
 	if *dur > 0 {
 		sc.duration = *dur
 	}
-	if *out == "" && sc.name != "smoke" {
+	if *out == "" && sc.name != "smoke" && *only == "" {
 		*out = "BENCHMARKS.md"
 	}
 	if sc.name == "smoke" {
@@ -87,7 +88,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code := run(ctx, sc, options{bin: *bin, devBin: *devBin, pg: *pg, conc: *conc, out: *out, failOnErrors: *failOnErrors, keep: *keep || *fillOnly, reuse: *reuse, fillOnly: *fillOnly})
+	code := run(ctx, sc, options{bin: *bin, devBin: *devBin, pg: *pg, conc: *conc, out: *out, failOnErrors: *failOnErrors, keep: *keep || *fillOnly, reuse: *reuse, fillOnly: *fillOnly, only: onlyPrefixes(*only)})
 	os.Exit(code)
 }
 
@@ -110,6 +111,19 @@ type options struct {
 	failOnErrors, keep bool
 	fillOnly           bool
 	reuse              string
+	// only, when set, holds the operation prefixes ("2 ", "9 ") of -only.
+	only []string
+}
+
+// onlyPrefixes turns -only's list of operation numbers into the prefixes of their rows.
+func onlyPrefixes(list string) []string {
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n+" ")
+		}
+	}
+	return out
 }
 
 // reusePrefix is the name every tokenbench database starts with; -reuse takes no other, so a
@@ -294,6 +308,9 @@ func run(ctx context.Context, sc scale, o options) int {
 		}
 		env.historyTook = took
 	}
+	if len(o.only) > 0 {
+		growthPrefixes = nil
+	}
 	growthOps := pickOps(b.readOps(t1), growthPrefixes...)
 	at1, sql1 := b.growthSeries(ctx, growthOps, "1×")
 	if ctx.Err() != nil {
@@ -306,11 +323,13 @@ func run(ctx context.Context, sc scale, o options) int {
 	if sc.history() {
 		// The main rows run on the 1× data (the whole simulated market, its trades table grown to
 		// mainTrades); then the trades table grows ten times and the trade pages are measured again.
-		rows = b.readRows(ctx, b.readOps(t1), "1×")
-		rows = append(rows, b.kytRows(ctx)...)
-		rows = append(rows, b.jobRows(ctx, t1)...)
-		rows = append(rows, b.webhookRows(ctx)...)
-		rows = append(rows, ingest1)
+		rows = b.readRows(ctx, o.pick(b.readOps(t1)), "1×")
+		if len(o.only) == 0 {
+			rows = append(rows, b.kytRows(ctx)...)
+			rows = append(rows, b.jobRows(ctx, t1)...)
+			rows = append(rows, b.webhookRows(ctx)...)
+			rows = append(rows, ingest1)
+		}
 		if ctx.Err() != nil {
 			return failed("interrupted", ctx.Err())
 		}
@@ -343,11 +362,13 @@ func run(ctx context.Context, sc scale, o options) int {
 		if err != nil {
 			return failed("sample targets", err)
 		}
-		rows = b.readRows(ctx, b.readOps(t10), "10×")
-		rows = append(rows, b.kytRows(ctx)...)
-		rows = append(rows, b.jobRows(ctx, t10)...)
-		rows = append(rows, b.webhookRows(ctx)...)
-		rows = append(rows, ingest1, ingest2)
+		rows = b.readRows(ctx, o.pick(b.readOps(t10)), "10×")
+		if len(o.only) == 0 {
+			rows = append(rows, b.kytRows(ctx)...)
+			rows = append(rows, b.jobRows(ctx, t10)...)
+			rows = append(rows, b.webhookRows(ctx)...)
+			rows = append(rows, ingest1, ingest2)
+		}
 	}
 	if ctx.Err() != nil {
 		return failed("interrupted", ctx.Err())
@@ -394,6 +415,14 @@ func run(ctx context.Context, sc scale, o options) int {
 	}
 	logf("done in %s", time.Since(started).Round(time.Second))
 	return 0
+}
+
+// pick keeps the read operations -only selects (all without it).
+func (o options) pick(ops []readOp) []readOp {
+	if len(o.only) == 0 {
+		return ops
+	}
+	return pickOps(ops, o.only...)
 }
 
 func pickOps(ops []readOp, prefixes ...string) []readOp {
