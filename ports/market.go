@@ -191,3 +191,15 @@ type MarketRefresher interface {
 	// computation time.
 	ReplaceHotTokens(ctx context.Context, c chain.Chain, d ranking.Duration, entries []HotEntry, now time.Time) error
 }
+
+// MarketVersions says when the derived market state behind the token reads last changed, as
+// counters that grow with every change a process has learnt of: a read computed after observing
+// a version reflects every write announced up to it, so its answer may be reused while the
+// version stays the same. Zero means unknown (the process is not following the writers): do not
+// reuse anything.
+type MarketVersions interface {
+	// DetailsVersion covers every token's detail: tokens, token_market, token_stats and pools.
+	DetailsVersion() uint64
+	// RankingVersion covers the stored ranking of (c, d) (its entries, not their details).
+	RankingVersion(c chain.Chain, d ranking.Duration) uint64
+}

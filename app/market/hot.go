@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
@@ -33,19 +32,18 @@ type HotRequest struct {
 	Keywords   ranking.Keywords
 }
 
-// WithHotCache keeps the candidates of each hot-token ranking (its first HotScanDepth tokens
-// with their details) for ttl as read from clock, so requests within ttl of a read are
-// filtered and sorted in memory instead of reading about a thousand token details each.
-// Concurrent requests for a ranking that is not cached share one read. An answer is then up to
-// ttl older than the stored ranking and token data (cmd/tokenscope keeps ttl within the refresh
-// interval). A ttl of 0 or less leaves the cache off.
-func WithHotCache(clock ports.Clock, ttl time.Duration) Option {
+// WithCache makes the service reuse what it read while the market's versions say it is
+// unchanged: the token details it read (operation 2, and the ranking's candidates), and each
+// hot-token ranking's candidates (its first HotScanDepth tokens with their details), filtered
+// and sorted in memory per request. A read is reused only by requests that observe the very
+// versions it started under, so an answer reflects every write v reported before the request
+// began; concurrent requests for a ranking that is not kept share one read. While v reports 0
+// (it does not follow the writers) every request reads.
+func WithCache(v ports.MarketVersions) Option {
 	return func(s *Service) {
-		if ttl > 0 {
-			s.hot = newHotCache(clock, ttl)
-		} else {
-			s.hot = nil
-		}
+		s.versions = v
+		s.hot = newHotCache()
+		s.details = newDetailCache()
 	}
 }
 
@@ -67,8 +65,8 @@ func (s *Service) HotTokensVersion(ctx context.Context, r HotRequest) ([]token.D
 	var cands []token.Detail
 	var version uint64
 	var err error
-	if s.hot != nil && cacheable(r.Chain, r.Duration) {
-		cands, version, err = s.hot.get(ctx, hotKey{r.Chain, r.Duration}, func(ctx context.Context) ([]token.Detail, error) {
+	if st, ok := s.hotStamp(r.Chain, r.Duration); ok {
+		cands, version, err = s.hot.get(ctx, hotKey{r.Chain, r.Duration}, st, func(ctx context.Context) ([]token.Detail, error) {
 			return s.hotCandidates(ctx, r.Chain, r.Duration)
 		})
 	} else {
@@ -81,12 +79,23 @@ func (s *Service) HotTokensVersion(ctx context.Context, r HotRequest) ([]token.D
 }
 
 // HotVersion is the version HotTokensVersion would answer (chain, duration) from right now
-// without reading, or 0 when no fresh read is cached (or the cache is off).
+// without reading, or 0 when no read under the current versions is kept (or the cache is off).
 func (s *Service) HotVersion(c chain.Chain, d ranking.Duration) uint64 {
-	if s.hot == nil || !cacheable(c, d) {
+	st, ok := s.hotStamp(c, d)
+	if !ok {
 		return 0
 	}
-	return s.hot.fresh(hotKey{c, d})
+	return s.hot.fresh(hotKey{c, d}, st)
+}
+
+// hotStamp reads the versions a request for (c, d) observes; ok is false when the ranking is
+// not cached (no cache, a key outside the cache, or versions unknown).
+func (s *Service) hotStamp(c chain.Chain, d ranking.Duration) (stamp, bool) {
+	if s.hot == nil || !cacheable(c, d) {
+		return stamp{}, false
+	}
+	st := stamp{details: s.versions.DetailsVersion(), ranking: s.versions.RankingVersion(c, d)}
+	return st, st.details != 0 && st.ranking != 0
 }
 
 // cacheable bounds the cache to the rankings that exist: every duration of every v2 chain.
@@ -107,7 +116,7 @@ func (s *Service) hotCandidates(ctx context.Context, c chain.Chain, d ranking.Du
 	for i, e := range entries {
 		addrs[i] = e.Address
 	}
-	ds, err := s.tokens.TokenDetails(ctx, c, addrs)
+	ds, err := s.tokenDetails(ctx, c, addrs)
 	if err != nil {
 		return nil, err
 	}

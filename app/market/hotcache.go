@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
-	"github.com/tokenscope/tokenscope/ports"
 )
 
 type hotKey struct {
@@ -17,76 +15,70 @@ type hotKey struct {
 	duration ranking.Duration
 }
 
-// hotLoad is one read of a ranking's candidates. Its fields are written once, before done is
-// closed, and only read after done is closed.
+// stamp is the market's versions a read of a ranking started under: the token details' and the
+// stored ranking's. Both are nonzero for a cached read.
+type stamp struct{ details, ranking uint64 }
+
+// hotLoad is one read of a ranking's candidates. Its fields other than stamp and seq are written
+// once, before done is closed, and only read after done is closed.
 type hotLoad struct {
 	done  chan struct{}
 	cands []token.Detail
 	err   error
-	// version identifies this read among all reads of the cache (1, 2, 3, …): two answers
-	// with the same version were computed from the same candidates.
-	version uint64
-	// expires is ttl after the read started: an answer is never built from data read longer
-	// than ttl before the request (unless the request waited for that very read).
-	expires time.Time
+	// stamp is what the versions were when the read started: it reflects every write announced
+	// up to them, and answers any request that observes the same versions.
+	stamp stamp
+	// seq identifies this read among all reads of the cache (1, 2, 3, …): two answers with the
+	// same seq were computed from the same candidates.
+	seq uint64
 	// abandoned is set when the read failed because the context of the request that ran it
 	// ended; the requests that waited for it read again with their own contexts.
 	abandoned bool
 }
 
-// hotCache holds the latest successful read of each ranking until it expires, and the read in
-// progress while there is one. A failed read is forgotten as soon as it ends, so the next
-// request reads again. Entries exist only for the cacheable keys (v2 chains × durations), and
-// expired ones are dropped whenever a read starts.
+// hotCache holds the latest successful read of each ranking, used while the market's versions
+// are still the ones it was read under, and the read in progress while there is one. A failed
+// read is forgotten as soon as it ends, so the next request reads again. Entries exist only for
+// the cacheable keys (v2 chains × durations), one each.
 type hotCache struct {
-	clock ports.Clock
-	ttl   time.Duration
-
 	mu    sync.Mutex
 	loads map[hotKey]*hotLoad
-	reads uint64 // the version of the latest read started
+	reads uint64 // the seq of the latest read started
 	// onWait, when set (by tests), is called each time a request starts waiting for a read
 	// that another request runs.
 	onWait func()
 }
 
-func newHotCache(clock ports.Clock, ttl time.Duration) *hotCache {
-	return &hotCache{clock: clock, ttl: ttl, loads: map[hotKey]*hotLoad{}}
+func newHotCache() *hotCache {
+	return &hotCache{loads: map[hotKey]*hotLoad{}}
 }
 
 // errLoadPanicked is what the waiting requests get when the read they waited for panicked.
 var errLoadPanicked = errors.New("hot token ranking: the shared read did not finish")
 
-// get returns the cached candidates of k while they are fresh; otherwise it joins the read in
-// progress or runs load itself. The result is shared and must not be modified. version is the
-// read's (see hotLoad); it is 0 with an error.
-func (c *hotCache) get(ctx context.Context, k hotKey, load func(context.Context) ([]token.Detail, error)) (cands []token.Detail, version uint64, err error) {
+// get returns the candidates of k read under st (nonzero): the cached read's when it was made
+// under st, the one in progress under st, or a new read by load. The result is shared and must
+// not be modified. seq is the read's (see hotLoad); it is 0 with an error.
+func (c *hotCache) get(ctx context.Context, k hotKey, st stamp, load func(context.Context) ([]token.Detail, error)) (cands []token.Detail, seq uint64, err error) {
 	for {
 		c.mu.Lock()
-		now := c.clock.Now()
 		l, ok := c.loads[k]
-		if ok {
-			select {
-			case <-l.done:
-				if now.Before(l.expires) {
-					c.mu.Unlock()
-					return l.cands, l.version, nil
-				}
-				ok = false // expired: read again
-			default: // in progress: wait for it below
-			}
-		}
-		if !ok {
-			c.dropExpired(now)
+		if !ok || l.stamp != st {
 			c.reads++
-			l = &hotLoad{done: make(chan struct{}), expires: now.Add(c.ttl), version: c.reads}
+			l = &hotLoad{done: make(chan struct{}), stamp: st, seq: c.reads}
 			c.loads[k] = l
 			c.mu.Unlock()
 			c.run(ctx, k, l, load)
 			if l.err != nil {
 				return nil, 0, l.err
 			}
-			return l.cands, l.version, nil
+			return l.cands, l.seq, nil
+		}
+		select {
+		case <-l.done:
+			c.mu.Unlock()
+			return l.cands, l.seq, nil // a finished read stays in loads only when it succeeded
+		default:
 		}
 		wait := c.onWait
 		c.mu.Unlock()
@@ -99,7 +91,7 @@ func (c *hotCache) get(ctx context.Context, k hotKey, load func(context.Context)
 			return nil, 0, ctx.Err()
 		}
 		if l.err == nil {
-			return l.cands, l.version, nil
+			return l.cands, l.seq, nil
 		}
 		if l.abandoned && ctx.Err() == nil {
 			// The request that read gave up, not the database: read again.
@@ -109,18 +101,18 @@ func (c *hotCache) get(ctx context.Context, k hotKey, load func(context.Context)
 	}
 }
 
-// fresh returns the version of k's cached read while it is finished and fresh, else 0.
-func (c *hotCache) fresh(k hotKey) uint64 {
+// fresh returns the seq of k's read when it has finished under st, else 0.
+func (c *hotCache) fresh(k hotKey, st stamp) uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	l, ok := c.loads[k]
-	if !ok || !c.clock.Now().Before(l.expires) {
+	if !ok || l.stamp != st {
 		return 0
 	}
 	select {
 	case <-l.done:
 		if l.err == nil {
-			return l.version
+			return l.seq
 		}
 	default:
 	}
@@ -150,18 +142,4 @@ func (c *hotCache) finish(k hotKey, l *hotLoad, cands []token.Detail, err error,
 		delete(c.loads, k)
 	}
 	close(l.done)
-}
-
-// dropExpired forgets the finished reads that have expired, so a ranking nobody asks for any
-// more does not keep its details alive. Called with mu held.
-func (c *hotCache) dropExpired(now time.Time) {
-	for k, l := range c.loads {
-		select {
-		case <-l.done:
-			if !now.Before(l.expires) {
-				delete(c.loads, k)
-			}
-		default:
-		}
-	}
 }
