@@ -79,7 +79,9 @@ func (tv *testVersions) DetailsVersion() uint64 {
 	return tv.v
 }
 
-func (tv *testVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 { return tv.DetailsVersion() }
+func (tv *testVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 {
+	return tv.DetailsVersion()
+}
 
 // announce stands for a write announced to the process.
 func (tv *testVersions) announce() {
