@@ -51,6 +51,9 @@ type Runtime struct {
 	// WorkflowProbe, set by StartWorkflowProbe in the processes that run a worker, gates
 	// readiness on a no-op workflow round trip.
 	WorkflowProbe *temporal.WorkflowProbe
+	// firstRefresh, set by StartFirstRefresh in the processes that run a worker, gates
+	// readiness on one completed market refresh round.
+	firstRefresh *firstRefresh
 }
 
 // OpenDatabase creates the database if missing, connects and (optionally) migrates.
@@ -130,6 +133,9 @@ func ReadinessChecks(rt *Runtime) []httpapi.Check {
 	}
 	if rt.WorkflowProbe != nil {
 		checks = append(checks, httpapi.Check{Name: "workflows", Ping: rt.WorkflowProbe.Ping})
+	}
+	if rt.firstRefresh != nil {
+		checks = append(checks, httpapi.Check{Name: "rankings", Ping: rt.firstRefresh.Ping})
 	}
 	return checks
 }
