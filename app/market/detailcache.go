@@ -96,3 +96,14 @@ func (s *Service) tokenDetails(ctx context.Context, c chain.Chain, addrs []strin
 	s.details.keep(v, c, missing, ds)
 	return append(out, ds...), nil
 }
+
+// DetailsVersion is the details version a request would read token details under right now
+// (ports.MarketVersions), or 0 when nothing read is reused (no cache, or versions unknown): a
+// caller may keep what it made of an answer read after observing a nonzero version while this
+// still reports it.
+func (s *Service) DetailsVersion() uint64 {
+	if s.details == nil {
+		return 0
+	}
+	return s.versions.DetailsVersion()
+}
