@@ -193,13 +193,17 @@ type MarketRefresher interface {
 }
 
 // MarketVersions says when the derived market state behind the token reads last changed, as
-// counters that grow with every change a process has learnt of: a read computed after observing
-// a version reflects every write announced up to it, so its answer may be reused while the
-// version stays the same. Zero means unknown (the process is not following the writers): do not
-// reuse anything.
+// counters from one sequence that grows with every change a process learns of. A read that
+// started when Current was s reflects every change announced up to s, so it may be reused while
+// the versions of what it depends on are at most s. Zero means unknown (the process is not
+// following the writers): reuse nothing.
 type MarketVersions interface {
-	// DetailsVersion covers every token's detail: tokens, token_market, token_stats and pools.
-	DetailsVersion() uint64
-	// RankingVersion covers the stored ranking of (c, d) (its entries, not their details).
+	// Current is the latest version handed out.
+	Current() uint64
+	// TokensVersion is the latest version of the details of any of addrs on c (tokens,
+	// token_market, token_stats and pools).
+	TokensVersion(c chain.Chain, addrs []string) uint64
+	// RankingVersion is the latest version of the stored ranking of (c, d) (its entries, not
+	// their details).
 	RankingVersion(c chain.Chain, d ranking.Duration) uint64
 }

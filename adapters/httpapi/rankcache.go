@@ -14,8 +14,8 @@ import (
 // encodedBodies keeps each answer's body under its request and the version of the cached read it
 // was computed from (market.HotTokensVersion); a request is answered from it only while the
 // market still reports that very version as current, so it is never staler than the market's
-// own cache. Multi-token detail answers are kept the same way under the market's details version
-// (market.DetailsVersion).
+// own cache. Multi-token detail answers are kept the same way under the version of the requested
+// tokens' details (market.TokensVersion).
 
 // encodedBodiesMaxBytes bounds the bodies kept (per cache); past it the cache is emptied.
 const encodedBodiesMaxBytes = 32 << 20
@@ -95,12 +95,12 @@ func requestKey(c *fiber.Ctx) string {
 }
 
 // sendMulti answers a validated multi-token detail request: from the body kept for the same
-// request under the market's current details version, otherwise from the market, encoding with
-// encode and keeping the body under the version observed before the read (the read reflects at
-// least every write announced up to it).
+// request under the current version of the requested tokens' details, otherwise from the
+// market, encoding with encode and keeping the body under the version observed before the read
+// (the read reflects at least every change announced up to it).
 func (h *handlers) sendMulti(c *fiber.Ctx, r market.MultiRequest, encode func([]byte, []token.Detail) []byte) error {
 	key := requestKey(c)
-	v := h.app.Market.DetailsVersion()
+	v := h.app.Market.TokensVersion(r.Chain.Canonical(), r.Addresses)
 	if v != 0 {
 		if body := h.multis.get(key, v); body != nil {
 			return sendBody(c, func(b []byte) []byte { return append(b, body...) })

@@ -73,15 +73,15 @@ type testVersions struct {
 	v  uint64
 }
 
-func (tv *testVersions) DetailsVersion() uint64 {
+func (tv *testVersions) Current() uint64 {
 	tv.mu.Lock()
 	defer tv.mu.Unlock()
 	return tv.v
 }
 
-func (tv *testVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 {
-	return tv.DetailsVersion()
-}
+func (tv *testVersions) TokensVersion(chain.Chain, []string) uint64 { return tv.Current() }
+
+func (tv *testVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 { return tv.Current() }
 
 // announce stands for a write announced to the process.
 func (tv *testVersions) announce() {

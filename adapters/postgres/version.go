@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,12 +21,19 @@ import (
 // notifications on marketChannel: a writer announces in its transaction what derived state it
 // changes (writeAnnounced), Postgres delivers the announcement to every listening session at
 // commit, and each API process's MarketVersions counts them. A payload names what changed:
-// detailsKey for any token detail, rankingKey(c, d) for one stored ranking.
+// detailsKey for any token's detail, tokensPrefix and a list of tokens for those tokens' details
+// only, rankingKey(c, d) for one stored ranking.
 
 // marketChannel is the notification channel (queries/version.sql sends on it).
 const marketChannel = "tokenscope_market"
 
 const detailsKey = "details"
+
+// tokensPrefix starts a payload naming tokens: "tokens " then chain:address entries separated by
+// spaces, at most maxPayload bytes (Postgres takes up to 8000).
+const tokensPrefix = "tokens "
+
+const maxPayload = 7000
 
 func rankingKey(c chain.Chain, d ranking.Duration) string {
 	return "ranking/" + string(c) + "/" + string(d)
@@ -37,6 +45,27 @@ type marketChange []string
 // marketDetails: the transaction writes tokens, token_market, token_stats or pools (an ingest
 // batch, a window refresh chunk).
 var marketDetails = marketChange{detailsKey}
+
+// marketTokens: the transaction writes the details of these tokens only (a window refresh chunk).
+func marketTokens(refs []ports.TokenRef) marketChange {
+	var ch marketChange
+	p := tokensPrefix
+	for _, r := range refs {
+		e := string(r.Chain) + ":" + r.Address
+		if len(p)+len(e)+1 > maxPayload && p != tokensPrefix {
+			ch = append(ch, p)
+			p = tokensPrefix
+		}
+		if p != tokensPrefix {
+			p += " "
+		}
+		p += e
+	}
+	if p != tokensPrefix {
+		ch = append(ch, p)
+	}
+	return ch
+}
 
 // marketRanking: the transaction replaces the stored ranking of (c, d).
 func marketRanking(c chain.Chain, d ranking.Duration) marketChange {
@@ -112,9 +141,10 @@ type MarketVersions struct {
 
 	mu        sync.Mutex
 	following bool
-	seq       uint64            // the latest version handed out
-	floor     uint64            // seq when the current listening session began: no version is below it
-	keys      map[string]uint64 // each payload's latest version
+	seq       uint64                    // the latest version handed out
+	floor     uint64                    // seq when the current listening session began: no version is below it
+	keys      map[string]uint64         // each key's latest version (detailsKey, rankingKey)
+	tokens    map[ports.TokenRef]uint64 // each token's latest version, when announced by name
 }
 
 var _ ports.MarketVersions = (*MarketVersions)(nil)
@@ -124,7 +154,7 @@ func NewMarketVersions(pool *pgxpool.Pool, log *slog.Logger) *MarketVersions {
 	cfg := pool.Config().ConnConfig
 	return &MarketVersions{
 		connect: func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg.Copy()) },
-		log:     log, retry: time.Second, keys: map[string]uint64{},
+		log:     log, retry: time.Second, keys: map[string]uint64{}, tokens: map[ports.TokenRef]uint64{},
 	}
 }
 
@@ -174,6 +204,8 @@ func (v *MarketVersions) start() {
 	v.following = true
 	v.seq++
 	v.floor = v.seq
+	clear(v.keys) // all below the floor now
+	clear(v.tokens)
 	v.mu.Unlock()
 	localFollowers.add(v)
 }
@@ -185,11 +217,20 @@ func (v *MarketVersions) stop() {
 	v.mu.Unlock()
 }
 
-func (v *MarketVersions) bump(key string) {
+func (v *MarketVersions) bump(payload string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.seq++
-	v.keys[key] = v.seq
+	list, ok := strings.CutPrefix(payload, tokensPrefix)
+	if !ok {
+		v.keys[payload] = v.seq
+		return
+	}
+	for _, e := range strings.Fields(list) {
+		if c, a, ok := strings.Cut(e, ":"); ok {
+			v.tokens[ports.TokenRef{Chain: chain.Chain(c), Address: a}] = v.seq
+		}
+	}
 }
 
 func (v *MarketVersions) version(key string) uint64 {
@@ -201,10 +242,39 @@ func (v *MarketVersions) version(key string) uint64 {
 	return max(v.floor, v.keys[key])
 }
 
-// DetailsVersion implements ports.MarketVersions.
-func (v *MarketVersions) DetailsVersion() uint64 { return v.version(detailsKey) }
+// Current implements ports.MarketVersions.
+func (v *MarketVersions) Current() uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.following {
+		return 0
+	}
+	return v.seq
+}
+
+// TokensVersion implements ports.MarketVersions.
+func (v *MarketVersions) TokensVersion(c chain.Chain, addrs []string) uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.following {
+		return 0
+	}
+	out := max(v.floor, v.keys[detailsKey])
+	for _, a := range addrs {
+		out = max(out, v.tokens[ports.TokenRef{Chain: c, Address: a}])
+	}
+	return out
+}
 
 // RankingVersion implements ports.MarketVersions.
 func (v *MarketVersions) RankingVersion(c chain.Chain, d ranking.Duration) uint64 {
 	return v.version(rankingKey(c, d))
+}
+
+func refsOf(targets []windowTarget) []ports.TokenRef {
+	out := make([]ports.TokenRef, len(targets))
+	for i, t := range targets {
+		out[i] = t.ref
+	}
+	return out
 }

@@ -23,14 +23,17 @@ func following(t *testing.T) *postgres.MarketVersions {
 	t.Helper()
 	v := postgres.NewMarketVersions(pgtest.Pool(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	postgres.SetVersionsRetry(v, 10*time.Millisecond)
-	assert.Zero(t, v.DetailsVersion(), "unknown before it listens")
+	assert.Zero(t, details(v), "unknown before it listens")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); v.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	require.Eventually(t, func() bool { return v.DetailsVersion() != 0 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return details(v) != 0 }, 10*time.Second, 5*time.Millisecond)
 	return v
 }
+
+// details is the version of every token's details on sol (no token is announced by name here).
+func details(v *postgres.MarketVersions) uint64 { return v.TokensVersion(chain.Sol, nil) }
 
 // notifyFrom sends one market notification from a connection of its own, as another process's
 // writer would, committing or rolling back.
@@ -60,9 +63,9 @@ func TestMarketVersionsFollowTheWriters(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 
-	d0, sol1h, sol5m := v.DetailsVersion(), v.RankingVersion(chain.Sol, ranking.Duration1h), v.RankingVersion(chain.Sol, ranking.Duration5m)
+	d0, sol1h, sol5m := details(v), v.RankingVersion(chain.Sol, ranking.Duration1h), v.RankingVersion(chain.Sol, ranking.Duration5m)
 	apply(t, s, tokenEvent(chain.Sol, "vtok"))
-	d1 := v.DetailsVersion()
+	d1 := details(v)
 	assert.Greater(t, d1, d0, "an ingest batch moves the details version before Apply returns")
 	assert.Equal(t, sol1h, v.RankingVersion(chain.Sol, ranking.Duration1h), "and no ranking's")
 
@@ -73,13 +76,13 @@ func TestMarketVersionsFollowTheWriters(t *testing.T) {
 	// Another process: a rolled-back write, then a committed one on a ranking. Notifications
 	// arrive in commit order, so once the second has, the first would have.
 	eth := v.RankingVersion(chain.Eth, ranking.Duration24h)
-	dNow := v.DetailsVersion()
+	dNow := details(v)
 	notifyFrom(t, "details", false)
 	notifyFrom(t, "ranking/eth/24h", true)
 	require.Eventually(t, func() bool { return v.RankingVersion(chain.Eth, ranking.Duration24h) > eth }, 10*time.Second, time.Millisecond)
-	assert.Equal(t, dNow, v.DetailsVersion(), "a rolled-back write is never announced")
+	assert.Equal(t, dNow, details(v), "a rolled-back write is never announced")
 	notifyFrom(t, "details", true)
-	require.Eventually(t, func() bool { return v.DetailsVersion() > dNow }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return details(v) > dNow }, 10*time.Second, time.Millisecond)
 }
 
 // TestMarketVersionsMovePastALostConnection: announcements sent while the listener is away are
@@ -87,13 +90,13 @@ func TestMarketVersionsFollowTheWriters(t *testing.T) {
 func TestMarketVersionsMovePastALostConnection(t *testing.T) {
 	v := following(t)
 	ctx := context.Background()
-	before := max(v.DetailsVersion(), v.RankingVersion(chain.Bsc, ranking.Duration4h))
+	before := max(details(v), v.RankingVersion(chain.Bsc, ranking.Duration4h))
 	tag, err := pgtest.Pool(t).Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 		WHERE datname = current_database() AND query = 'LISTEN tokenscope_market'`)
 	require.NoError(t, err)
 	require.Equal(t, int64(1), tag.RowsAffected(), "one listener")
 	require.Eventually(t, func() bool {
-		d, r := v.DetailsVersion(), v.RankingVersion(chain.Bsc, ranking.Duration4h)
+		d, r := details(v), v.RankingVersion(chain.Bsc, ranking.Duration4h)
 		return d > before && r > before
 	}, 10*time.Second, time.Millisecond)
 }

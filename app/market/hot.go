@@ -42,7 +42,7 @@ type HotRequest struct {
 func WithCache(v ports.MarketVersions) Option {
 	return func(s *Service) {
 		s.versions = v
-		s.hot = newHotCache()
+		s.hot = newHotCache(v)
 		s.details = newDetailCache()
 	}
 }
@@ -65,12 +65,12 @@ func (s *Service) HotTokensVersion(ctx context.Context, r HotRequest) ([]token.D
 	var cands []token.Detail
 	var version uint64
 	var err error
-	if st, ok := s.hotStamp(r.Chain, r.Duration); ok {
-		cands, version, err = s.hot.get(ctx, hotKey{r.Chain, r.Duration}, st, func(ctx context.Context) ([]token.Detail, error) {
+	if cur := s.hotCurrent(r.Chain, r.Duration); cur != 0 {
+		cands, version, err = s.hot.get(ctx, hotKey{r.Chain, r.Duration}, cur, func(ctx context.Context) ([]token.Detail, []string, error) {
 			return s.hotCandidates(ctx, r.Chain, r.Duration)
 		})
 	} else {
-		cands, err = s.hotCandidates(ctx, r.Chain, r.Duration)
+		cands, _, err = s.hotCandidates(ctx, r.Chain, r.Duration)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -81,21 +81,19 @@ func (s *Service) HotTokensVersion(ctx context.Context, r HotRequest) ([]token.D
 // HotVersion is the version HotTokensVersion would answer (chain, duration) from right now
 // without reading, or 0 when no read under the current versions is kept (or the cache is off).
 func (s *Service) HotVersion(c chain.Chain, d ranking.Duration) uint64 {
-	st, ok := s.hotStamp(c, d)
-	if !ok {
+	if s.hotCurrent(c, d) == 0 {
 		return 0
 	}
-	return s.hot.fresh(hotKey{c, d}, st)
+	return s.hot.fresh(hotKey{c, d})
 }
 
-// hotStamp reads the versions a request for (c, d) observes; ok is false when the ranking is
+// hotCurrent is the market's current version for a request for (c, d), or 0 when the ranking is
 // not cached (no cache, a key outside the cache, or versions unknown).
-func (s *Service) hotStamp(c chain.Chain, d ranking.Duration) (stamp, bool) {
+func (s *Service) hotCurrent(c chain.Chain, d ranking.Duration) uint64 {
 	if s.hot == nil || !cacheable(c, d) {
-		return stamp{}, false
+		return 0
 	}
-	st := stamp{details: s.versions.DetailsVersion(), ranking: s.versions.RankingVersion(c, d)}
-	return st, st.details != 0 && st.ranking != 0
+	return s.versions.Current()
 }
 
 // cacheable bounds the cache to the rankings that exist: every duration of every v2 chain.
@@ -105,20 +103,21 @@ func cacheable(c chain.Chain, d ranking.Duration) bool {
 }
 
 // hotCandidates reads the first HotScanDepth tokens of the ranking with their details, in rank
-// order; ranked tokens without a detail are left out. The result is shared by every request
-// served from the cache and is never modified after it is returned.
-func (s *Service) hotCandidates(ctx context.Context, c chain.Chain, d ranking.Duration) ([]token.Detail, error) {
+// order; ranked tokens without a detail are left out. addrs are all the ranked tokens. The
+// result is shared by every request served from the cache and is never modified after it is
+// returned.
+func (s *Service) hotCandidates(ctx context.Context, c chain.Chain, d ranking.Duration) (cands []token.Detail, addrs []string, err error) {
 	entries, err := s.tokens.HotTokens(ctx, c, d, HotScanDepth)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	addrs := make([]string, len(entries))
+	addrs = make([]string, len(entries))
 	for i, e := range entries {
 		addrs[i] = e.Address
 	}
 	ds, err := s.tokenDetails(ctx, c, addrs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byAddr := make(map[string]int, len(ds))
 	for i, d := range ds {
@@ -130,7 +129,7 @@ func (s *Service) hotCandidates(ctx context.Context, c chain.Chain, d ranking.Du
 			out = append(out, ds[i])
 		}
 	}
-	return out, nil
+	return out, addrs, nil
 }
 
 // apply filters the ranked candidates into a new slice, in rank order or sorted when asked, at

@@ -21,19 +21,33 @@ import (
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
 
-// fakeVersions is a ports.MarketVersions the test moves: every ranking shares one version.
+// fakeVersions is a ports.MarketVersions the test moves: one sequence, every ranking shares one
+// version, tokens have their own when bumped by name. The zero value is "not following".
 type fakeVersions struct {
-	mu               sync.Mutex
-	details, ranking uint64
+	mu                    sync.Mutex
+	seq, details, ranking uint64
+	tokens                map[string]uint64
 }
 
 // followingVersions are versions that are known (nonzero).
-func followingVersions() *fakeVersions { return &fakeVersions{details: 1, ranking: 1} }
+func followingVersions() *fakeVersions {
+	return &fakeVersions{seq: 1, details: 1, ranking: 1, tokens: map[string]uint64{}}
+}
 
-func (v *fakeVersions) DetailsVersion() uint64 {
+func (v *fakeVersions) Current() uint64 {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.details
+	return v.seq
+}
+
+func (v *fakeVersions) TokensVersion(_ chain.Chain, addrs []string) uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := v.details
+	for _, a := range addrs {
+		out = max(out, v.tokens[a])
+	}
+	return out
 }
 
 func (v *fakeVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 {
@@ -42,15 +56,26 @@ func (v *fakeVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 {
 	return v.ranking
 }
 
-// bump announces a write: of token details, of rankings, or both.
+// bump announces a write: of every token's details, of rankings, or both.
 func (v *fakeVersions) bump(details, rankings bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.seq++
 	if details {
-		v.details++
+		v.details = v.seq
 	}
 	if rankings {
-		v.ranking++
+		v.ranking = v.seq
+	}
+}
+
+// bumpTokens announces a write of these tokens' details only.
+func (v *fakeVersions) bumpTokens(addrs ...string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.seq++
+	for _, a := range addrs {
+		v.tokens[a] = v.seq
 	}
 }
 

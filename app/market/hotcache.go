@@ -8,6 +8,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/ports"
 )
 
 type hotKey struct {
@@ -15,69 +16,87 @@ type hotKey struct {
 	duration ranking.Duration
 }
 
-// stamp is the market's versions a read of a ranking started under: the token details' and the
-// stored ranking's. Both are nonzero for a cached read.
-type stamp struct{ details, ranking uint64 }
-
-// hotLoad is one read of a ranking's candidates. Its fields other than stamp and seq are written
-// once, before done is closed, and only read after done is closed.
+// hotLoad is one read of a ranking's candidates. seq and id are set when it starts; the other
+// fields are written once, before done is closed, and only read after done is closed.
 type hotLoad struct {
 	done  chan struct{}
 	cands []token.Detail
+	// addrs are the ranking's entries, those without a detail included: the tokens whose
+	// details the candidates depend on.
+	addrs []string
 	err   error
-	// stamp is what the versions were when the read started: it reflects every write announced
-	// up to them, and answers any request that observes the same versions.
-	stamp stamp
-	// seq identifies this read among all reads of the cache (1, 2, 3, …): two answers with the
-	// same seq were computed from the same candidates.
+	// seq is the market's current version when the read started: it reflects every change
+	// announced up to it, and stays valid while neither the ranking nor any of addrs has a later
+	// version.
 	seq uint64
+	// id identifies this read among all reads of the cache (1, 2, 3, …): two answers with the
+	// same id were computed from the same candidates.
+	id uint64
 	// abandoned is set when the read failed because the context of the request that ran it
 	// ended; the requests that waited for it read again with their own contexts.
 	abandoned bool
 }
 
-// hotCache holds the latest successful read of each ranking, used while the market's versions
-// are still the ones it was read under, and the read in progress while there is one. A failed
-// read is forgotten as soon as it ends, so the next request reads again. Entries exist only for
-// the cacheable keys (v2 chains × durations), one each.
+// hotCache holds the latest successful read of each ranking, used while no change to the
+// ranking or to the details of its tokens has been announced since it started, and the read in
+// progress while there is one. A failed read is forgotten as soon as it ends, so the next request
+// reads again. Entries exist only for the cacheable keys (v2 chains × durations), one each.
 type hotCache struct {
+	versions ports.MarketVersions
+
 	mu    sync.Mutex
 	loads map[hotKey]*hotLoad
-	reads uint64 // the seq of the latest read started
+	reads uint64 // the id of the latest read started
 	// onWait, when set (by tests), is called each time a request starts waiting for a read
 	// that another request runs.
 	onWait func()
 }
 
-func newHotCache() *hotCache {
-	return &hotCache{loads: map[hotKey]*hotLoad{}}
+func newHotCache(v ports.MarketVersions) *hotCache {
+	return &hotCache{versions: v, loads: map[hotKey]*hotLoad{}}
+}
+
+// valid reports whether the finished, successful read l of k may answer a request now.
+func (c *hotCache) valid(k hotKey, l *hotLoad) bool {
+	return c.versions.RankingVersion(k.chain, k.duration) <= l.seq && c.versions.TokensVersion(k.chain, l.addrs) <= l.seq
 }
 
 // errLoadPanicked is what the waiting requests get when the read they waited for panicked.
 var errLoadPanicked = errors.New("hot token ranking: the shared read did not finish")
 
-// get returns the candidates of k read under st (nonzero): the cached read's when it was made
-// under st, the one in progress under st, or a new read by load. The result is shared and must
-// not be modified. seq is the read's (see hotLoad); it is 0 with an error.
-func (c *hotCache) get(ctx context.Context, k hotKey, st stamp, load func(context.Context) ([]token.Detail, error)) (cands []token.Detail, seq uint64, err error) {
+// get returns the candidates of k: the kept read's while it is valid, the one in progress when
+// no change to the ranking has been announced since it started (and none to its tokens by the
+// time it ends), or a new read by load. cur is the market's current version (nonzero). The
+// result is shared and must not be modified. id is the read's (see hotLoad); it is 0 with an
+// error.
+func (c *hotCache) get(ctx context.Context, k hotKey, cur uint64, load func(context.Context) ([]token.Detail, []string, error)) (cands []token.Detail, id uint64, err error) {
 	for {
 		c.mu.Lock()
 		l, ok := c.loads[k]
-		if !ok || l.stamp != st {
+		if ok {
+			select {
+			case <-l.done:
+				// A finished read stays in loads only when it succeeded.
+				ok = c.valid(k, l)
+			default:
+				ok = c.versions.RankingVersion(k.chain, k.duration) <= l.seq
+			}
+		}
+		if !ok {
 			c.reads++
-			l = &hotLoad{done: make(chan struct{}), stamp: st, seq: c.reads}
+			l = &hotLoad{done: make(chan struct{}), seq: cur, id: c.reads}
 			c.loads[k] = l
 			c.mu.Unlock()
 			c.run(ctx, k, l, load)
 			if l.err != nil {
 				return nil, 0, l.err
 			}
-			return l.cands, l.seq, nil
+			return l.cands, l.id, nil
 		}
 		select {
 		case <-l.done:
 			c.mu.Unlock()
-			return l.cands, l.seq, nil // a finished read stays in loads only when it succeeded
+			return l.cands, l.id, nil
 		default:
 		}
 		wait := c.onWait
@@ -91,7 +110,11 @@ func (c *hotCache) get(ctx context.Context, k hotKey, st stamp, load func(contex
 			return nil, 0, ctx.Err()
 		}
 		if l.err == nil {
-			return l.cands, l.seq, nil
+			if c.valid(k, l) {
+				return l.cands, l.id, nil
+			}
+			cur = max(cur, c.versions.Current())
+			continue // one of its tokens changed while it read
 		}
 		if l.abandoned && ctx.Err() == nil {
 			// The request that read gave up, not the database: read again.
@@ -101,18 +124,18 @@ func (c *hotCache) get(ctx context.Context, k hotKey, st stamp, load func(contex
 	}
 }
 
-// fresh returns the seq of k's read when it has finished under st, else 0.
-func (c *hotCache) fresh(k hotKey, st stamp) uint64 {
+// fresh returns the id of k's read when it has finished and is valid, else 0.
+func (c *hotCache) fresh(k hotKey) uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	l, ok := c.loads[k]
-	if !ok || l.stamp != st {
+	if !ok {
 		return 0
 	}
 	select {
 	case <-l.done:
-		if l.err == nil {
-			return l.seq
+		if l.err == nil && c.valid(k, l) {
+			return l.id
 		}
 	default:
 	}
@@ -121,22 +144,22 @@ func (c *hotCache) fresh(k hotKey, st stamp) uint64 {
 
 // run executes load for l and publishes its outcome, also when load panics (the panic goes on
 // in this request; the waiting ones get an error).
-func (c *hotCache) run(ctx context.Context, k hotKey, l *hotLoad, load func(context.Context) ([]token.Detail, error)) {
+func (c *hotCache) run(ctx context.Context, k hotKey, l *hotLoad, load func(context.Context) ([]token.Detail, []string, error)) {
 	finished := false
 	defer func() {
 		if !finished {
-			c.finish(k, l, nil, errLoadPanicked, true)
+			c.finish(k, l, nil, nil, errLoadPanicked, true)
 		}
 	}()
-	cands, err := load(ctx)
+	cands, addrs, err := load(ctx)
 	finished = true
-	c.finish(k, l, cands, err, err != nil && ctx.Err() != nil)
+	c.finish(k, l, cands, addrs, err, err != nil && ctx.Err() != nil)
 }
 
-func (c *hotCache) finish(k hotKey, l *hotLoad, cands []token.Detail, err error, abandoned bool) {
+func (c *hotCache) finish(k hotKey, l *hotLoad, cands []token.Detail, addrs []string, err error, abandoned bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	l.cands, l.err, l.abandoned = cands, err, abandoned
+	l.cands, l.addrs, l.err, l.abandoned = cands, addrs, err, abandoned
 	if err != nil && c.loads[k] == l {
 		// Errors are never cached.
 		delete(c.loads, k)
