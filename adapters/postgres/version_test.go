@@ -15,6 +15,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -58,7 +59,7 @@ func notifyFrom(t *testing.T, payload string, commit bool) {
 // before they return; another process's committed writes move them once their notification
 // arrives, and rolled-back ones never do.
 func TestMarketVersionsFollowTheWriters(t *testing.T) {
-	pgtest.Truncate(t, "tokens", "token_market", "token_stats", "hot_tokens", "hot_rankings")
+	pgtest.Truncate(t, engineTables...)
 	v := following(t)
 	ctx := context.Background()
 	s := postgres.NewIngestStore(pgtest.Pool(t))
@@ -83,6 +84,31 @@ func TestMarketVersionsFollowTheWriters(t *testing.T) {
 	assert.Equal(t, dNow, details(v), "a rolled-back write is never announced")
 	notifyFrom(t, "details", true)
 	require.Eventually(t, func() bool { return details(v) > dNow }, 10*time.Second, time.Millisecond)
+
+	// Changes announced by token (window refresh chunks) move those tokens' versions only.
+	x, y := v.TokensVersion(chain.Sol, []string{"x"}), v.TokensVersion(chain.Sol, []string{"y"})
+	notifyFrom(t, "tokens sol:x eth:y", true)
+	require.Eventually(t, func() bool { return v.TokensVersion(chain.Sol, []string{"x"}) > x }, 10*time.Second, time.Millisecond)
+	assert.Equal(t, y, v.TokensVersion(chain.Sol, []string{"y"}), "y changed on eth, not on sol")
+	assert.Greater(t, v.TokensVersion(chain.Eth, []string{"y"}), y)
+	assert.Equal(t, v.TokensVersion(chain.Sol, []string{"x"}), v.TokensVersion(chain.Sol, []string{"y", "x"}), "the latest of a list")
+}
+
+// TestMarketVersionsWindowRefreshNamesItsTokens: a refresh round announces the tokens whose
+// windows it rewrote, before it returns, and no others.
+func TestMarketVersionsWindowRefreshNamesItsTokens(t *testing.T) {
+	pgtest.Truncate(t, engineTables...)
+	v := following(t)
+	s := postgres.NewIngestStore(pgtest.Pool(t))
+	apply(t, s, tokenEvent(chain.Sol, "tok1"), tokenEvent(chain.Sol, "quiet"), swap("w1", trade.Buy, "10", "2", 30*time.Minute, "sigv1"))
+	_, err := s.RefreshWindows(context.Background(), now) // the first round: every active token
+	require.NoError(t, err)
+	tok, quiet := v.TokensVersion(chain.Sol, []string{"tok1"}), v.TokensVersion(chain.Sol, []string{"quiet"})
+	// 31 minutes later the trade has left tok1's 30m window (among others): tok1 is rewritten.
+	_, err = s.RefreshWindows(context.Background(), now.Add(31*time.Minute))
+	require.NoError(t, err)
+	assert.Greater(t, v.TokensVersion(chain.Sol, []string{"tok1"}), tok)
+	assert.Equal(t, quiet, v.TokensVersion(chain.Sol, []string{"quiet"}), "a token no window of which moved")
 }
 
 // TestMarketVersionsMovePastALostConnection: announcements sent while the listener is away are

@@ -543,3 +543,38 @@ func TestHotTokensVersionIsZeroWithoutTheCache(t *testing.T) {
 	}
 	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h))
 }
+
+// TestHotTokensOnlyTheirTokensInvalidateARanking: a change announced for tokens outside the
+// ranking leaves its read in use; one for a ranked token makes the next request read the ranking
+// again, and the details of that token alone.
+func TestHotTokensOnlyTheirTokensInvalidateARanking(t *testing.T) {
+	s, r, versions := newHotService(t)
+	f := newHotFixture(t)
+	ctx := context.Background()
+	req := market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h}
+	changed := f.details[3] // wif
+	changed.MarketData.PriceInUSD = dec("0.01")
+	gomock.InOrder(
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1h, market.HotScanDepth).Return(f.entries, nil),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, f.addrs).Return(f.details, nil),
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1h, market.HotScanDepth).Return(f.entries, nil),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, []string{"wif"}).Return([]token.Detail{changed}, nil),
+	)
+	byPrice := req
+	byPrice.SortBy, byPrice.Desc = token.FieldPriceInUSD, true
+	got, err := s.HotTokens(ctx, byPrice)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"wif", "bonk", "dog", "pop"}, hotAddrs(got))
+
+	versions.bumpTokens("someothertoken")
+	_, v1, err := s.HotTokensVersion(ctx, byPrice)
+	require.NoError(t, err)
+	assert.Equal(t, v1, s.HotVersion(chain.Sol, ranking.Duration1h), "an unrelated token's change: the same read")
+
+	versions.bumpTokens("wif")
+	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h), "a ranked token changed")
+	got, v2, err := s.HotTokensVersion(ctx, byPrice)
+	require.NoError(t, err)
+	assert.NotEqual(t, v1, v2)
+	assert.Equal(t, []string{"bonk", "dog", "pop", "wif"}, hotAddrs(got), "wif's new price")
+}

@@ -208,6 +208,13 @@ func TestMultiReusesDetailsUntilAWriteIsAnnounced(t *testing.T) {
 	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a=5"}, addrs(got))
+
+	// A change announced for c alone: only c is read again.
+	r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Eth, []string{"c"}).Return([]token.Detail{d("c", "7")}, nil)
+	versions.bumpTokens("c")
+	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a", "c"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a=5", "c=7"}, addrs(got))
 }
 
 func TestParseSearchSort(t *testing.T) {
