@@ -35,10 +35,11 @@ type HotRequest struct {
 // WithCache makes the service reuse what it read while the market's versions say it is
 // unchanged: the token details it read (operation 2, and the ranking's candidates), and each
 // hot-token ranking's candidates (its first HotScanDepth tokens with their details), filtered
-// and sorted in memory per request. A read is reused only by requests that observe the very
-// versions it started under, so an answer reflects every write v reported before the request
-// began; concurrent requests for a ranking that is not kept share one read. While v reports 0
-// (it does not follow the writers) every request reads.
+// and sorted in memory per request. A read is reused while v reports no change, since it
+// started, to anything it depends on (the tokens it holds, the stored ranking), so an answer
+// reflects every change v reported before the request began; concurrent requests for a ranking
+// that is not kept share one read. While v reports 0 (it does not follow the writers) every
+// request reads.
 func WithCache(v ports.MarketVersions) Option {
 	return func(s *Service) {
 		s.versions = v
