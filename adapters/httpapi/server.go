@@ -41,8 +41,8 @@ func (d Deps) readTimeout() time.Duration {
 type handlers struct {
 	app *app.Application
 	log *slog.Logger
-	// rankings keeps encoded ranking answers (rankcache.go).
-	rankings *encodedRankings
+	// rankings and multis keep encoded ranking and multi-token detail answers (rankcache.go).
+	rankings, multis *encodedBodies
 }
 
 func newFiber(d Deps, name string) *fiber.App {
@@ -70,7 +70,7 @@ func newFiber(d Deps, name string) *fiber.App {
 // New builds the main API (every operation).
 func New(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope")
-	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedRankings()}
+	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedBodies(), multis: newEncodedBodies()}
 	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withText)
 	routes(api, h)
 	f.Use(notFound)
@@ -80,7 +80,7 @@ func New(d Deps) *fiber.App {
 // NewDex builds the {dex_base_url} API: the multi-token detail operation on its own address.
 func NewDex(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope-dex")
-	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedRankings()}
+	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedBodies(), multis: newEncodedBodies()}
 	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withText)
 	dexRoutes(api, h)
 	f.Use(notFound)

@@ -68,7 +68,7 @@ var tradeColumns = []string{
 // Apply writes the batch and its derivations in one transaction, in ingest.AllTypes order.
 func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
 	var res ingest.Result
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := writeAnnounced(ctx, s.pool, marketDetails, func(tx pgx.Tx) error {
 		if err := lockDerivedState(ctx, tx); err != nil {
 			return err
 		}

@@ -142,7 +142,7 @@ func planRound(st dbsqlc.GetRefreshStateRow, end int64) roundPlan {
 // refreshPart recomputes the windows of one chunk of a round in its own transaction, under the
 // derived-state lock, and records the chunk's last token as the round's position.
 func refreshPart(ctx context.Context, conn *pgx.Conn, part []windowTarget, now time.Time) error {
-	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+	return writeAnnounced(ctx, conn, marketTokens(refsOf(part)), func(tx pgx.Tx) error {
 		if err := lockDerivedState(ctx, tx); err != nil {
 			return err
 		}

@@ -71,8 +71,9 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the run's database at the end (its name is printed) for a later -reuse")
 	reuse := flag.String("reuse", "", "run on this database, kept by an earlier -keep run of the same scale, instead of filling a new one (it is kept too)")
 	fillOnly := flag.Bool("fill-only", false, "fill a new database, measure its import, keep it and stop (measure later with -reuse)")
-	only := flag.String("only", "", "run only these rows on an empty database: 'deliveries' (the webhook delivery rows)")
+	deliveriesOnly := flag.Bool("deliveries-only", false, "run only the webhook delivery rows, on an empty database, and print them")
 	paced := flag.Duration("paced", 0, "how long the webhook latency row writes 1,000 events/s (default: the scale's)")
+	only := flag.String("only", "", "measure only these read operations, by number (e.g. 2,9): no growth rows, no workflow, webhook or ingest rows, and no report file unless -out is given")
 	flag.Parse()
 
 	sc, ok := scales[*scaleName]
@@ -86,7 +87,7 @@ func main() {
 	if *paced > 0 {
 		sc.deliveries.paced = *paced
 	}
-	if *out == "" && sc.name != "smoke" {
+	if *out == "" && sc.name != "smoke" && *only == "" && !*deliveriesOnly {
 		*out = "BENCHMARKS.md"
 	}
 	if sc.name == "smoke" {
@@ -94,7 +95,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code := run(ctx, sc, options{bin: *bin, devBin: *devBin, pg: *pg, conc: *conc, out: *out, failOnErrors: *failOnErrors, keep: *keep || *fillOnly, reuse: *reuse, fillOnly: *fillOnly, only: *only})
+	code := run(ctx, sc, options{bin: *bin, devBin: *devBin, pg: *pg, conc: *conc, out: *out, failOnErrors: *failOnErrors, keep: *keep || *fillOnly, reuse: *reuse, fillOnly: *fillOnly, only: onlyPrefixes(*only), deliveriesOnly: *deliveriesOnly})
 	os.Exit(code)
 }
 
@@ -117,7 +118,20 @@ type options struct {
 	failOnErrors, keep bool
 	fillOnly           bool
 	reuse              string
-	only               string
+	deliveriesOnly     bool
+	// only, when set, holds the operation prefixes ("2 ", "9 ") of -only.
+	only []string
+}
+
+// onlyPrefixes turns -only's list of operation numbers into the prefixes of their rows.
+func onlyPrefixes(list string) []string {
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n+" ")
+		}
+	}
+	return out
 }
 
 // reusePrefix is the name every tokenbench database starts with; -reuse takes no other, so a
@@ -199,8 +213,8 @@ func run(ctx context.Context, sc scale, o options) int {
 		return 1
 	}
 
-	if o.only != "" {
-		return runOnly(ctx, sc, o, st, failed)
+	if o.deliveriesOnly {
+		return runDeliveries(ctx, sc, o, st, failed)
 	}
 
 	// 1× data, ingested before the service starts.
@@ -306,6 +320,9 @@ func run(ctx context.Context, sc scale, o options) int {
 		}
 		env.historyTook = took
 	}
+	if len(o.only) > 0 {
+		growthPrefixes = nil
+	}
 	growthOps := pickOps(b.readOps(t1), growthPrefixes...)
 	at1, sql1 := b.growthSeries(ctx, growthOps, "1×")
 	if ctx.Err() != nil {
@@ -318,11 +335,13 @@ func run(ctx context.Context, sc scale, o options) int {
 	if sc.history() {
 		// The main rows run on the 1× data (the whole simulated market, its trades table grown to
 		// mainTrades); then the trades table grows ten times and the trade pages are measured again.
-		rows = b.readRows(ctx, b.readOps(t1), "1×")
-		rows = append(rows, b.kytRows(ctx)...)
-		rows = append(rows, b.jobRows(ctx, t1)...)
-		rows = append(rows, b.webhookRows(ctx)...)
-		rows = append(rows, ingest1)
+		rows = b.readRows(ctx, o.pick(b.readOps(t1)), "1×")
+		if len(o.only) == 0 {
+			rows = append(rows, b.kytRows(ctx)...)
+			rows = append(rows, b.jobRows(ctx, t1)...)
+			rows = append(rows, b.webhookRows(ctx)...)
+			rows = append(rows, ingest1)
+		}
 		if ctx.Err() != nil {
 			return failed("interrupted", ctx.Err())
 		}
@@ -355,11 +374,13 @@ func run(ctx context.Context, sc scale, o options) int {
 		if err != nil {
 			return failed("sample targets", err)
 		}
-		rows = b.readRows(ctx, b.readOps(t10), "10×")
-		rows = append(rows, b.kytRows(ctx)...)
-		rows = append(rows, b.jobRows(ctx, t10)...)
-		rows = append(rows, b.webhookRows(ctx)...)
-		rows = append(rows, ingest1, ingest2)
+		rows = b.readRows(ctx, o.pick(b.readOps(t10)), "10×")
+		if len(o.only) == 0 {
+			rows = append(rows, b.kytRows(ctx)...)
+			rows = append(rows, b.jobRows(ctx, t10)...)
+			rows = append(rows, b.webhookRows(ctx)...)
+			rows = append(rows, ingest1, ingest2)
+		}
 	}
 	if ctx.Err() != nil {
 		return failed("interrupted", ctx.Err())
@@ -408,13 +429,9 @@ func run(ctx context.Context, sc scale, o options) int {
 	return 0
 }
 
-// runOnly runs the rows o.only names on an empty database (migrated by `tokenscope migrate`) and
+// runDeliveries runs the webhook delivery rows (-deliveries-only) on an empty database (migrated by `tokenscope migrate`) and
 // prints them; nothing is written to a report file.
-func runOnly(ctx context.Context, sc scale, o options, st *stack, failed func(string, error) int) int {
-	if o.only != "deliveries" {
-		logf("-only takes 'deliveries', not %q", o.only)
-		return 2
-	}
+func runDeliveries(ctx context.Context, sc scale, o options, st *stack, failed func(string, error) int) int {
 	if _, err := st.tool(ctx, "migrate"); err != nil {
 		return failed("migrate", err)
 	}
@@ -446,6 +463,14 @@ func runOnly(ctx context.Context, sc scale, o options, st *stack, failed func(st
 		return 1
 	}
 	return 0
+}
+
+// pick keeps the read operations -only selects (all without it).
+func (o options) pick(ops []readOp) []readOp {
+	if len(o.only) == 0 {
+		return ops
+	}
+	return pickOps(ops, o.only...)
 }
 
 func pickOps(ops []readOp, prefixes ...string) []readOp {
