@@ -25,18 +25,34 @@ func div(a, b decimal.Decimal) decimal.Decimal {
 	return a.DivRound(b, Scale)
 }
 
-// Window computes the statistics of one token over the window w ending at now: the trades whose
-// blockTimestamp lies in (now − w, now], excluding failed trades. trades must all be of that
-// token; their order does not matter. Buyers, sellers and traders count distinct wallets. Open
-// and close are the USD prices of the first and last trade in trade.Compare order, high and low
-// the extremes; with no trade all prices are 0. liquidityUSD is copied into
+// WindowStart is the first block time (Unix ms) window w holds at now: the first whole second
+// after now − w. A window is whole seconds, so that per-second buckets (Bucket) sum to it exactly;
+// it is at most one second shorter than w.
+func WindowStart(now time.Time, w token.Window) int64 {
+	return floorTo(now.UnixMilli()-w.Duration().Milliseconds(), 1000) + 1000
+}
+
+// floorTo rounds ms down to a multiple of step (step > 0), also for negative ms.
+func floorTo(ms, step int64) int64 {
+	q := ms / step
+	if ms%step != 0 && ms < 0 {
+		q--
+	}
+	return q * step
+}
+
+// Window computes the statistics of one token over the window w at now: its successful trades
+// with a block time at or after WindowStart(now, w). A trade stamped after now (a chain clock
+// ahead of ours) is in every window: it happened no earlier than the window's start. trades must
+// all be of that token; their order does not matter. Buyers, sellers and traders count distinct
+// wallets. Open and close are the USD prices of the first and last trade in trade.Compare order,
+// high and low the extremes; with no trade all prices are 0. liquidityUSD is copied into
 // CurrentLiquidityInUSD.
 func Window(trades []trade.Trade, now time.Time, w token.Window, liquidityUSD decimal.Decimal) token.PeriodStats {
-	end := now.UnixMilli()
-	start := end - w.Duration().Milliseconds()
+	start := WindowStart(now, w)
 	var in []trade.Trade
 	for _, t := range trades {
-		if t.Succeeded() && t.BlockTimestamp > start && t.BlockTimestamp <= end {
+		if t.Succeeded() && t.BlockTimestamp >= start {
 			in = append(in, t)
 		}
 	}
