@@ -10,7 +10,6 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -26,9 +25,10 @@ var marketColumns = []string{
 }
 
 // deriveMarket recomputes token_market for refs and the windows of windowRefs (a subset of refs),
-// writing each table once: price from the newest trade, holders and holdings from
-// wallet_positions, TVL from pools, the formulas of domain/stats, and the windows over the trades
-// of the last 24 hours with the liquidity just derived. Tokens without a tokens row have neither
+// writing each table once: price from the newest trade, holders and holdings from the kept
+// holder totals and the largest balances (engine_holders.go), TVL from pools, the formulas of
+// domain/stats, and the windows from the time buckets (engine_bucket.go) with the liquidity just
+// derived. Tokens without a tokens row have neither
 // market nor stats rows and are skipped. Its steps: read the inputs (loadMarketInputs) and the
 // holders (loadHolders), compute the windows (computeWindows), compute each row (marketRow, no
 // SQL), write token_market (writeMarket), then token_stats (writeWindows).
@@ -103,46 +103,6 @@ func loadMarketInputs(ctx context.Context, tx pgx.Tx, cs, as []string) (map[port
 		order = append(order, ref)
 	}
 	return inputs, order, nil
-}
-
-// tokenHolders are the holders of one token that its market row is computed from.
-type tokenHolders struct {
-	// count is the number of wallets with a positive balance.
-	count int64
-	// balances are those of the top 100 holders and of every holder in a group.
-	balances map[string]decimal.Decimal
-	// groups are the groups of each holder that is in one (holderGroups).
-	groups map[string][]token.HolderGroup
-}
-
-// loadHolders reads, in one pass over each token's positive balances, the holder count, the top
-// 100 holders and every holder that is in a group: labelled, the creator, or a sniper (first buy
-// within stats.SniperBlocks blocks of creation; holderGroups applies stats.IsSniper). Tokens
-// without a tokens row or without holders are absent.
-// Labels are looked up per holder through wallet_labels' key: joined as one aggregate over
-// every label, a generic plan made while wallet_labels was small re-ran that aggregate for
-// each holder once it was not (a 1M-trade import sat 9 minutes in one batch).
-func loadHolders(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]*tokenHolders, error) {
-	rows, err := dbsqlc.New().MarketHolders(ctx, tx, dbsqlc.MarketHoldersParams{Chains: cs, Addresses: as,
-		SniperBlocks: stats.SniperBlocks})
-	if err != nil {
-		return nil, fmt.Errorf("market holders: %w", err)
-	}
-	out := map[ports.TokenRef]*tokenHolders{}
-	for _, r := range rows {
-		ref := ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.TokenAddress}
-		h := out[ref]
-		if h == nil {
-			h = &tokenHolders{balances: map[string]decimal.Decimal{}, groups: map[string][]token.HolderGroup{}}
-			out[ref] = h
-		}
-		h.count = r.N
-		h.balances[r.Wallet] = r.Balance
-		if gs := holderGroups(r.Labels, r.FirstBlockHeight, r.CreatedBlockHeight); len(gs) > 0 {
-			h.groups[r.Wallet] = gs
-		}
-	}
-	return out, nil
 }
 
 // writeMarket stages rows (marketColumns) in ingest_market with COPY and applies them to

@@ -46,8 +46,6 @@ const (
 
 // tempTables are created once per connection; ON COMMIT DELETE ROWS empties them after every batch.
 const tempTables = `
-CREATE TEMP TABLE IF NOT EXISTS ingest_trades (LIKE trades INCLUDING DEFAULTS) ON COMMIT DELETE ROWS;
-ALTER TABLE ingest_trades DROP COLUMN IF EXISTS seq;
 CREATE TEMP TABLE IF NOT EXISTS ingest_stats (LIKE token_stats) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ingest_snapshots (LIKE pool_snapshots) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ingest_market (chain TEXT, address TEXT, price_usd NUMERIC, price_sol NUMERIC,
@@ -76,7 +74,8 @@ func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) 
 		if _, err := tx.Exec(ctx, tempTables); err != nil {
 			return fmt.Errorf("temp tables: %w", err)
 		}
-		a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{}}
+		a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{},
+			buckets: newBucketDeltas(now), groups: groupDeltas{}}
 		steps := []func(context.Context, ingest.Batch) error{
 			a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.claims, a.expiries,
 		}
@@ -86,6 +85,9 @@ func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) 
 			}
 		}
 		if err := a.positions(ctx); err != nil {
+			return err
+		}
+		if err := a.derivedTotals(ctx); err != nil {
 			return err
 		}
 		if err := deriveMarket(ctx, tx, a.touchedRefs(), a.windowed, now); err != nil {
@@ -118,6 +120,23 @@ type applier struct {
 	windowed map[ports.TokenRef]bool
 	// newTrades are the trades this batch actually inserted (replays excluded).
 	newTrades []trade.Trade
+	// buckets and groups are the batch's changes to token_buckets and token_holder_groups.
+	buckets *bucketDeltas
+	groups  groupDeltas
+	// created are the tokens whose tokens row this batch inserted.
+	created []ports.TokenRef
+}
+
+// derivedTotals writes the batch's bucket and holder-total changes, then rebuilds the holder
+// totals of the tokens created in the batch (trades of them may have come first).
+func (a *applier) derivedTotals(ctx context.Context) error {
+	if err := writeBuckets(ctx, a.tx, a.buckets); err != nil {
+		return err
+	}
+	if err := writeGroups(ctx, a.tx, a.groups); err != nil {
+		return err
+	}
+	return rebuildGroups(ctx, a.tx, a.created)
 }
 
 func (a *applier) touch(c chain.Chain, addr string) {
@@ -226,6 +245,7 @@ func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {
 			return fmt.Errorf("insert token market %s: %w", t.Address, err)
 		}
 		a.touch(t.Chain, t.Address)
+		a.created = append(a.created, ports.TokenRef{Chain: t.Chain, Address: t.Address})
 		if t.Chain == chain.Sol {
 			if err := a.outbox(ctx, ChannelTokenCreated+":"+t.Address, ChannelTokenCreated, rec); err != nil {
 				return fmt.Errorf("outbox token created: %w", err)
@@ -251,6 +271,7 @@ func (a *applier) pools(ctx context.Context, b ingest.Batch) error {
 }
 
 func (a *applier) labels(ctx context.Context, b ingest.Batch) error {
+	var added []ingest.WalletLabel
 	for _, e := range b.Labels {
 		n, err := a.q.InsertWalletLabel(ctx, a.tx, dbsqlc.InsertWalletLabelParams{Chain: string(e.Chain), Wallet: e.Wallet,
 			Label: string(e.Label)})
@@ -258,17 +279,44 @@ func (a *applier) labels(ctx context.Context, b ingest.Batch) error {
 			return fmt.Errorf("insert wallet label: %w", err)
 		}
 		a.count(n == 1)
+		if n == 1 {
+			added = append(added, e)
+		}
 	}
-	if len(b.Labels) > 0 {
-		// A label moves holdings between groups of every token the wallet holds.
-		refs, err := a.q.LabelledHoldings(ctx, a.tx, dbsqlc.LabelledHoldingsParams{Chains: labelChains(b.Labels),
-			Wallets: labelWallets(b.Labels)})
-		if err != nil {
-			return fmt.Errorf("labelled holdings: %w", err)
+	return a.labelHoldings(ctx, added)
+}
+
+// labelHoldings moves the holdings of each newly labelled wallet into the label's group in every
+// token it holds, unless it was in that group already as the token's creator or a sniper.
+func (a *applier) labelHoldings(ctx context.Context, added []ingest.WalletLabel) error {
+	if len(added) == 0 {
+		return nil
+	}
+	rows, err := a.q.LabelledHoldings(ctx, a.tx, dbsqlc.LabelledHoldingsParams{Chains: labelChains(added),
+		Wallets: labelWallets(added)})
+	if err != nil {
+		return fmt.Errorf("labelled holdings: %w", err)
+	}
+	newLabels := map[[2]string][]token.HolderGroup{}
+	for _, e := range added {
+		k := [2]string{string(e.Chain), e.Wallet}
+		newLabels[k] = append(newLabels[k], token.HolderGroup(e.Label))
+	}
+	seen := map[posKey]bool{}
+	for _, r := range rows {
+		k := posKey{chain.Chain(r.Chain), r.Wallet, r.TokenAddress}
+		if seen[k] { // the wallet was listed once per new label
+			continue
 		}
-		for _, r := range refs {
-			a.touch(chain.Chain(r.Chain), r.TokenAddress)
+		seen[k] = true
+		ref := ports.TokenRef{Chain: k.chain, Address: k.token}
+		implied := heldGroups(r.Wallet, nil, tokenCreation{r.CreatorAddress, r.CreatedBlockHeight}, r.FirstBlockHeight)
+		for _, l := range newLabels[[2]string{r.Chain, r.Wallet}] {
+			if !slicesContains(implied, string(l)) {
+				a.groups.add(ref, []string{string(l)}, r.Balance, 1)
+			}
 		}
+		a.touch(k.chain, k.token)
 	}
 	return nil
 }
@@ -313,40 +361,39 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 			t.SideTokenAmountInNative, t.SideTokenAmountInUSD, t.SideTokenPriceInNative, t.SideTokenPriceInUSD, t.DexImage,
 			t.DexProgramAddress, t.DexProtocolFamily, nowMs}
 	}
-	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
-	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"ingest_trades"}, tradeColumns, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("copy trades: %w", err)
+	// Replays are found by primary-key probes; the rest go straight into trades with COPY. No
+	// other transaction inserts trades meanwhile: every batch holds the derived-state lock.
+	cs, sigs, ixs := make([]string, len(b.Trades)), make([]string, len(b.Trades)), make([]int32, len(b.Trades))
+	for i, t := range b.Trades {
+		cs[i], sigs[i], ixs[i] = string(t.Chain), t.TransactionSignature, t.InstructionIndex
 	}
-	cols := joinCols(tradeColumns)
-	// hand-built: the column list is generated from tradeColumns; ingest_trades is a temporary table.
-	inserted, err := a.tx.Query(ctx, `INSERT INTO trades (`+cols+`) SELECT `+cols+` FROM ingest_trades
-		ON CONFLICT (chain, tx_signature, instruction_index) DO NOTHING RETURNING chain, tx_signature, instruction_index`)
+	stored, err := a.q.ExistingTrades(ctx, a.tx, dbsqlc.ExistingTradesParams{Chains: cs, Signatures: sigs, Indexes: ixs})
 	if err != nil {
-		return fmt.Errorf("insert trades: %w", err)
+		return fmt.Errorf("find replayed trades: %w", err)
 	}
-	keys, err := pgx.CollectRows(inserted, func(row pgx.CollectableRow) (trade.Key, error) {
-		var k trade.Key
-		var c string
-		err := row.Scan(&c, &k.TransactionSignature, &k.InstructionIndex)
-		k.Chain = chain.Chain(c)
-		return k, err
-	})
-	if err != nil {
-		return fmt.Errorf("insert trades: %w", err)
+	replay := make(map[trade.Key]bool, len(stored))
+	for _, k := range stored {
+		replay[trade.Key{Chain: chain.Chain(k.Chain), TransactionSignature: k.TxSignature, InstructionIndex: k.InstructionIndex}] = true
 	}
-	isNew := make(map[trade.Key]bool, len(keys))
-	for _, k := range keys {
-		isNew[k] = true
-	}
-	for _, t := range b.Trades {
-		if isNew[t.Key()] {
-			a.newTrades = append(a.newTrades, t)
-			a.touchByTrade(t.Chain, t.TokenAddress, t.BlockTimestamp)
+	fresh := rows[:0]
+	for i, t := range b.Trades {
+		if replay[t.Key()] {
+			continue
+		}
+		fresh = append(fresh, rows[i])
+		a.newTrades = append(a.newTrades, t)
+		a.touchByTrade(t.Chain, t.TokenAddress, t.BlockTimestamp)
+		if t.Succeeded() {
+			a.buckets.addTrade(t)
 		}
 	}
-	a.res.Inserted += len(keys)
-	a.res.Skipped += len(b.Trades) - len(keys)
-	a.res.Trades += len(keys)
+	// hand-built: COPY into trades; the column list is tradeColumns (sqlc's :copyfrom would fix it twice).
+	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"trades"}, tradeColumns, pgx.CopyFromRows(fresh)); err != nil {
+		return fmt.Errorf("copy trades: %w", err)
+	}
+	a.res.Inserted += len(fresh)
+	a.res.Skipped += len(b.Trades) - len(fresh)
+	a.res.Trades += len(fresh)
 	return nil
 }
 

@@ -201,7 +201,9 @@ func crossingSpans(from, to int64) []crossingSpan {
 	spans := []crossingSpan{{lo, hi, allWindowsSet}}
 	for i, w := range token.AllWindows {
 		d := w.Duration().Milliseconds()
-		spans = append(spans, crossingSpan{lo - d, hi - d, 1 << i})
+		// A window starts at the first whole second after T − w (stats.WindowStart), up to a
+		// second after T − w: a trade left it by to when it is before to − w + 1 s.
+		spans = append(spans, crossingSpan{lo - d, hi - d + 1000, 1 << i})
 	}
 	return spans
 }

@@ -63,6 +63,11 @@ func TestWindowStart(t *testing.T) {
 	assert.Equal(t, nowMs-299_000, stats.WindowStart(time.UnixMilli(nowMs+999), token.Window5m))
 	assert.Equal(t, nowMs-298_000, stats.WindowStart(time.UnixMilli(nowMs+1000), token.Window5m))
 	assert.Equal(t, int64(1000), stats.WindowStart(time.UnixMilli(60_000), token.Window1m))
+	// 4h and 24h: the first whole minute after now − w.
+	day := int64(24 * 3_600_000)
+	assert.Equal(t, 3*day-day+60_000, stats.WindowStart(time.UnixMilli(3*day), token.Window24h))
+	assert.Equal(t, 3*day-day+60_000, stats.WindowStart(time.UnixMilli(3*day+59_999), token.Window24h))
+	assert.Equal(t, 3*day-4*3_600_000+60_000, stats.WindowStart(time.UnixMilli(3*day+1), token.Window4h))
 }
 
 func TestCover(t *testing.T) {

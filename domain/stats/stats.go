@@ -26,11 +26,21 @@ func div(a, b decimal.Decimal) decimal.Decimal {
 }
 
 // WindowStart is the first block time (Unix ms) window w holds at now: the first whole second
-// after now − w. A window is whole seconds, so that per-second buckets (Bucket) sum to it exactly;
-// it is at most one second shorter than w.
+// after now − w for windows up to an hour, the first whole minute after it for longer ones. A
+// window is whole buckets, so that time buckets (Bucket) sum to it exactly; it is at most a
+// second (a minute for 4h and 24h) shorter than w.
 func WindowStart(now time.Time, w token.Window) int64 {
-	return floorTo(now.UnixMilli()-w.Duration().Milliseconds(), 1000) + 1000
+	step := int64(Second)
+	if w.Duration() > time.Hour {
+		step = int64(Minute)
+	}
+	return floorTo(now.UnixMilli()-w.Duration().Milliseconds(), step) + step
 }
+
+// SecondsKept is how far back from now per-second buckets are written and read: windows up to an
+// hour start at a whole second, longer ones at a whole minute, so no window reads a second bucket
+// older than an hour and a minute.
+const SecondsKept = 2 * time.Hour
 
 // floorTo rounds ms down to a multiple of step (step > 0), also for negative ms.
 func floorTo(ms, step int64) int64 {
