@@ -138,4 +138,3 @@ func windowLiquidity(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports
 	}
 	return liquidity, known, nil
 }
-
