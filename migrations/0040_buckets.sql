@@ -34,7 +34,7 @@ CREATE TABLE token_buckets (
     last_sellers    BIGINT NOT NULL DEFAULT 0,
     last_traders    BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (chain, address, res_ms, start_ms)
-);
+) WITH (fillfactor = 70);
 
 -- holder_group 'all' is every holder (holders = the token's holder count); the others are the
 -- token.HolderGroup values (dev, sniper and the wallet labels).
@@ -45,12 +45,18 @@ CREATE TABLE token_holder_groups (
     holders      BIGINT NOT NULL DEFAULT 0,
     holdings     NUMERIC NOT NULL DEFAULT 0,
     PRIMARY KEY (chain, address, holder_group)
-);
+) WITH (fillfactor = 50);
 
 ALTER TABLE wallet_positions
     ADD COLUMN last_buy_ms   BIGINT NOT NULL DEFAULT 0,
     ADD COLUMN last_sell_ms  BIGINT NOT NULL DEFAULT 0,
     ADD COLUMN last_trade_ms BIGINT NOT NULL DEFAULT 0;
+
+-- token_stats is rewritten for every touched token at every batch: free space on its pages lets
+-- those updates stay heap-only (no new index entries, since only the key is indexed), and its
+-- foreign key to tokens (never deleted) cost every new window row a key-share lock on the token.
+ALTER TABLE token_stats SET (fillfactor = 50);
+ALTER TABLE token_stats DROP CONSTRAINT IF EXISTS token_stats_chain_address_fkey;
 
 -- seq is only ever read behind another index's key (time, then seq); its own unique index cost
 -- every trade insert an index entry and served no query.

@@ -9,10 +9,6 @@ INSERT INTO tokens (chain, address, decimals, name, symbol, vendor_coin_id, desc
 VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28)
 ON CONFLICT (chain, address) DO NOTHING;
 
--- name: InsertTokenMarket :exec
-INSERT INTO token_market (chain, address, total_supply, circulating_supply, updated_at_ms)
-VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING;
-
 -- name: InsertPool :execrows
 INSERT INTO pools (chain, address, program_address, protocol_family, protocol_name, image,
     token_a_address, token_b_address, token_a_decimals, token_b_decimals, is_bonding_curve, created_at_ms)

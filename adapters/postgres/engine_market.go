@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -105,9 +106,10 @@ func loadMarketInputs(ctx context.Context, tx pgx.Tx, cs, as []string) (map[port
 	return inputs, order, nil
 }
 
-// writeMarket stages rows (marketColumns) in ingest_market with COPY and applies them to
-// token_market with one UPDATE: last_trade_at_ms only moves forward, and NULL 24h figures keep the
-// stored ones.
+// writeMarket stages rows (marketColumns) in ingest_market with COPY, inserts the rows of new
+// tokens and applies the others with one UPDATE that skips rows whose values did not change (each
+// rewrite of a token_market row adds an entry to every one of its sort indexes):
+// last_trade_at_ms only moves forward, and NULL 24h figures keep the stored ones (0 for a new row).
 func writeMarket(ctx context.Context, tx pgx.Tx, rows [][]any, now time.Time) error {
 	if len(rows) == 0 {
 		return nil
@@ -116,20 +118,34 @@ func writeMarket(ctx context.Context, tx pgx.Tx, rows [][]any, now time.Time) er
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_market"}, marketColumns, pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("copy market: %w", err)
 	}
-	set := ""
+	var set, vals, olds, news []string
 	for _, c := range marketColumns[2:] {
+		v := "s." + c
 		switch c {
 		case "last_trade_at_ms":
-			set += ", last_trade_at_ms = GREATEST(m.last_trade_at_ms, s.last_trade_at_ms)"
+			v = "GREATEST(m.last_trade_at_ms, s.last_trade_at_ms)"
 		case "volume_24h_usd", "trades_24h":
-			set += ", " + c + " = COALESCE(s." + c + ", m." + c + ")"
-		default:
-			set += ", " + c + " = s." + c
+			v = "COALESCE(s." + c + ", m." + c + ")"
+		}
+		set = append(set, c+" = "+v)
+		olds, news = append(olds, "m."+c), append(news, v)
+		if c == "volume_24h_usd" || c == "trades_24h" {
+			vals = append(vals, "COALESCE(s."+c+", 0)")
+		} else {
+			vals = append(vals, "s."+c)
 		}
 	}
+	cols := joinCols(marketColumns)
+	// hand-built: the column and value lists are generated from marketColumns; ingest_market is a temporary table.
+	if _, err := tx.Exec(ctx, `INSERT INTO token_market (`+cols+`, updated_at_ms)
+		SELECT s.chain, s.address, `+strings.Join(vals, ", ")+`, $1 FROM ingest_market s
+		ON CONFLICT (chain, address) DO NOTHING`, now.UnixMilli()); err != nil {
+		return fmt.Errorf("insert market: %w", err)
+	}
 	// hand-built: the SET list is generated from marketColumns; ingest_market is a temporary table.
-	if _, err := tx.Exec(ctx, `UPDATE token_market m SET updated_at_ms = $1`+set+`
-			FROM ingest_market s WHERE m.chain = s.chain AND m.address = s.address`, now.UnixMilli()); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE token_market m SET updated_at_ms = $1, `+strings.Join(set, ", ")+`
+			FROM ingest_market s WHERE m.chain = s.chain AND m.address = s.address
+			AND (`+strings.Join(olds, ", ")+`) IS DISTINCT FROM (`+strings.Join(news, ", ")+`)`, now.UnixMilli()); err != nil {
 		return fmt.Errorf("update market: %w", err)
 	}
 	return nil

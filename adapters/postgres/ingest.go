@@ -204,25 +204,32 @@ func tokenRecord(t token.Token) tokenJSON {
 		TokenCreators: creators, Extra: t.Extra, SocialMedias: t.Socials.Map(), LaunchpadTag: string(t.LaunchpadTag)}
 }
 
-func (a *applier) outbox(ctx context.Context, eventID, channel string, payload any) error {
+// outbox adds an outbox row through db (the transaction, or a queue of statements sent later).
+func (a *applier) outbox(ctx context.Context, db dbsqlc.DBTX, eventID, channel string, payload any) error {
 	body, err := json.Marshal(payload)
 	if err != nil {
 		return err
 	}
-	return a.q.InsertOutboxEvent(ctx, a.tx, dbsqlc.InsertOutboxEventParams{EventID: eventID, Channel: channel, Payload: body,
+	return a.q.InsertOutboxEvent(ctx, db, dbsqlc.InsertOutboxEventParams{EventID: eventID, Channel: channel, Payload: body,
 		CreatedAtMs: a.now.UnixMilli()})
 }
 
 func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {
-	for _, e := range b.TokensCreated {
+	if len(b.TokensCreated) == 0 {
+		return nil
+	}
+	inserts := &queued{}
+	recs := make([]tokenJSON, len(b.TokensCreated))
+	for i, e := range b.TokensCreated {
 		t := e.Token
 		// A tag sent as the spec's word is stored as the launchpad id it stands for.
 		t.LaunchpadTag = token.CanonicalTag(string(t.LaunchpadTag))
 		rec := tokenRecord(t)
+		recs[i] = rec
 		creators, _ := json.Marshal(rec.TokenCreators)
 		extra, _ := json.Marshal(rec.Extra)
 		socials, _ := json.Marshal(rec.SocialMedias)
-		n, err := a.q.InsertToken(ctx, a.tx, dbsqlc.InsertTokenParams{Chain: string(t.Chain), Address: t.Address,
+		_, _ = a.q.InsertToken(ctx, inserts, dbsqlc.InsertTokenParams{Chain: string(t.Chain), Address: t.Address,
 			Decimals: t.Decimals, Name: t.Name, Symbol: t.Symbol, VendorCoinID: nullStr(t.VendorCoinID),
 			Description: nullStr(t.Description), ImageUrl: nullStr(t.ImageURL), Market: nullStr(t.Market),
 			MetadataAddress: nullStr(t.MetadataAddress), Uri: nullStr(t.URI), CreatorAddress: nullStr(e.Creator),
@@ -232,54 +239,68 @@ func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {
 			LaunchProtocolFamily: nullStr(t.Extra.LaunchFromProtocolFamily), LaunchProgramAddress: nullStr(t.Extra.LaunchFromProgramAddress),
 			TotalSupply: e.TotalSupply, CirculatingSupply: e.CirculatingSupply, CurvePoolAddress: nullStr(e.CurvePool),
 			CurveTargetNative: e.CurveTargetInNative})
-		if err != nil {
-			return fmt.Errorf("insert token %s: %w", t.Address, err)
-		}
-		inserted := n == 1
+	}
+	n, err := inserts.send(ctx, a.tx)
+	if err != nil {
+		return fmt.Errorf("insert tokens: %w", err)
+	}
+	// A new token's token_market row is written by deriveMarket (it is touched); sol tokens add
+	// their lifecycle event to the outbox.
+	outbox := &queued{}
+	for i, e := range b.TokensCreated {
+		t := e.Token
+		inserted := n[i] == 1
 		a.count(inserted)
 		if !inserted {
 			continue
 		}
-		if err := a.q.InsertTokenMarket(ctx, a.tx, dbsqlc.InsertTokenMarketParams{Chain: string(t.Chain), Address: t.Address,
-			TotalSupply: e.TotalSupply, CirculatingSupply: e.CirculatingSupply, UpdatedAtMs: a.now.UnixMilli()}); err != nil {
-			return fmt.Errorf("insert token market %s: %w", t.Address, err)
-		}
 		a.touch(t.Chain, t.Address)
 		a.created = append(a.created, ports.TokenRef{Chain: t.Chain, Address: t.Address})
 		if t.Chain == chain.Sol {
-			if err := a.outbox(ctx, ChannelTokenCreated+":"+t.Address, ChannelTokenCreated, rec); err != nil {
+			if err := a.outbox(ctx, outbox, ChannelTokenCreated+":"+t.Address, ChannelTokenCreated, recs[i]); err != nil {
 				return fmt.Errorf("outbox token created: %w", err)
 			}
 		}
+	}
+	if _, err := outbox.send(ctx, a.tx); err != nil {
+		return fmt.Errorf("outbox token created: %w", err)
 	}
 	return nil
 }
 
 func (a *applier) pools(ctx context.Context, b ingest.Batch) error {
+	inserts := &queued{}
 	for _, e := range b.PoolsCreated {
 		p := e.Pool
-		n, err := a.q.InsertPool(ctx, a.tx, dbsqlc.InsertPoolParams{Chain: string(p.Chain), Address: p.Address,
+		_, _ = a.q.InsertPool(ctx, inserts, dbsqlc.InsertPoolParams{Chain: string(p.Chain), Address: p.Address,
 			ProgramAddress: p.ProgramAddress, ProtocolFamily: p.ProtocolFamily, ProtocolName: p.ProtocolName, Image: p.Image,
 			TokenAAddress: p.TokenAAddress, TokenBAddress: p.TokenBAddress, TokenADecimals: p.TokenADecimals,
 			TokenBDecimals: p.TokenBDecimals, IsBondingCurve: e.IsBondingCurve, CreatedAtMs: e.At})
-		if err != nil {
-			return fmt.Errorf("insert pool %s: %w", p.Address, err)
-		}
-		a.count(n == 1)
+	}
+	n, err := inserts.send(ctx, a.tx)
+	if err != nil {
+		return fmt.Errorf("insert pools: %w", err)
+	}
+	for _, k := range n {
+		a.count(k == 1)
 	}
 	return nil
 }
 
 func (a *applier) labels(ctx context.Context, b ingest.Batch) error {
-	var added []ingest.WalletLabel
+	inserts := &queued{}
 	for _, e := range b.Labels {
-		n, err := a.q.InsertWalletLabel(ctx, a.tx, dbsqlc.InsertWalletLabelParams{Chain: string(e.Chain), Wallet: e.Wallet,
+		_, _ = a.q.InsertWalletLabel(ctx, inserts, dbsqlc.InsertWalletLabelParams{Chain: string(e.Chain), Wallet: e.Wallet,
 			Label: string(e.Label)})
-		if err != nil {
-			return fmt.Errorf("insert wallet label: %w", err)
-		}
-		a.count(n == 1)
-		if n == 1 {
+	}
+	n, err := inserts.send(ctx, a.tx)
+	if err != nil {
+		return fmt.Errorf("insert wallet labels: %w", err)
+	}
+	var added []ingest.WalletLabel
+	for i, e := range b.Labels {
+		a.count(n[i] == 1)
+		if n[i] == 1 {
 			added = append(added, e)
 		}
 	}
@@ -502,7 +523,7 @@ func (a *applier) migrations(ctx context.Context, b ingest.Batch) error {
 		if err != nil {
 			return err
 		}
-		if err := a.outbox(ctx, ChannelTokenMigrated+":"+e.Address, ChannelTokenMigrated, rec); err != nil {
+		if err := a.outbox(ctx, a.tx, ChannelTokenMigrated+":"+e.Address, ChannelTokenMigrated, rec); err != nil {
 			return fmt.Errorf("outbox token migrated: %w", err)
 		}
 	}

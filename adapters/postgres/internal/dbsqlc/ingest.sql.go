@@ -192,30 +192,6 @@ func (q *Queries) InsertToken(ctx context.Context, db DBTX, arg InsertTokenParam
 	return result.RowsAffected(), nil
 }
 
-const InsertTokenMarket = `-- name: InsertTokenMarket :exec
-INSERT INTO token_market (chain, address, total_supply, circulating_supply, updated_at_ms)
-VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING
-`
-
-type InsertTokenMarketParams struct {
-	Chain             string
-	Address           string
-	TotalSupply       decimal.Decimal
-	CirculatingSupply decimal.Decimal
-	UpdatedAtMs       int64
-}
-
-func (q *Queries) InsertTokenMarket(ctx context.Context, db DBTX, arg InsertTokenMarketParams) error {
-	_, err := db.Exec(ctx, InsertTokenMarket,
-		arg.Chain,
-		arg.Address,
-		arg.TotalSupply,
-		arg.CirculatingSupply,
-		arg.UpdatedAtMs,
-	)
-	return err
-}
-
 const InsertWalletLabel = `-- name: InsertWalletLabel :execrows
 INSERT INTO wallet_labels (chain, wallet, label) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING
 `
