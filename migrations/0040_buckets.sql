@@ -144,3 +144,13 @@ FROM (
     WHERE p.balance > 0
 ) g
 GROUP BY g.chain, g.token_address, g.grp;
+
+-- Tokens whose market data and windows a streamed batch left to the next flush
+-- (IngestStore.ApplyPending / Flush): written in the batch's transaction, deleted by the flush
+-- that derives them, so a crash in between leaves them for the next flush.
+CREATE TABLE market_pending (
+    chain   TEXT NOT NULL,
+    address TEXT NOT NULL,
+    windows BOOLEAN NOT NULL DEFAULT false,
+    PRIMARY KEY (chain, address)
+) WITH (fillfactor = 50);

@@ -54,3 +54,22 @@ SELECT r.chain::text AS chain, r.address::text AS address, x.balance
 FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
 JOIN LATERAL (SELECT p.balance FROM wallet_positions p WHERE p.chain = r.chain AND p.token_address = r.address
     AND p.balance > 0 ORDER BY p.balance DESC LIMIT 100) x ON true;
+
+-- name: MarkPending :exec
+-- Marks the tokens (chains[i], addresses[i]) pending for the next flush; windows[i] says whether
+-- their windows are to be derived too (a mark once with windows keeps them).
+INSERT INTO market_pending AS p (chain, address, windows)
+SELECT r.chain, r.address, r.windows
+FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[]), unnest(sqlc.arg(windows)::boolean[]))
+    AS r(chain, address, windows)
+ON CONFLICT (chain, address) DO UPDATE SET windows = p.windows OR EXCLUDED.windows;
+
+-- name: PendingTokens :many
+-- The first max pending tokens in key order: one flush chunk.
+SELECT chain, address, windows FROM market_pending ORDER BY chain, address LIMIT sqlc.arg(max)::bigint;
+
+-- name: ClearPending :exec
+-- Drops the marks of the tokens (chains[i], addresses[i]) a flush derived.
+DELETE FROM market_pending p
+USING ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
+WHERE p.chain = r.chain AND p.address = r.address;

@@ -65,7 +65,7 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		in, err := os.Open(file)
 		require.NoError(b, err)
-		svc := appingest.New(postgres.NewIngestStore(pool), wallClock{}, appingest.DefaultBatchSize)
+		svc := appingest.New(postgres.NewIngestStore(pool), wallClock{}, appingest.DefaultBatchSize).WithFlushInterval(time.Minute)
 		cpu0 := cpuNow(b, ctx, pool)
 		start := time.Now()
 		res, err := svc.Stream(ctx, ndjson.NewDecoder(bufio.NewReaderSize(in, 1<<20)), nil)

@@ -65,6 +65,16 @@ var tradeColumns = []string{
 
 // Apply writes the batch and its derivations in one transaction, in ingest.AllTypes order.
 func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+	return s.apply(ctx, b, now, false)
+}
+
+// ApplyPending is Apply that leaves the market data and windows of the touched tokens to the next
+// Flush, marking them in market_pending in the batch's transaction.
+func (s *IngestStore) ApplyPending(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+	return s.apply(ctx, b, now, true)
+}
+
+func (s *IngestStore) apply(ctx context.Context, b ingest.Batch, now time.Time, pending bool) (ingest.Result, error) {
 	var res ingest.Result
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockDerivedState(ctx, tx); err != nil {
@@ -90,7 +100,11 @@ func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) 
 		if err := a.derivedTotals(ctx); err != nil {
 			return err
 		}
-		if err := deriveMarket(ctx, tx, a.touchedRefs(), a.windowed, now); err != nil {
+		if pending {
+			if err := markPending(ctx, tx, a.touchedRefs(), a.windowed); err != nil {
+				return err
+			}
+		} else if err := deriveMarket(ctx, tx, a.touchedRefs(), a.windowed, now); err != nil {
 			return err
 		}
 		res = a.res

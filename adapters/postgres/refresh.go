@@ -41,6 +41,10 @@ const windowRoundOverlap = 5 * time.Second
 // time. An unfinished round (an attempt that failed or timed out) is continued after its position.
 func (s *IngestStore) RefreshWindows(ctx context.Context, now time.Time) (ports.WindowRefresh, error) {
 	var res ports.WindowRefresh
+	// Market data a stream left pending (a stream that crashed before its flush) is derived first.
+	if _, err := s.Flush(ctx, now); err != nil {
+		return res, err
+	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return res, interpretError(err, "refresh windows", "")

@@ -89,6 +89,23 @@ func (q *Queries) BucketSpans(ctx context.Context, db DBTX, arg BucketSpansParam
 	return items, nil
 }
 
+const ClearPending = `-- name: ClearPending :exec
+DELETE FROM market_pending p
+USING ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
+WHERE p.chain = r.chain AND p.address = r.address
+`
+
+type ClearPendingParams struct {
+	Chains    []string
+	Addresses []string
+}
+
+// Drops the marks of the tokens (chains[i], addresses[i]) a flush derived.
+func (q *Queries) ClearPending(ctx context.Context, db DBTX, arg ClearPendingParams) error {
+	_, err := db.Exec(ctx, ClearPending, arg.Chains, arg.Addresses)
+	return err
+}
+
 const HolderAggregates = `-- name: HolderAggregates :many
 SELECT g.chain, g.address, g.holder_group, g.holders, g.holdings
 FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
@@ -125,6 +142,27 @@ func (q *Queries) HolderAggregates(ctx context.Context, db DBTX, arg HolderAggre
 		return nil, err
 	}
 	return items, nil
+}
+
+const MarkPending = `-- name: MarkPending :exec
+INSERT INTO market_pending AS p (chain, address, windows)
+SELECT r.chain, r.address, r.windows
+FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::boolean[]))
+    AS r(chain, address, windows)
+ON CONFLICT (chain, address) DO UPDATE SET windows = p.windows OR EXCLUDED.windows
+`
+
+type MarkPendingParams struct {
+	Chains    []string
+	Addresses []string
+	Windows   []bool
+}
+
+// Marks the tokens (chains[i], addresses[i]) pending for the next flush; windows[i] says whether
+// their windows are to be derived too (a mark once with windows keeps them).
+func (q *Queries) MarkPending(ctx context.Context, db DBTX, arg MarkPendingParams) error {
+	_, err := db.Exec(ctx, MarkPending, arg.Chains, arg.Addresses, arg.Windows)
+	return err
 }
 
 const MarketInputs = `-- name: MarketInputs :many
@@ -197,6 +235,31 @@ func (q *Queries) MarketInputs(ctx context.Context, db DBTX, arg MarketInputsPar
 			&i.SumTvlUsd,
 			&i.SumTvlSol,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const PendingTokens = `-- name: PendingTokens :many
+SELECT chain, address, windows FROM market_pending ORDER BY chain, address LIMIT $1::bigint
+`
+
+// The first max pending tokens in key order: one flush chunk.
+func (q *Queries) PendingTokens(ctx context.Context, db DBTX, max int64) ([]MarketPending, error) {
+	rows, err := db.Query(ctx, PendingTokens, max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MarketPending{}
+	for rows.Next() {
+		var i MarketPending
+		if err := rows.Scan(&i.Chain, &i.Address, &i.Windows); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -72,6 +72,12 @@ type KytRegistration struct {
 	UpdatedAt      time.Time
 }
 
+type MarketPending struct {
+	Chain   string
+	Address string
+	Windows bool
+}
+
 type Outbox struct {
 	Seq            int64
 	EventID        string
