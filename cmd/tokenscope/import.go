@@ -27,6 +27,7 @@ func init() {
 func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	batch := fs.Int("batch", appingest.DefaultBatchSize, "events per transaction")
+	flushEvery := fs.Duration("flush-every", 10*time.Second, "derive the market data of the tokens the batches touched this often, and at the end (a bulk import derives a token once per interval however many batches touch it)")
 	at := fs.String("at", "", "derive as of this time, RFC 3339 or Unix ms (reproducible backfills and tests; default the system clock)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -56,7 +57,7 @@ func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		return err
 	}
 	defer pool.Close()
-	svc := appingest.New(postgres.NewIngestStore(pool), clock, *batch)
+	svc := appingest.New(postgres.NewIngestStore(pool), clock, *batch).WithFlushInterval(*flushEvery)
 	start := time.Now()
 	res, err := svc.Stream(ctx, ndjson.NewDecoder(bufio.NewReaderSize(in, 1<<20)), func(total ingest.Result) {
 		log.Debug("batch committed", "events", total.Events, "trades", total.Trades)
