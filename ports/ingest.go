@@ -9,10 +9,19 @@ import (
 )
 
 // IngestStore applies a batch of chain events and every number derived from them (positions,
-// market data, window statistics of the touched tokens, pool state, red packet state, outbox
-// rows) in one transaction: a batch is all or nothing. Replayed events change nothing.
+// time buckets, holder totals, pool state, red packet state, outbox rows, and the market data and
+// window statistics of the touched tokens) in one transaction: a batch is all or nothing.
+// Replayed events change nothing.
+//
+// ApplyPending is Apply without the market data and window statistics: it marks the touched
+// tokens pending, durably, in the batch's transaction, and Flush derives every pending token from
+// the committed state as of now. A stream applies its batches pending and flushes every so often
+// and at its end, so a token touched by many batches is derived once per flush; a crash between
+// the two leaves the marks, which the next Flush (of any process, or the refresh loop) derives.
 type IngestStore interface {
 	Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error)
+	ApplyPending(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error)
+	Flush(ctx context.Context, now time.Time) (int, error)
 }
 
 // Ingester is what the simulator, the importer and the HTTP endpoint feed events into: the ingest

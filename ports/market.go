@@ -191,3 +191,19 @@ type MarketRefresher interface {
 	// computation time.
 	ReplaceHotTokens(ctx context.Context, c chain.Chain, d ranking.Duration, entries []HotEntry, now time.Time) error
 }
+
+// MarketVersions says when the derived market state behind the token reads last changed, as
+// counters from one sequence that grows with every change a process learns of. A read that
+// started when Current was s reflects every change announced up to s, so it may be reused while
+// the versions of what it depends on are at most s. Zero means unknown (the process is not
+// following the writers): reuse nothing.
+type MarketVersions interface {
+	// Current is the latest version handed out.
+	Current() uint64
+	// TokensVersion is the latest version of the details of any of addrs on c (tokens,
+	// token_market, token_stats and pools).
+	TokensVersion(c chain.Chain, addrs []string) uint64
+	// RankingVersion is the latest version of the stored ranking of (c, d) (its entries, not
+	// their details).
+	RankingVersion(c chain.Chain, d ranking.Duration) uint64
+}

@@ -110,3 +110,30 @@ type DeliveryFeeder interface {
 type RetryStarter interface {
 	StartRetry(ctx context.Context, endpointID string, ev webhook.Event, attempt int, delay time.Duration) error
 }
+
+// QueuedDelivery is one event to send to one endpoint: the outbox row and the endpoint.
+type QueuedDelivery struct {
+	EndpointID string
+	Seq        int64
+}
+
+// DeliveryQueue is the durable queue of first attempts (the delivery pump's): outbox events
+// fanned out to their endpoints, each kept until its first attempt is recorded or handed to a
+// retry workflow.
+type DeliveryQueue interface {
+	// Watch takes the single-pump lock (waiting while another pump holds it), calls held once
+	// it has it, then calls wake each time the outbox gains rows, until ctx ends (nil) or the
+	// connection holding the lock fails (an error): on return the lock is no longer held.
+	Watch(ctx context.Context, held func(), wake func()) error
+	// Fanout queues the deliveries and stamps the outbox rows seqs dispatched, in one
+	// transaction; a delivery already queued, or to an endpoint deleted meanwhile, is skipped.
+	Fanout(ctx context.Context, deliveries []QueuedDelivery, seqs []int64, at time.Time) error
+	// QueuedEndpoints are the endpoints with queued deliveries.
+	QueuedEndpoints(ctx context.Context) ([]string, error)
+	// Queued returns up to limit of the endpoint's queued events, oldest first.
+	Queued(ctx context.Context, endpointID string, limit int) ([]OutboxEvent, error)
+	// Complete records attempts (a repeat of an (endpoint, event, number) is ignored) and
+	// removes the endpoint's deliveries done, in one transaction. An endpoint deleted meanwhile
+	// needs neither: that is no error.
+	Complete(ctx context.Context, endpointID string, attempts []webhook.Attempt, done []int64) error
+}

@@ -3,24 +3,17 @@
 -- ROWS FROM (unnest(a), unnest(b)) is multi-array unnest(a, b) in the form sqlc accepts
 -- (sqlc-dev/sqlc#3507); Postgres plans the two alike.
 
--- name: WindowTrades :many
--- The trades of the tokens (chains[i], addresses[i]) in (start_ms, end_ms], every status, read
--- through the (chain, token, time) index: the ingest batch's window derivation (computeWindows).
-SELECT r.chain::text AS chain, r.address::text AS address, x.tx_signature, x.instruction_index, x.block_height,
-    x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
-FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
-JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
-    AND t.block_timestamp_ms > sqlc.arg(start_ms) AND t.block_timestamp_ms <= sqlc.arg(end_ms)) x ON true;
-
--- name: RefreshWindowTrades :many
--- The successful trades of the tokens (chains[i], addresses[i]) in (starts[i], end_ms]: the
--- refresh's window derivation (refreshWindows). Its rows convert to WindowTradesRow.
-SELECT r.chain::text AS chain, r.address::text AS address, x.tx_signature, x.instruction_index, x.block_height,
-    x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
-FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[]), unnest(sqlc.arg(starts)::bigint[]))
-    AS r(chain, address, start)
-JOIN LATERAL (SELECT * FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
-    AND t.block_timestamp_ms > r.start AND t.block_timestamp_ms <= sqlc.arg(end_ms) AND t.status = 'SUCCEEDED') x ON true;
+-- name: BucketSpans :many
+-- The time buckets of the spans (chains[i], addresses[i], resolutions[i], [froms[i], tos[i])),
+-- each a range scan of token_buckets' key: the buckets a token's windows sum (stats.Cover).
+SELECT b.chain, b.address, b.res_ms, b.start_ms, b.buys, b.sells, b.buy_volume, b.sell_volume, b.buy_volume_usd,
+    b.sell_volume_usd, b.open_usd, b.open_ms, b.open_height, b.open_sig, b.open_ix, b.close_usd, b.close_ms,
+    b.close_height, b.close_sig, b.close_ix, b.high_usd, b.low_usd, b.last_buyers, b.last_sellers, b.last_traders
+FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[]),
+    unnest(sqlc.arg(resolutions)::bigint[]), unnest(sqlc.arg(froms)::bigint[]), unnest(sqlc.arg(tos)::bigint[]))
+    AS r(chain, address, res_ms, from_ms, to_ms)
+JOIN LATERAL (SELECT * FROM token_buckets x WHERE x.chain = r.chain AND x.address = r.address AND x.res_ms = r.res_ms
+    AND x.start_ms >= r.from_ms AND x.start_ms < r.to_ms) b ON true;
 
 -- name: WindowLiquidity :many
 -- The liquidity stored on token_market of the tokens (chains[i], addresses[i]) that have a market row.
@@ -30,7 +23,7 @@ JOIN token_market m ON m.chain = r.chain AND m.address = r.address;
 
 -- name: MarketInputs :many
 -- The market inputs of the tokens (chains[i], addresses[i]) that have a tokens row: the tokens row,
--- the newest successful trade, the bonding-curve pool and the TVL over all the token's pools
+-- the newest successful trade (in trade.Compare order), the bonding-curve pool and the TVL over all the token's pools
 -- (loadMarketInputs).
 SELECT t.chain, t.address, COALESCE(t.creator_address, '') AS creator_address,
     t.total_supply, t.circulating_supply, t.curve_target_native, (t.migrated_at_ms IS NOT NULL)::boolean AS migrated,
@@ -43,27 +36,40 @@ FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::te
 JOIN tokens t ON t.chain = r.chain AND t.address = r.address
 LEFT JOIN LATERAL (SELECT token_price_usd, token_price_native, block_timestamp_ms FROM trades x
     WHERE x.chain = t.chain AND x.token_address = t.address AND x.status = 'SUCCEEDED'
-    ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1) lt ON true
+    ORDER BY block_timestamp_ms DESC, block_height DESC, tx_signature COLLATE "C" DESC, instruction_index DESC LIMIT 1) lt ON true
 LEFT JOIN pools cp ON cp.chain = t.chain AND cp.address = t.curve_pool_address
 LEFT JOIN LATERAL (SELECT max(tvl_usd) AS max_usd, max(tvl_sol) AS max_sol, sum(tvl_usd) AS sum_usd, sum(tvl_sol) AS sum_sol
     FROM pools p WHERE p.chain = t.chain AND (p.token_a_address = t.address OR p.token_b_address = t.address)) pl ON true;
 
--- name: MarketHolders :many
--- In one pass over each token's positive balances, the holder count (n), the top 100 holders and
--- every holder that is labelled, the creator, or bought within sniper_blocks blocks of creation
--- (loadHolders), of the tokens (chains[i], addresses[i]) that have a tokens row.
-SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}')::text[] AS labels, h.first_block_height,
-    h.created_block_height
-FROM (
-    SELECT w.chain, w.token_address, w.wallet, w.balance, w.first_block_height,
-        (SELECT array_agg(l.label ORDER BY l.label) FROM wallet_labels l WHERE l.chain = w.chain AND l.wallet = w.wallet) AS labels,
-        t.creator_address,
-        t.created_block_height,
-        count(*) OVER (PARTITION BY w.chain, w.token_address) AS n,
-        row_number() OVER (PARTITION BY w.chain, w.token_address ORDER BY w.balance DESC, w.wallet) AS rk
-    FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
-    JOIN tokens t ON t.chain = r.chain AND t.address = r.address
-    JOIN wallet_positions w ON w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
-) h
-WHERE h.rk <= 100 OR h.wallet = h.creator_address OR h.labels IS NOT NULL
-    OR h.first_block_height BETWEEN h.created_block_height AND h.created_block_height + sqlc.arg(sniper_blocks)::bigint;
+-- name: HolderAggregates :many
+-- The holder aggregates of the tokens (chains[i], addresses[i]): 'all' and each holder group.
+SELECT g.chain, g.address, g.holder_group, g.holders, g.holdings
+FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
+JOIN token_holder_groups g ON g.chain = r.chain AND g.address = r.address;
+
+-- name: TopBalances :many
+-- The 100 largest balances of each of the tokens (chains[i], addresses[i]), largest first, read
+-- from the ordered holders index (ties broken by wallet, as stats.Holdings does).
+SELECT r.chain::text AS chain, r.address::text AS address, x.balance
+FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
+JOIN LATERAL (SELECT p.balance FROM wallet_positions p WHERE p.chain = r.chain AND p.token_address = r.address
+    AND p.balance > 0 ORDER BY p.balance DESC LIMIT 100) x ON true;
+
+-- name: MarkPending :exec
+-- Marks the tokens (chains[i], addresses[i]) pending for the next flush; windows[i] says whether
+-- their windows are to be derived too (a mark once with windows keeps them).
+INSERT INTO market_pending AS p (chain, address, windows)
+SELECT r.chain, r.address, r.windows
+FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[]), unnest(sqlc.arg(windows)::boolean[]))
+    AS r(chain, address, windows)
+ON CONFLICT (chain, address) DO UPDATE SET windows = p.windows OR EXCLUDED.windows;
+
+-- name: PendingTokens :many
+-- The first max pending tokens in key order: one flush chunk.
+SELECT chain, address, windows FROM market_pending ORDER BY chain, address LIMIT sqlc.arg(max)::bigint;
+
+-- name: ClearPending :exec
+-- Drops the marks of the tokens (chains[i], addresses[i]) a flush derived.
+DELETE FROM market_pending p
+USING ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
+WHERE p.chain = r.chain AND p.address = r.address;

@@ -36,6 +36,8 @@ const (
 	KYTStatusQuery = "kyt-status"
 	// RefreshConfigQuery returns the RefreshInput in force.
 	RefreshConfigQuery = "refresh-config"
+	// DispatchConfigQuery returns the DispatchInput in force.
+	DispatchConfigQuery = "dispatch-config"
 )
 
 // Signal names.
@@ -46,6 +48,9 @@ const (
 	// the loop sends its configuration with it (signal-with-start), so the most recently started
 	// process's MARKET_REFRESH_INTERVAL is the one in force, and continue-as-new carries it on.
 	RefreshConfigSignal = "refresh-config"
+	// DispatchConfigSignal carries a DispatchInput to the webhook dispatcher, the same way
+	// (WEBHOOK_DISPATCH_POLL).
+	DispatchConfigSignal = "dispatch-config"
 )
 
 // Fixed workflow IDs of the singleton loops.

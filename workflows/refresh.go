@@ -103,9 +103,25 @@ func (a *RefreshActivities) RefreshMarket(ctx context.Context) (RefreshResult, e
 		return RefreshResult{}, err
 	}
 	res := RefreshResult{ActiveTokens: w.Tokens, FullWindows: w.Full, ResumedWindows: w.Resumed}
+	res.Rankings, res.HotTokens, err = a.rank(ctx, now)
+	return res, err
+}
+
+// RankMarket is the ranking half of RefreshMarket alone, as of the clock's now: it recomputes
+// every hot-token ranking that is due (RankingMaxAge old or older, or empty) and reports only
+// Rankings and HotTokens. Processes run it once at startup, so they are ready with rankings.
+func (a *RefreshActivities) RankMarket(ctx context.Context) (RefreshResult, error) {
+	var res RefreshResult
+	var err error
+	res.Rankings, res.HotTokens, err = a.rank(ctx, a.Clock.Now())
+	return res, err
+}
+
+// rank recomputes the due rankings as of now and counts them and their entries.
+func (a *RefreshActivities) rank(ctx context.Context, now time.Time) (rankings, hotTokens int, err error) {
 	times, err := a.Market.HotRankingTimes(ctx)
 	if err != nil {
-		return res, err
+		return 0, 0, err
 	}
 	// An empty ranking is recomputed every round: it was computed before there was anything to
 	// rank (a fresh database, a chain's first trades), and waiting d/120 would leave it empty for
@@ -124,17 +140,17 @@ func (a *RefreshActivities) RefreshMarket(ctx context.Context) (RefreshResult, e
 			}
 			cands, err := a.Market.HotCandidates(ctx, c, d, now)
 			if err != nil {
-				return res, err
+				return rankings, hotTokens, err
 			}
 			entries := Rank(cands)
 			if err := a.Market.ReplaceHotTokens(ctx, c, d, entries, now); err != nil {
-				return res, err
+				return rankings, hotTokens, err
 			}
-			res.Rankings++
-			res.HotTokens += len(entries)
+			rankings++
+			hotTokens += len(entries)
 		}
 	}
-	return res, nil
+	return rankings, hotTokens, nil
 }
 
 // Rank scores candidates, drops those scoring 0, orders by score (then address) and keeps the

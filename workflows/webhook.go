@@ -144,10 +144,22 @@ type sent struct {
 	abort      bool
 }
 
-// send signs ev with the endpoint's current (and, during a rotation, previous) secret, sends it
-// once as attempt number n and records the attempt. A send cut short because the worker is
-// stopping returns ctx's error and records nothing: the outcome is unknown, not failed.
+// send makes attempt number n of ev (attempt) and records it.
 func (a *DeliveryActivities) send(ctx context.Context, ep *webhook.Endpoint, ev webhook.Event, n int) (sent, error) {
+	s, err := a.attempt(ctx, ep, ev, n)
+	if err != nil {
+		return sent{}, err
+	}
+	if err := a.Attempts.RecordAttempt(ctx, s.rec); err != nil {
+		return sent{}, err
+	}
+	return s, nil
+}
+
+// attempt signs ev with the endpoint's current (and, during a rotation, previous) secret and
+// sends it once as attempt number n; the caller records it. A send cut short because the worker
+// is stopping returns ctx's error: the outcome is unknown, not failed.
+func (a *DeliveryActivities) attempt(ctx context.Context, ep *webhook.Endpoint, ev webhook.Event, n int) (sent, error) {
 	body := webhook.Payload(ev)
 	now := a.Clock.Now()
 	headers := webhook.Headers(ep.SigningSecrets(now), ev.ID, now, body)
@@ -158,9 +170,6 @@ func (a *DeliveryActivities) send(ctx context.Context, ep *webhook.Endpoint, ev 
 		return sent{}, ctx.Err()
 	}
 	rec := webhook.NewAttempt(ep.ID(), ev.ID, n, res.StatusCode, sendErr, latency, now)
-	if err := a.Attempts.RecordAttempt(ctx, rec); err != nil {
-		return sent{}, err
-	}
 	return sent{rec: rec, retryAfter: res.RetryAfter, abort: res.Abort}, nil
 }
 
@@ -250,12 +259,47 @@ func MessageID(eventID string) string {
 	return "msg_" + hex.EncodeToString(sum[:16])
 }
 
-// DispatchInput configures the dispatcher loop; zero values take the defaults.
+// DispatchInput configures the dispatcher loop; zero values take the defaults. BatchSize is
+// the loop's before dispatchPumpChange only.
 type DispatchInput struct {
 	PollInterval time.Duration
 	BatchSize    int
+	// RoundsPerRun is how many rounds (before dispatchPumpChange) or pump runs (since) one
+	// workflow run makes before it continues as new.
 	RoundsPerRun int
+	// RunFor is how long one pump run lasts (DefaultPumpRun).
+	RunFor time.Duration
 }
+
+func (in DispatchInput) withDefaults() DispatchInput {
+	if in.PollInterval <= 0 {
+		in.PollInterval = DefaultDispatchPoll
+	}
+	if in.RunFor <= 0 {
+		in.RunFor = DefaultPumpRun
+	}
+	if in.RoundsPerRun <= 0 {
+		in.RoundsPerRun = pumpRunsPerHistory
+	}
+	return in
+}
+
+// dispatchPumpChange marks the change from the DispatchBatch loop (events handed to endpoint
+// workflows by signal) to the delivery pump, with the configuration signal (workflow.GetVersion).
+const (
+	dispatchPumpChange  = "dispatch-pump"
+	dispatchPumpVersion = 1
+)
+
+// Pump run limits.
+const (
+	// PumpHeartbeatTimeout is how soon a pump lost with its worker is started again.
+	PumpHeartbeatTimeout = 10 * time.Second
+	// pumpStopGrace bounds a run's graceful end (its batches in flight) past RunFor.
+	pumpStopGrace = 5 * time.Minute
+	// pumpRunsPerHistory bounds the history: about eight events per run.
+	pumpRunsPerHistory = 100
+)
 
 // Dispatcher defaults.
 const (
@@ -283,36 +327,14 @@ func (a *DispatchActivities) DispatchBatch(ctx context.Context, limit int) (int,
 	if err != nil || len(events) == 0 {
 		return 0, err
 	}
-	subs := map[webhook.Channel][]*webhook.Endpoint{}
-	perEndpoint := map[string][]webhook.Event{}
-	var order []string // endpoints in first-seen order, so hand-overs are deterministic
-	seqs := make([]int64, 0, len(events))
-	for _, row := range events {
-		seqs = append(seqs, row.Seq)
-		ev, err := webhook.NewEvent(MessageID(row.EventID), webhook.Channel(row.Channel), row.CreatedAtMs, row.Payload)
-		if err != nil {
-			continue // an event no endpoint could ever accept (unknown channel, oversized)
-		}
-		eps, ok := subs[ev.Channel]
-		if !ok {
-			if eps, err = a.Endpoints.Subscribers(ctx, ev.Channel); err != nil {
-				return 0, err
-			}
-			subs[ev.Channel] = eps
-		}
-		for _, ep := range eps {
-			// An endpoint receives the events committed since it was created, as a subscription
-			// does; a backlog older than the endpoint is not replayed to it.
-			if row.CreatedAtMs < ep.CreatedAt().UnixMilli() {
-				continue
-			}
-			if f := ep.Filter(); f != nil && !a.Filter.Match(*f, ev) {
-				continue
-			}
-			if _, seen := perEndpoint[ep.ID()]; !seen {
-				order = append(order, ep.ID())
-			}
-			perEndpoint[ep.ID()] = append(perEndpoint[ep.ID()], ev)
+	rt, err := a.route(ctx, events)
+	if err != nil {
+		return 0, err
+	}
+	perEndpoint, order, seqs := map[string][]webhook.Event{}, rt.order, rt.seqs
+	for id, evs := range rt.perEndpoint {
+		for _, e := range evs {
+			perEndpoint[id] = append(perEndpoint[id], e.ev)
 		}
 	}
 	var (
@@ -345,10 +367,131 @@ func (a *DispatchActivities) DispatchBatch(ctx context.Context, limit int) (int,
 	return len(events), a.Source.MarkDispatched(ctx, seqs, a.Clock.Now())
 }
 
-// WebhookDispatchWorkflow is the durable loop that turns outbox rows into deliveries. It runs
-// batches back to back while there is a backlog, sleeps PollInterval when idle, and continues
-// as new after RoundsPerRun rounds to bound its history.
+// routed is one outbox event as an endpoint receives it.
+type routed struct {
+	seq int64
+	ev  webhook.Event
+}
+
+// routing is where a read of outbox events goes: each endpoint's events in outbox order,
+// the endpoints in first-seen order (so hand-overs are deterministic), and every row read.
+type routing struct {
+	perEndpoint map[string][]routed
+	order       []string
+	seqs        []int64
+	// endpoints are the subscribers as read for this routing.
+	endpoints map[string]*webhook.Endpoint
+}
+
+// route finds each event's subscribers: enabled endpoints that want its channel, created
+// before it, whose filter (if any) matches.
+func (a *DispatchActivities) route(ctx context.Context, events []ports.OutboxEvent) (routing, error) {
+	rt := routing{perEndpoint: map[string][]routed{}, seqs: make([]int64, 0, len(events)), endpoints: map[string]*webhook.Endpoint{}}
+	subs := map[webhook.Channel][]*webhook.Endpoint{}
+	for _, row := range events {
+		rt.seqs = append(rt.seqs, row.Seq)
+		ev, err := webhook.NewEvent(MessageID(row.EventID), webhook.Channel(row.Channel), row.CreatedAtMs, row.Payload)
+		if err != nil {
+			continue // an event no endpoint could ever accept (unknown channel, oversized)
+		}
+		eps, ok := subs[ev.Channel]
+		if !ok {
+			if eps, err = a.Endpoints.Subscribers(ctx, ev.Channel); err != nil {
+				return routing{}, err
+			}
+			subs[ev.Channel] = eps
+		}
+		for _, ep := range eps {
+			// An endpoint receives the events committed since it was created, as a subscription
+			// does; a backlog older than the endpoint is not replayed to it.
+			if row.CreatedAtMs < ep.CreatedAt().UnixMilli() {
+				continue
+			}
+			if f := ep.Filter(); f != nil && !a.Filter.Match(*f, ev) {
+				continue
+			}
+			if _, seen := rt.perEndpoint[ep.ID()]; !seen {
+				rt.order = append(rt.order, ep.ID())
+				rt.endpoints[ep.ID()] = ep
+			}
+			rt.perEndpoint[ep.ID()] = append(rt.perEndpoint[ep.ID()], routed{seq: row.Seq, ev: ev})
+		}
+	}
+	return rt, nil
+}
+
+// WebhookDispatchWorkflow (ID WebhookDispatchWorkflowID) turns outbox rows into deliveries.
+//
+// Since dispatchPumpChange it runs the delivery pump (RunPump: fan-out into the delivery queue
+// and one lane per endpoint, docs/workflows.md) as one long-running activity after another, each
+// for in.RunFor, and continues as new after in.RoundsPerRun runs. A DispatchConfigSignal
+// (sent by every process that starts the loop) replaces the configuration: a changed one ends
+// the run under way (cancellation; its batches in flight are finished) and the next run takes
+// it.
+//
+// Runs started before dispatchPumpChange keep the old loop, command for command: DispatchBatch
+// back to back while there is a backlog, PollInterval sleeps when idle, continue-as-new after
+// RoundsPerRun rounds; they take a signalled configuration when they continue as new, and the
+// new run pumps.
 func WebhookDispatchWorkflow(ctx workflow.Context, in DispatchInput) error {
+	version := workflow.GetVersion(ctx, dispatchPumpChange, workflow.DefaultVersion, dispatchPumpVersion)
+	configs := workflow.GetSignalChannel(ctx, DispatchConfigSignal)
+	if version == workflow.DefaultVersion {
+		return legacyDispatchLoop(ctx, in, configs)
+	}
+	in = in.withDefaults()
+	if err := workflow.SetQueryHandler(ctx, DispatchConfigQuery, func() (DispatchInput, error) { return in, nil }); err != nil {
+		return err
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: in.RunFor + pumpStopGrace,
+		// How soon a pump lost with its worker is run again.
+		HeartbeatTimeout:    PumpHeartbeatTimeout,
+		WaitForCancellation: true,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    30 * time.Second,
+		},
+	})
+	var a *PumpActivities
+	for run := 0; run < in.RoundsPerRun; run++ {
+		cctx, cancel := workflow.WithCancel(actx)
+		fut := workflow.ExecuteActivity(cctx, a.RunPump, PumpInput{PollInterval: in.PollInterval, RunFor: in.RunFor})
+		for done := false; !done; {
+			sel := workflow.NewSelector(ctx)
+			sel.AddFuture(fut, func(f workflow.Future) {
+				done = true
+				if err := f.Get(ctx, nil); err != nil && !temporal.IsCanceledError(err) {
+					workflow.GetLogger(ctx).Warn("webhook pump run failed", "error", err)
+				}
+			})
+			sel.AddReceive(configs, func(c workflow.ReceiveChannel, _ bool) {
+				var next DispatchInput
+				c.Receive(ctx, &next)
+				if next = next.withDefaults(); next != in {
+					in = next
+					cancel()
+				}
+			})
+			sel.Select(ctx)
+		}
+		cancel()
+	}
+	drainDispatchConfigs(configs, &in)
+	return workflow.NewContinueAsNewError(ctx, WebhookDispatchWorkflowName, in)
+}
+
+// drainDispatchConfigs applies every configuration already signalled; it adds no command.
+func drainDispatchConfigs(configs workflow.ReceiveChannel, in *DispatchInput) {
+	var next DispatchInput
+	for configs.ReceiveAsync(&next) {
+		*in = next
+	}
+}
+
+// legacyDispatchLoop is WebhookDispatchWorkflow before dispatchPumpChange.
+func legacyDispatchLoop(ctx workflow.Context, in DispatchInput, configs workflow.ReceiveChannel) error {
 	if in.PollInterval <= 0 {
 		in.PollInterval = DefaultDispatchPoll
 	}
@@ -380,5 +523,6 @@ func WebhookDispatchWorkflow(ctx workflow.Context, in DispatchInput) error {
 			}
 		}
 	}
+	drainDispatchConfigs(configs, &in)
 	return workflow.NewContinueAsNewError(ctx, WebhookDispatchWorkflow, in)
 }

@@ -394,7 +394,7 @@ func newServer(t testing.TB, logTo io.Writer) *server {
 	}
 	a := &app.Application{
 		Keys:     keys,
-		Market:   market.New(newReaders(), market.WithHotCache(wallClock{}, time.Second)), // as served: RANKING_CACHE_TTL=1s,
+		Market:   market.New(newReaders(), market.WithCache(&testVersions{v: 1})), // as served, no write announced,
 		Webhooks: &appwebhook.Service{Endpoints: &endpointStore{ep: fixtureEndpointRecord(t)}, Clock: wallClock{}},
 	}
 	reg := prometheus.NewRegistry()

@@ -10,32 +10,33 @@ import (
 )
 
 // Encoding a ranking answer (up to 100 full token records) costs far more than filtering the
-// cached candidates, and every identical request within the market's cache period gets the same
-// bytes. encodedRankings keeps each answer's body under its request and the version of the
-// cached read it was computed from (market.HotTokensVersion); a request is answered from it only
-// while the market still reports that very version as fresh, so it is never staler than the
-// market's own cache.
+// cached candidates, and every identical request over the same cached read gets the same bytes.
+// encodedBodies keeps each answer's body under its request and the version of the cached read it
+// was computed from (market.HotTokensVersion); a request is answered from it only while the
+// market still reports that very version as current, so it is never staler than the market's
+// own cache. Multi-token detail answers are kept the same way under the version of the requested
+// tokens' details (market.TokensVersion).
 
-// encodedRankingsMaxBytes bounds the bodies kept; past it the cache is emptied.
-const encodedRankingsMaxBytes = 32 << 20
+// encodedBodiesMaxBytes bounds the bodies kept (per cache); past it the cache is emptied.
+const encodedBodiesMaxBytes = 32 << 20
 
-type encodedRanking struct {
+type encodedBody struct {
 	version uint64
 	body    []byte
 }
 
-type encodedRankings struct {
+type encodedBodies struct {
 	mu    sync.Mutex
-	m     map[string]encodedRanking
+	m     map[string]encodedBody
 	bytes int
 }
 
-func newEncodedRankings() *encodedRankings {
-	return &encodedRankings{m: map[string]encodedRanking{}}
+func newEncodedBodies() *encodedBodies {
+	return &encodedBodies{m: map[string]encodedBody{}}
 }
 
 // get returns the body kept for key under version, or nil.
-func (c *encodedRankings) get(key string, version uint64) []byte {
+func (c *encodedBodies) get(key string, version uint64) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.m[key]; ok && e.version == version {
@@ -45,7 +46,7 @@ func (c *encodedRankings) get(key string, version uint64) []byte {
 }
 
 // put keeps body (which the cache now owns) for key under version, replacing an older one.
-func (c *encodedRankings) put(key string, version uint64, body []byte) {
+func (c *encodedBodies) put(key string, version uint64, body []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.m[key]; ok {
@@ -54,11 +55,11 @@ func (c *encodedRankings) put(key string, version uint64, body []byte) {
 		}
 		c.bytes -= len(old.body)
 	}
-	if c.bytes+len(body) > encodedRankingsMaxBytes {
+	if c.bytes+len(body) > encodedBodiesMaxBytes {
 		clear(c.m)
 		c.bytes = 0
 	}
-	c.m[key] = encodedRanking{version: version, body: body}
+	c.m[key] = encodedBody{version: version, body: body}
 	c.bytes += len(body)
 }
 
@@ -67,7 +68,7 @@ func (c *encodedRankings) put(key string, version uint64, body []byte) {
 // and keeping the body when the answer came from a cached read. The key is the request's path
 // and raw query, so only byte-identical requests share a body.
 func (h *handlers) sendRanking(c *fiber.Ctx, r market.HotRequest, encode func([]byte, []token.Detail) []byte) error {
-	key := string(c.Request().URI().Path()) + "?" + string(c.Request().URI().QueryString())
+	key := requestKey(c)
 	if v := h.app.Market.HotVersion(r.Chain, r.Duration); v != 0 {
 		if body := h.rankings.get(key, v); body != nil {
 			return sendBody(c, func(b []byte) []byte { return append(b, body...) })
@@ -84,6 +85,38 @@ func (h *handlers) sendRanking(c *fiber.Ctx, r market.HotRequest, encode func([]
 	})
 	if v != 0 {
 		h.rankings.put(key, v, append([]byte(nil), body...))
+	}
+	return nil
+}
+
+// requestKey is a request's path and raw query: only byte-identical requests share a body.
+func requestKey(c *fiber.Ctx) string {
+	return string(c.Request().URI().Path()) + "?" + string(c.Request().URI().QueryString())
+}
+
+// sendMulti answers a validated multi-token detail request: from the body kept for the same
+// request under the current version of the requested tokens' details, otherwise from the
+// market, encoding with encode and keeping the body under the version observed before the read
+// (the read reflects at least every change announced up to it).
+func (h *handlers) sendMulti(c *fiber.Ctx, r market.MultiRequest, encode func([]byte, []token.Detail) []byte) error {
+	key := requestKey(c)
+	v := h.app.Market.TokensVersion(r.Chain.Canonical(), r.Addresses)
+	if v != 0 {
+		if body := h.multis.get(key, v); body != nil {
+			return sendBody(c, func(b []byte) []byte { return append(b, body...) })
+		}
+	}
+	ds, err := h.app.Market.Multi(c.UserContext(), r)
+	if err != nil {
+		return err
+	}
+	var body []byte
+	sendBody(c, func(b []byte) []byte {
+		body = encode(b, ds)
+		return body
+	})
+	if v != 0 {
+		h.multis.put(key, v, append([]byte(nil), body...))
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func TestEncodedRankingsKeepOneBodyPerRequestUnderItsVersion(t *testing.T) {
-	c := newEncodedRankings()
+	c := newEncodedBodies()
 	assert.Nil(t, c.get("/a", 1))
 	c.put("/a", 1, []byte("one"))
 	assert.Equal(t, []byte("one"), c.get("/a", 1))
@@ -24,14 +24,14 @@ func TestEncodedRankingsKeepOneBodyPerRequestUnderItsVersion(t *testing.T) {
 }
 
 func TestEncodedRankingsStayWithinTheirByteBound(t *testing.T) {
-	c := newEncodedRankings()
-	big := bytes.Repeat([]byte("x"), encodedRankingsMaxBytes/3)
+	c := newEncodedBodies()
+	big := bytes.Repeat([]byte("x"), encodedBodiesMaxBytes/3)
 	c.put("/1", 1, big)
 	c.put("/2", 1, big)
 	c.put("/3", 1, big)
 	assert.Equal(t, 3*len(big), c.bytes)
 	c.put("/4", 1, []byte("more than the bound allows"))
-	assert.LessOrEqual(t, c.bytes, encodedRankingsMaxBytes)
+	assert.LessOrEqual(t, c.bytes, encodedBodiesMaxBytes)
 	assert.Nil(t, c.get("/1", 1), "emptied when full")
 	assert.Equal(t, []byte("more than the bound allows"), c.get("/4", 1))
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
-	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -68,19 +67,41 @@ func (r *hotReaders) readCount() int {
 	return r.reads
 }
 
-// TestRankingAnswersAreReusedOnlyWhileTheirReadIsFresh: identical requests within the market's
-// cache period get the kept body (no new read, the same bytes even though the stored ranking
-// changed meanwhile), other requests are computed from the same read, and once the period has
-// passed the next answer shows the new ranking. Bad parameters are refused whatever is kept.
-func TestRankingAnswersAreReusedOnlyWhileTheirReadIsFresh(t *testing.T) {
-	const ttl = time.Second
-	clock := fakeclock.At(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+// testVersions are market versions the test moves (ports.MarketVersions): every version is v.
+type testVersions struct {
+	mu sync.Mutex
+	v  uint64
+}
+
+func (tv *testVersions) Current() uint64 {
+	tv.mu.Lock()
+	defer tv.mu.Unlock()
+	return tv.v
+}
+
+func (tv *testVersions) TokensVersion(chain.Chain, []string) uint64 { return tv.Current() }
+
+func (tv *testVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 { return tv.Current() }
+
+// announce stands for a write announced to the process.
+func (tv *testVersions) announce() {
+	tv.mu.Lock()
+	tv.v++
+	tv.mu.Unlock()
+}
+
+// TestRankingAnswersAreReusedOnlyWhileTheirReadIsCurrent: identical requests get the kept body
+// (no new read) until a write is announced, other requests are computed from the same read, and
+// once a write is announced the next answer shows the new ranking. Bad parameters are refused
+// whatever is kept.
+func TestRankingAnswersAreReusedOnlyWhileTheirReadIsCurrent(t *testing.T) {
+	versions := &testVersions{v: 1}
 	r := &hotReaders{readers: newReaders(), order: []string{"aaa", "bbb", "ccc"}}
 	store := &keyStore{keys: map[string]account.Key{}}
 	keys := apikey.New(store, wallClock{})
 	full, _, err := keys.Create(context.Background(), fixtureAccount, "rank", account.AllScopes)
 	require.NoError(t, err)
-	a := &app.Application{Keys: keys, Market: market.New(r, market.WithHotCache(clock, ttl))}
+	a := &app.Application{Keys: keys, Market: market.New(r, market.WithCache(versions))}
 	reg := prometheus.NewRegistry()
 	srv := &server{app: httpapi.New(httpapi.Deps{App: a, Auth: keys, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Registry: reg, Metrics: httpapi.NewMetrics(reg), RequestTimeout: 5 * time.Second}), key: full}
@@ -102,10 +123,9 @@ func TestRankingAnswersAreReusedOnlyWhileTheirReadIsFresh(t *testing.T) {
 	assert.Equal(t, []string{"aaa", "bbb", "ccc"}, addrs(first))
 	assert.Equal(t, 1, r.readCount())
 
-	r.setOrder("ccc", "bbb", "aaa") // the next refresh round
-	clock.Advance(ttl / 2)
+	r.setOrder("ccc", "bbb", "aaa") // the next refresh round, not announced yet
 	again := srv.get(t, path)
-	assert.Equal(t, first.body, again.body, "the same request within the period: the same bytes")
+	assert.Equal(t, first.body, again.body, "the same request, nothing announced: the same bytes")
 	assert.Equal(t, 1, r.readCount(), "and no read")
 	byPrice := srv.get(t, path+"?sortBy=marketData.priceInUsd&sortDirection=ASC")
 	assert.Equal(t, []string{"bbb", "ccc", "aaa"}, addrs(byPrice), "another request over the same read")
@@ -114,8 +134,8 @@ func TestRankingAnswersAreReusedOnlyWhileTheirReadIsFresh(t *testing.T) {
 	assert.Equal(t, 400, bad.status, "%s", bad.body)
 	assert.Contains(t, string(bad.body), "sortBy")
 
-	clock.Advance(ttl / 2)
-	assert.Equal(t, []string{"ccc", "bbb", "aaa"}, addrs(srv.get(t, path)), "the period has passed: the new ranking")
+	versions.announce()
+	assert.Equal(t, []string{"ccc", "bbb", "aaa"}, addrs(srv.get(t, path)), "a write was announced: the new ranking")
 	assert.Equal(t, 2, r.readCount())
 	assert.Equal(t, []string{"ccc", "bbb", "aaa"}, addrs(srv.get(t, path)))
 	assert.Equal(t, 2, r.readCount())

@@ -53,8 +53,8 @@ func (d Deps) ingestIdleTimeout() time.Duration {
 type handlers struct {
 	app *app.Application
 	log *slog.Logger
-	// rankings keeps encoded ranking answers (rankcache.go).
-	rankings *encodedRankings
+	// rankings and multis keep encoded ranking and multi-token detail answers (rankcache.go).
+	rankings, multis *encodedBodies
 	// ingestIdle bounds a pause in a streamed ingest body (Deps.IngestIdleTimeout).
 	ingestIdle time.Duration
 }
@@ -84,7 +84,7 @@ func newFiber(d Deps, name string) *fiber.App {
 // New builds the main API (every operation).
 func New(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope")
-	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedRankings(), ingestIdle: d.ingestIdleTimeout()}
+	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedBodies(), multis: newEncodedBodies(), ingestIdle: d.ingestIdleTimeout()}
 	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withText)
 	routes(api, h)
 	f.Use(notFound)
@@ -94,7 +94,7 @@ func New(d Deps) *fiber.App {
 // NewDex builds the {dex_base_url} API: the multi-token detail operation on its own address.
 func NewDex(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope-dex")
-	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedRankings()}
+	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedBodies(), multis: newEncodedBodies()}
 	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withText)
 	dexRoutes(api, h)
 	f.Use(notFound)

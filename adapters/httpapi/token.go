@@ -90,11 +90,7 @@ func (h *handlers) multiTokens(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ds, err := h.app.Market.Multi(c.UserContext(), r)
-	if err != nil {
-		return err
-	}
-	return sendBody(c, func(b []byte) []byte { return appendMultiTokenList(b, ds, string(ch)) })
+	return h.sendMulti(c, r, func(b []byte, ds []token.Detail) []byte { return appendMultiTokenList(b, ds, string(ch)) })
 }
 
 // multiTokensV2 is the public API's v2 path, GET /v2/token/{chain}/multi: the same lookup over
@@ -108,9 +104,5 @@ func (h *handlers) multiTokensV2(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ds, err := h.app.Market.Multi(c.UserContext(), r)
-	if err != nil {
-		return err
-	}
-	return sendBody(c, func(b []byte) []byte { return appendTokenV2List(b, ds) })
+	return h.sendMulti(c, r, appendTokenV2List)
 }

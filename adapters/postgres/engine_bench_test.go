@@ -2,17 +2,22 @@ package postgres_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
@@ -47,7 +52,11 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 	require.NoError(b, err)
 	w := bufio.NewWriterSize(f, 1<<20)
 	end := time.Now().UTC()
-	sim := simulate.New(simulate.Config{Seed: 3, Tokens: max(n/1000, 50), Wallets: max(n/50, 500), Trades: n,
+	tokens, wallets := max(n/1000, 50), max(n/50, 500)
+	if v, err := strconv.Atoi(os.Getenv("TOKENSCOPE_BENCH_TOKENS")); err == nil && v > 0 {
+		tokens, wallets = v, 2*v
+	}
+	sim := simulate.New(simulate.Config{Seed: 3, Tokens: tokens, Wallets: wallets, Trades: n,
 		Start: end.Add(-7 * 24 * time.Hour), End: end})
 	require.NoError(b, sim.Backfill(ctx, simulate.EncoderSink{Enc: ndjson.NewEncoder(w)}))
 	require.NoError(b, w.Flush())
@@ -56,10 +65,12 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		in, err := os.Open(file)
 		require.NoError(b, err)
-		svc := appingest.New(postgres.NewIngestStore(pool), wallClock{}, appingest.DefaultBatchSize)
+		svc := appingest.New(postgres.NewIngestStore(pool), wallClock{}, appingest.DefaultBatchSize).WithFlushInterval(time.Minute)
+		cpu0 := cpuNow(b, ctx, pool)
 		start := time.Now()
 		res, err := svc.Stream(ctx, ndjson.NewDecoder(bufio.NewReaderSize(in, 1<<20)), nil)
 		ingestTook := time.Since(start)
+		goCPU, dbCPU := cpuNow(b, ctx, pool).since(cpu0)
 		in.Close()
 		require.NoError(b, err)
 
@@ -102,6 +113,10 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 		b.ReportMetric(ingestRate, "ingest_trades/s")
 		b.ReportMetric(copyRate, "copy_trades/s")
 		b.ReportMetric(ingestRate/copyRate, "ratio")
+		// CPU seconds per 100k trades, of this process and of the database's server processes: what
+		// the ingest costs, much less disturbed by other load on a shared machine than wall time.
+		b.ReportMetric(goCPU.Seconds()*1e5/float64(res.Trades), "go_cpu_s/100k")
+		b.ReportMetric(dbCPU.Seconds()*1e5/float64(res.Trades), "db_cpu_s/100k")
 		var tradesBytes, allBytes int64
 		require.NoError(b, pool.QueryRow(ctx, `SELECT pg_total_relation_size('trades'),
 			pg_total_relation_size('trades') + pg_total_relation_size('wallet_positions') + pg_total_relation_size('token_stats')
@@ -156,6 +171,44 @@ func BenchmarkFreshness(b *testing.B) {
 	b.ReportMetric(float64(p(50).Microseconds())/1000, "p50_ms")
 	b.ReportMetric(float64(p(99).Microseconds())/1000, "p99_ms")
 	b.ReportMetric(float64(len(rec.delays)), "batches")
+}
+
+// cpuSample is the CPU time used so far by this process and by the server processes of the
+// test database's connections (read from /proc: the database runs on this machine).
+type cpuSample struct {
+	self time.Duration
+	db   map[int]time.Duration
+}
+
+func cpuNow(b *testing.B, ctx context.Context, pool *pgxpool.Pool) cpuSample {
+	var ru syscall.Rusage
+	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	s := cpuSample{self: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), db: map[int]time.Duration{}}
+	rows, err := pool.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)
+	require.NoError(b, err)
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	require.NoError(b, err)
+	for _, pid := range pids {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue // ended meanwhile
+		}
+		// Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+		f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+2:]))
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		s.db[int(pid)] = time.Duration(ut+st) * time.Second / 100 // clock ticks (USER_HZ = 100)
+	}
+	return s
+}
+
+// since is the CPU time used between s0 and s, by this process and by the database's processes
+// (a process that started meanwhile counts from zero).
+func (s cpuSample) since(s0 cpuSample) (self, db time.Duration) {
+	for pid, t := range s.db {
+		db += t - s0.db[pid]
+	}
+	return s.self - s0.self, db
 }
 
 type recordingSink struct {

@@ -3,52 +3,16 @@ package postgres
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
-	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/token"
-	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
 // The engine's pure steps: what it computes from the rows it read, with the formulas of
 // domain/stats, before it writes. Nothing here talks to the database.
-
-// appendWindows appends the windows of set of one token as of now, computed by stats.Window over
-// trades (the token's trades, in any order) with liquidity as the current liquidity. Each window
-// is handed only the trades that can lie in it (a suffix of the trades in time order); stats.Window
-// applies the exact bounds itself, so the result is the same as handing it all of them.
-func appendWindows(out []windowStats, ref ports.TokenRef, trades []trade.Trade, set windowSet, now time.Time,
-	liquidity decimal.Decimal) []windowStats {
-	ts := trade.Sorted(trades)
-	end := now.UnixMilli()
-	for i, w := range token.AllWindows {
-		if set&(1<<i) == 0 {
-			continue
-		}
-		from := end - w.Duration().Milliseconds()
-		j := sort.Search(len(ts), func(j int) bool { return ts[j].BlockTimestamp > from })
-		out = append(out, windowStats{ref: ref, window: w, stats: stats.Window(ts[j:], now, w, liquidity)})
-	}
-	return out
-}
-
-// holderGroups classifies one holder of a token: the groups of its wallet labels (in label order),
-// then sniper when its first buy landed within stats.SniperBlocks blocks of the token's creation
-// (stats.IsSniper; either height unknown, it is not). The creator's dev group is stats.Holdings'.
-func holderGroups(labels []string, firstBuyHeight, createdHeight *int64) []token.HolderGroup {
-	var gs []token.HolderGroup
-	for _, l := range labels {
-		gs = append(gs, token.HolderGroup(l))
-	}
-	if firstBuyHeight != nil && createdHeight != nil && stats.IsSniper(*createdHeight, *firstBuyHeight) {
-		gs = append(gs, token.Sniper)
-	}
-	return gs
-}
 
 // batchWindowTargets lists, in order, the tokens of order whose windows the batch recomputes
 // (windowed), each with the liquidity its windows carry: the total TVL of its pools just read.
@@ -77,7 +41,7 @@ func dayWindows(windows []windowStats) map[ports.TokenRef]token.PeriodStats {
 }
 
 // marketRow is the token_market row (marketColumns) of one token: price, supply and valuation
-// (stats.PriceInSol, stats.MarketValues), the holder figures and groups of h (stats.Holdings; nil
+// (stats.PriceInSol, stats.MarketValues), the holder figures and groups of h (stats.HoldingsOf; nil
 // is no holder), completion (stats.CompletionRatio, 1 once migrated), TVL, the last trade's time
 // and the 24h figures of day (nil, for a token whose windows the batch did not recompute, writes
 // NULL, which keeps the stored ones).
@@ -85,7 +49,7 @@ func marketRow(ref ports.TokenRef, in *marketInput, h *tokenHolders, solUSD deci
 	if h == nil {
 		h = &tokenHolders{}
 	}
-	md := stats.Holdings(h.balances, in.total, h.groups, in.creator)
+	md := stats.HoldingsOf(h.top, h.count, h.groups, in.total)
 	priceSol := stats.PriceInSol(ref.Chain, in.priceNative, in.priceUSD, solUSD)
 	v := stats.MarketValues(in.priceUSD, priceSol, in.total, in.circ)
 	completion := stats.CompletionRatio(in.curveRes, in.target)

@@ -15,12 +15,14 @@ import (
 
 // The engine's pure steps, without a database.
 
-func TestHolderGroups(t *testing.T) {
+func TestHeldGroups(t *testing.T) {
 	h := func(v int64) *int64 { return &v }
-	assert.Equal(t, []token.HolderGroup{token.Fresh, token.Kol, token.Sniper}, holderGroups([]string{"fresh", "kol"}, h(103), h(100)))
-	assert.Equal(t, []token.HolderGroup{token.Kol}, holderGroups([]string{"kol"}, h(104), h(100)), "4 blocks after creation")
-	assert.Nil(t, holderGroups(nil, h(100), nil), "creation height unknown")
-	assert.Nil(t, holderGroups([]string{}, nil, h(100)), "no first buy")
+	c := tokenCreation{creator: "D", height: h(100)}
+	assert.Equal(t, []string{"all", "fresh", "kol", "sniper"}, heldGroups("W", []token.HolderGroup{token.Fresh, token.Kol}, c, h(103)))
+	assert.Equal(t, []string{"all", "kol"}, heldGroups("W", []token.HolderGroup{token.Kol}, c, h(104)), "4 blocks after creation")
+	assert.Equal(t, []string{"all", "dev", "sniper"}, heldGroups("D", []token.HolderGroup{token.Dev}, c, h(100)), "dev once")
+	assert.Equal(t, []string{"all"}, heldGroups("W", nil, tokenCreation{}, h(100)), "creation unknown")
+	assert.Equal(t, []string{"all"}, heldGroups("W", nil, c, nil), "no first buy")
 }
 
 func TestGroupsJSON(t *testing.T) {
@@ -61,7 +63,7 @@ func TestMarketRow(t *testing.T) {
 
 	day := &token.PeriodStats{TotalVolumeInUSD: d("12"), Trades: 4}
 	row, err = marketRow(ports.TokenRef{Chain: chain.Sol, Address: "T"}, in,
-		&tokenHolders{count: 2, balances: map[string]decimal.Decimal{"A": d("5")}}, d("150"), day)
+		&tokenHolders{count: 2, top: []decimal.Decimal{d("5")}}, d("150"), day)
 	require.NoError(t, err)
 	assert.Equal(t, "0.02", col(row, "price_sol").(decimal.Decimal).String(), "sol: the native price")
 	assert.Equal(t, "2400", col(row, "market_cap_usd").(decimal.Decimal).String())

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -26,9 +26,10 @@ var marketColumns = []string{
 }
 
 // deriveMarket recomputes token_market for refs and the windows of windowRefs (a subset of refs),
-// writing each table once: price from the newest trade, holders and holdings from
-// wallet_positions, TVL from pools, the formulas of domain/stats, and the windows over the trades
-// of the last 24 hours with the liquidity just derived. Tokens without a tokens row have neither
+// writing each table once: price from the newest trade, holders and holdings from the kept
+// holder totals and the largest balances (engine_holders.go), TVL from pools, the formulas of
+// domain/stats, and the windows from the time buckets (engine_bucket.go) with the liquidity just
+// derived. Tokens without a tokens row have neither
 // market nor stats rows and are skipped. Its steps: read the inputs (loadMarketInputs) and the
 // holders (loadHolders), compute the windows (computeWindows), compute each row (marketRow, no
 // SQL), write token_market (writeMarket), then token_stats (writeWindows).
@@ -105,49 +106,10 @@ func loadMarketInputs(ctx context.Context, tx pgx.Tx, cs, as []string) (map[port
 	return inputs, order, nil
 }
 
-// tokenHolders are the holders of one token that its market row is computed from.
-type tokenHolders struct {
-	// count is the number of wallets with a positive balance.
-	count int64
-	// balances are those of the top 100 holders and of every holder in a group.
-	balances map[string]decimal.Decimal
-	// groups are the groups of each holder that is in one (holderGroups).
-	groups map[string][]token.HolderGroup
-}
-
-// loadHolders reads, in one pass over each token's positive balances, the holder count, the top
-// 100 holders and every holder that is in a group: labelled, the creator, or a sniper (first buy
-// within stats.SniperBlocks blocks of creation; holderGroups applies stats.IsSniper). Tokens
-// without a tokens row or without holders are absent.
-// Labels are looked up per holder through wallet_labels' key: joined as one aggregate over
-// every label, a generic plan made while wallet_labels was small re-ran that aggregate for
-// each holder once it was not (a 1M-trade import sat 9 minutes in one batch).
-func loadHolders(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]*tokenHolders, error) {
-	rows, err := dbsqlc.New().MarketHolders(ctx, tx, dbsqlc.MarketHoldersParams{Chains: cs, Addresses: as,
-		SniperBlocks: stats.SniperBlocks})
-	if err != nil {
-		return nil, fmt.Errorf("market holders: %w", err)
-	}
-	out := map[ports.TokenRef]*tokenHolders{}
-	for _, r := range rows {
-		ref := ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.TokenAddress}
-		h := out[ref]
-		if h == nil {
-			h = &tokenHolders{balances: map[string]decimal.Decimal{}, groups: map[string][]token.HolderGroup{}}
-			out[ref] = h
-		}
-		h.count = r.N
-		h.balances[r.Wallet] = r.Balance
-		if gs := holderGroups(r.Labels, r.FirstBlockHeight, r.CreatedBlockHeight); len(gs) > 0 {
-			h.groups[r.Wallet] = gs
-		}
-	}
-	return out, nil
-}
-
-// writeMarket stages rows (marketColumns) in ingest_market with COPY and applies them to
-// token_market with one UPDATE: last_trade_at_ms only moves forward, and NULL 24h figures keep the
-// stored ones.
+// writeMarket stages rows (marketColumns) in ingest_market with COPY, inserts the rows of new
+// tokens and applies the others with one UPDATE that skips rows whose values did not change (each
+// rewrite of a token_market row adds an entry to every one of its sort indexes):
+// last_trade_at_ms only moves forward, and NULL 24h figures keep the stored ones (0 for a new row).
 func writeMarket(ctx context.Context, tx pgx.Tx, rows [][]any, now time.Time) error {
 	if len(rows) == 0 {
 		return nil
@@ -156,20 +118,34 @@ func writeMarket(ctx context.Context, tx pgx.Tx, rows [][]any, now time.Time) er
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_market"}, marketColumns, pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("copy market: %w", err)
 	}
-	set := ""
+	var set, vals, olds, news []string
 	for _, c := range marketColumns[2:] {
+		v := "s." + c
 		switch c {
 		case "last_trade_at_ms":
-			set += ", last_trade_at_ms = GREATEST(m.last_trade_at_ms, s.last_trade_at_ms)"
+			v = "GREATEST(m.last_trade_at_ms, s.last_trade_at_ms)"
 		case "volume_24h_usd", "trades_24h":
-			set += ", " + c + " = COALESCE(s." + c + ", m." + c + ")"
-		default:
-			set += ", " + c + " = s." + c
+			v = "COALESCE(s." + c + ", m." + c + ")"
+		}
+		set = append(set, c+" = "+v)
+		olds, news = append(olds, "m."+c), append(news, v)
+		if c == "volume_24h_usd" || c == "trades_24h" {
+			vals = append(vals, "COALESCE(s."+c+", 0)")
+		} else {
+			vals = append(vals, "s."+c)
 		}
 	}
+	cols := joinCols(marketColumns)
+	// hand-built: the column and value lists are generated from marketColumns; ingest_market is a temporary table.
+	if _, err := tx.Exec(ctx, `INSERT INTO token_market (`+cols+`, updated_at_ms)
+		SELECT s.chain, s.address, `+strings.Join(vals, ", ")+`, $1 FROM ingest_market s
+		ON CONFLICT (chain, address) DO NOTHING`, now.UnixMilli()); err != nil {
+		return fmt.Errorf("insert market: %w", err)
+	}
 	// hand-built: the SET list is generated from marketColumns; ingest_market is a temporary table.
-	if _, err := tx.Exec(ctx, `UPDATE token_market m SET updated_at_ms = $1`+set+`
-			FROM ingest_market s WHERE m.chain = s.chain AND m.address = s.address`, now.UnixMilli()); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE token_market m SET updated_at_ms = $1, `+strings.Join(set, ", ")+`
+			FROM ingest_market s WHERE m.chain = s.chain AND m.address = s.address
+			AND (`+strings.Join(olds, ", ")+`) IS DISTINCT FROM (`+strings.Join(news, ", ")+`)`, now.UnixMilli()); err != nil {
 		return fmt.Errorf("update market: %w", err)
 	}
 	return nil

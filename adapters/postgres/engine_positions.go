@@ -5,13 +5,18 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/ports"
 )
 
 // positions folds the batch's new trades into wallet_positions. A pair whose new trades all sort
 // after its last applied trade is advanced in place; any other pair (a trade arrived out of
-// order) is rebuilt from every stored trade with pnl.Rederive.
+// order) is rebuilt from every stored trade with pnl.Rederive. Each pair's change also moves its
+// wallet's last activity in the token's buckets and its balance between the token's holder
+// totals (the groups before and after, with the labels as of this batch).
 func (a *applier) positions(ctx context.Context) error {
 	if len(a.newTrades) == 0 {
 		return nil
@@ -21,12 +26,35 @@ func (a *applier) positions(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	labels, err := walletLabels(ctx, a.tx, chains, wallets)
+	if err != nil {
+		return err
+	}
+	creations, err := tokenCreations(ctx, a.tx, chains, tokens)
+	if err != nil {
+		return err
+	}
 	var out [][]any
 	for k, ts := range byKey {
+		var oldBalance decimal.Decimal
+		var oldFirst *int64
+		var oldAct stats.LastActivity
+		if r := existing[k]; r != nil {
+			oldBalance, oldAct = r.pos.Balance, r.act
+			if r.firstHeight != nil {
+				h := *r.firstHeight
+				oldFirst = &h
+			}
+		}
 		r, err := a.advancePosition(ctx, k, trade.Sorted(ts), existing[k])
 		if err != nil {
 			return err
 		}
+		ref := ports.TokenRef{Chain: k.chain, Address: k.token}
+		a.buckets.moveActivity(ref, oldAct, r.act)
+		ls, c := labels[[2]string{string(k.chain), k.wallet}], creations[ref]
+		a.groups.add(ref, heldGroups(k.wallet, ls, c, oldFirst), oldBalance, -1)
+		a.groups.add(ref, heldGroups(k.wallet, ls, c, r.firstHeight), r.pos.Balance, 1)
 		out = append(out, r.values(k, a.now))
 	}
 	return writePositions(ctx, a.tx, out)
@@ -96,6 +124,7 @@ func (a *applier) advancePosition(ctx context.Context, k posKey, ts []trade.Trad
 			return nil, err
 		}
 		r.noteFirstBuy(t)
+		r.act.Note(t)
 	}
 	r.last = ts[len(ts)-1]
 	return r, nil

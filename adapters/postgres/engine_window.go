@@ -11,7 +11,6 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/token"
-	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -29,27 +28,16 @@ type windowStats struct {
 	stats  token.PeriodStats
 }
 
-// computeWindows derives every window of refs as of now with stats.Window over the trades of the
-// last 24 hours, read through the (chain, token, time) index (appendWindows). It is the ingest
-// batch's path (deriveMarket), with the liquidity the batch just derived.
+// computeWindows derives every window of refs as of now from their time buckets
+// (bucketWindows). It is the ingest batch's path (deriveMarket), with the liquidity the batch
+// just derived.
 func computeWindows(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, liquidity map[ports.TokenRef]decimal.Decimal,
 	now time.Time) ([]windowStats, error) {
-	if len(refs) == 0 {
-		return nil, nil
+	targets := make([]windowTarget, len(refs))
+	for i, r := range refs {
+		targets[i] = windowTarget{ref: r, windows: allWindowsSet}
 	}
-	cs, as := refArrays(refs)
-	end := now.UnixMilli()
-	start := end - token.Window24h.Duration().Milliseconds()
-	rows, err := dbsqlc.New().WindowTrades(ctx, tx, dbsqlc.WindowTradesParams{Chains: cs, Addresses: as, StartMs: start, EndMs: end})
-	if err != nil {
-		return nil, fmt.Errorf("window trades: %w", err)
-	}
-	byRef := windowTradesByRef(rows)
-	out := make([]windowStats, 0, len(refs)*len(token.AllWindows))
-	for _, ref := range refs {
-		out = appendWindows(out, ref, byRef[ref], allWindowsSet, now, liquidity[ref])
-	}
-	return out, nil
+	return bucketWindows(ctx, tx, targets, liquidity, now)
 }
 
 // writeWindows upserts the computed windows into token_stats.
@@ -91,57 +79,37 @@ type windowSet int32
 // allWindowsSet holds every window.
 var allWindowsSet = windowSet(1<<len(token.AllWindows) - 1)
 
-// widest is the longest window in the set.
-func (ws windowSet) widest() time.Duration {
-	var d time.Duration
-	for i, w := range token.AllWindows {
-		if ws&(1<<i) != 0 {
-			d = max(d, w.Duration())
-		}
-	}
-	return d
-}
-
 // windowTarget is a token and the windows of it a refresh recomputes.
 type windowTarget struct {
 	ref     ports.TokenRef
 	windows windowSet
 }
 
-// recomputeWindows rewrites the given windows of the given tokens as of now, with the liquidity
-// stored on token_market, and copies the 24h figures of the tokens whose 24h window it rewrote to
-// token_market, where search sorts by them. It reads each token's successful trades over its
-// widest window only. It is the refresh loop's path; an ingest batch derives all windows of the
-// tokens it touches inside deriveMarket.
+// recomputeWindows rewrites the given windows of the given tokens as of now from their time
+// buckets, with the liquidity stored on token_market, and copies the 24h figures of the tokens
+// whose 24h window it rewrote to token_market, where search sorts by them. It is the refresh
+// loop's path; an ingest batch derives all windows of the tokens it touches inside deriveMarket.
 func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, now time.Time) error {
 	if len(targets) == 0 {
 		return nil
 	}
-	end := now.UnixMilli()
-	cs, as, starts := make([]string, len(targets)), make([]string, len(targets)), make([]int64, len(targets))
+	cs, as := make([]string, len(targets)), make([]string, len(targets))
 	want := make(map[ports.TokenRef]windowSet, len(targets))
 	for i, t := range targets {
-		cs[i], as[i], starts[i] = string(t.ref.Chain), t.ref.Address, end-t.windows.widest().Milliseconds()
+		cs[i], as[i] = string(t.ref.Chain), t.ref.Address
 		want[t.ref] = t.windows
 	}
 	liquidity, known, err := windowLiquidity(ctx, tx, cs, as)
 	if err != nil {
 		return err
 	}
-	rows, err := dbsqlc.New().RefreshWindowTrades(ctx, tx, dbsqlc.RefreshWindowTradesParams{Chains: cs, Addresses: as,
-		Starts: starts, EndMs: end})
+	present := make([]windowTarget, len(known))
+	for i, ref := range known {
+		present[i] = windowTarget{ref: ref, windows: want[ref]}
+	}
+	windows, err := bucketWindows(ctx, tx, present, liquidity, now)
 	if err != nil {
-		return fmt.Errorf("window trades: %w", err)
-	}
-	byRef := map[ports.TokenRef][]trade.Trade{}
-	for _, r := range rows {
-		t := windowTrade(dbsqlc.WindowTradesRow(r))
-		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
-		byRef[ref] = append(byRef[ref], t)
-	}
-	var windows []windowStats
-	for _, ref := range known {
-		windows = appendWindows(windows, ref, byRef[ref], want[ref], now, liquidity[ref])
+		return err
 	}
 	if err := writeWindows(ctx, tx, windows, now); err != nil {
 		return err
@@ -169,24 +137,4 @@ func windowLiquidity(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports
 		known = append(known, ref)
 	}
 	return liquidity, known, nil
-}
-
-// windowTradesByRef groups the rows of a window-trade query (windowTrade) by token.
-func windowTradesByRef(rows []dbsqlc.WindowTradesRow) map[ports.TokenRef][]trade.Trade {
-	byRef := map[ports.TokenRef][]trade.Trade{}
-	for _, r := range rows {
-		t := windowTrade(r)
-		ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
-		byRef[ref] = append(byRef[ref], t)
-	}
-	return byRef
-}
-
-// windowTrade is the trade of one window-trade row: chain, token address, signature, instruction
-// index, block height and time, wallet, side, status, token amount, its USD value and the USD price.
-func windowTrade(r dbsqlc.WindowTradesRow) trade.Trade {
-	return trade.Trade{Chain: chain.Chain(r.Chain), TokenAddress: r.Address, TransactionSignature: r.TxSignature,
-		InstructionIndex: r.InstructionIndex, BlockHeight: r.BlockHeight, BlockTimestamp: r.BlockTimestampMs,
-		Wallet: r.Wallet, Side: trade.Side(r.Side), Status: trade.Status(r.Status), TokenAmount: r.TokenAmount,
-		TokenAmountInUSD: r.TokenAmountUsd, TokenPriceInUSD: r.TokenPriceUsd}
 }

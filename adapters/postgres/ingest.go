@@ -46,8 +46,6 @@ const (
 
 // tempTables are created once per connection; ON COMMIT DELETE ROWS empties them after every batch.
 const tempTables = `
-CREATE TEMP TABLE IF NOT EXISTS ingest_trades (LIKE trades INCLUDING DEFAULTS) ON COMMIT DELETE ROWS;
-ALTER TABLE ingest_trades DROP COLUMN IF EXISTS seq;
 CREATE TEMP TABLE IF NOT EXISTS ingest_stats (LIKE token_stats) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ingest_snapshots (LIKE pool_snapshots) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ingest_market (chain TEXT, address TEXT, price_usd NUMERIC, price_sol NUMERIC,
@@ -67,8 +65,18 @@ var tradeColumns = []string{
 
 // Apply writes the batch and its derivations in one transaction, in ingest.AllTypes order.
 func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+	return s.apply(ctx, b, now, false)
+}
+
+// ApplyPending is Apply that leaves the market data and windows of the touched tokens to the next
+// Flush, marking them in market_pending in the batch's transaction.
+func (s *IngestStore) ApplyPending(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+	return s.apply(ctx, b, now, true)
+}
+
+func (s *IngestStore) apply(ctx context.Context, b ingest.Batch, now time.Time, pending bool) (ingest.Result, error) {
 	var res ingest.Result
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := writeAnnounced(ctx, s.pool, marketDetails, func(tx pgx.Tx) error {
 		if err := lockDerivedState(ctx, tx); err != nil {
 			return err
 		}
@@ -76,7 +84,8 @@ func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) 
 		if _, err := tx.Exec(ctx, tempTables); err != nil {
 			return fmt.Errorf("temp tables: %w", err)
 		}
-		a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{}}
+		a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{},
+			buckets: newBucketDeltas(now), groups: groupDeltas{}}
 		steps := []func(context.Context, ingest.Batch) error{
 			a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.claims, a.expiries,
 		}
@@ -88,7 +97,14 @@ func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) 
 		if err := a.positions(ctx); err != nil {
 			return err
 		}
-		if err := deriveMarket(ctx, tx, a.touchedRefs(), a.windowed, now); err != nil {
+		if err := a.derivedTotals(ctx); err != nil {
+			return err
+		}
+		if pending {
+			if err := markPending(ctx, tx, a.touchedRefs(), a.windowed); err != nil {
+				return err
+			}
+		} else if err := deriveMarket(ctx, tx, a.touchedRefs(), a.windowed, now); err != nil {
 			return err
 		}
 		res = a.res
@@ -118,6 +134,23 @@ type applier struct {
 	windowed map[ports.TokenRef]bool
 	// newTrades are the trades this batch actually inserted (replays excluded).
 	newTrades []trade.Trade
+	// buckets and groups are the batch's changes to token_buckets and token_holder_groups.
+	buckets *bucketDeltas
+	groups  groupDeltas
+	// created are the tokens whose tokens row this batch inserted.
+	created []ports.TokenRef
+}
+
+// derivedTotals writes the batch's bucket and holder-total changes, then rebuilds the holder
+// totals of the tokens created in the batch (trades of them may have come first).
+func (a *applier) derivedTotals(ctx context.Context) error {
+	if err := writeBuckets(ctx, a.tx, a.buckets); err != nil {
+		return err
+	}
+	if err := writeGroups(ctx, a.tx, a.groups); err != nil {
+		return err
+	}
+	return rebuildGroups(ctx, a.tx, a.created)
 }
 
 func (a *applier) touch(c chain.Chain, addr string) {
@@ -185,25 +218,32 @@ func tokenRecord(t token.Token) tokenJSON {
 		TokenCreators: creators, Extra: t.Extra, SocialMedias: t.Socials.Map(), LaunchpadTag: string(t.LaunchpadTag)}
 }
 
-func (a *applier) outbox(ctx context.Context, eventID, channel string, payload any) error {
+// outbox adds an outbox row through db (the transaction, or a queue of statements sent later).
+func (a *applier) outbox(ctx context.Context, db dbsqlc.DBTX, eventID, channel string, payload any) error {
 	body, err := json.Marshal(payload)
 	if err != nil {
 		return err
 	}
-	return a.q.InsertOutboxEvent(ctx, a.tx, dbsqlc.InsertOutboxEventParams{EventID: eventID, Channel: channel, Payload: body,
+	return a.q.InsertOutboxEvent(ctx, db, dbsqlc.InsertOutboxEventParams{EventID: eventID, Channel: channel, Payload: body,
 		CreatedAtMs: a.now.UnixMilli()})
 }
 
 func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {
-	for _, e := range b.TokensCreated {
+	if len(b.TokensCreated) == 0 {
+		return nil
+	}
+	inserts := &queued{}
+	recs := make([]tokenJSON, len(b.TokensCreated))
+	for i, e := range b.TokensCreated {
 		t := e.Token
 		// A tag sent as the spec's word is stored as the launchpad id it stands for.
 		t.LaunchpadTag = token.CanonicalTag(string(t.LaunchpadTag))
 		rec := tokenRecord(t)
+		recs[i] = rec
 		creators, _ := json.Marshal(rec.TokenCreators)
 		extra, _ := json.Marshal(rec.Extra)
 		socials, _ := json.Marshal(rec.SocialMedias)
-		n, err := a.q.InsertToken(ctx, a.tx, dbsqlc.InsertTokenParams{Chain: string(t.Chain), Address: t.Address,
+		_, _ = a.q.InsertToken(ctx, inserts, dbsqlc.InsertTokenParams{Chain: string(t.Chain), Address: t.Address,
 			Decimals: t.Decimals, Name: t.Name, Symbol: t.Symbol, VendorCoinID: nullStr(t.VendorCoinID),
 			Description: nullStr(t.Description), ImageUrl: nullStr(t.ImageURL), Market: nullStr(t.Market),
 			MetadataAddress: nullStr(t.MetadataAddress), Uri: nullStr(t.URI), CreatorAddress: nullStr(e.Creator),
@@ -213,62 +253,105 @@ func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {
 			LaunchProtocolFamily: nullStr(t.Extra.LaunchFromProtocolFamily), LaunchProgramAddress: nullStr(t.Extra.LaunchFromProgramAddress),
 			TotalSupply: e.TotalSupply, CirculatingSupply: e.CirculatingSupply, CurvePoolAddress: nullStr(e.CurvePool),
 			CurveTargetNative: e.CurveTargetInNative})
-		if err != nil {
-			return fmt.Errorf("insert token %s: %w", t.Address, err)
-		}
-		inserted := n == 1
+	}
+	n, err := inserts.send(ctx, a.tx)
+	if err != nil {
+		return fmt.Errorf("insert tokens: %w", err)
+	}
+	// A new token's token_market row is written by deriveMarket (it is touched); sol tokens add
+	// their lifecycle event to the outbox.
+	outbox := &queued{}
+	for i, e := range b.TokensCreated {
+		t := e.Token
+		inserted := n[i] == 1
 		a.count(inserted)
 		if !inserted {
 			continue
 		}
-		if err := a.q.InsertTokenMarket(ctx, a.tx, dbsqlc.InsertTokenMarketParams{Chain: string(t.Chain), Address: t.Address,
-			TotalSupply: e.TotalSupply, CirculatingSupply: e.CirculatingSupply, UpdatedAtMs: a.now.UnixMilli()}); err != nil {
-			return fmt.Errorf("insert token market %s: %w", t.Address, err)
-		}
 		a.touch(t.Chain, t.Address)
+		a.created = append(a.created, ports.TokenRef{Chain: t.Chain, Address: t.Address})
 		if t.Chain == chain.Sol {
-			if err := a.outbox(ctx, ChannelTokenCreated+":"+t.Address, ChannelTokenCreated, rec); err != nil {
+			if err := a.outbox(ctx, outbox, ChannelTokenCreated+":"+t.Address, ChannelTokenCreated, recs[i]); err != nil {
 				return fmt.Errorf("outbox token created: %w", err)
 			}
 		}
+	}
+	if _, err := outbox.send(ctx, a.tx); err != nil {
+		return fmt.Errorf("outbox token created: %w", err)
 	}
 	return nil
 }
 
 func (a *applier) pools(ctx context.Context, b ingest.Batch) error {
+	inserts := &queued{}
 	for _, e := range b.PoolsCreated {
 		p := e.Pool
-		n, err := a.q.InsertPool(ctx, a.tx, dbsqlc.InsertPoolParams{Chain: string(p.Chain), Address: p.Address,
+		_, _ = a.q.InsertPool(ctx, inserts, dbsqlc.InsertPoolParams{Chain: string(p.Chain), Address: p.Address,
 			ProgramAddress: p.ProgramAddress, ProtocolFamily: p.ProtocolFamily, ProtocolName: p.ProtocolName, Image: p.Image,
 			TokenAAddress: p.TokenAAddress, TokenBAddress: p.TokenBAddress, TokenADecimals: p.TokenADecimals,
 			TokenBDecimals: p.TokenBDecimals, IsBondingCurve: e.IsBondingCurve, CreatedAtMs: e.At})
-		if err != nil {
-			return fmt.Errorf("insert pool %s: %w", p.Address, err)
-		}
-		a.count(n == 1)
+	}
+	n, err := inserts.send(ctx, a.tx)
+	if err != nil {
+		return fmt.Errorf("insert pools: %w", err)
+	}
+	for _, k := range n {
+		a.count(k == 1)
 	}
 	return nil
 }
 
 func (a *applier) labels(ctx context.Context, b ingest.Batch) error {
+	inserts := &queued{}
 	for _, e := range b.Labels {
-		n, err := a.q.InsertWalletLabel(ctx, a.tx, dbsqlc.InsertWalletLabelParams{Chain: string(e.Chain), Wallet: e.Wallet,
+		_, _ = a.q.InsertWalletLabel(ctx, inserts, dbsqlc.InsertWalletLabelParams{Chain: string(e.Chain), Wallet: e.Wallet,
 			Label: string(e.Label)})
-		if err != nil {
-			return fmt.Errorf("insert wallet label: %w", err)
-		}
-		a.count(n == 1)
 	}
-	if len(b.Labels) > 0 {
-		// A label moves holdings between groups of every token the wallet holds.
-		refs, err := a.q.LabelledHoldings(ctx, a.tx, dbsqlc.LabelledHoldingsParams{Chains: labelChains(b.Labels),
-			Wallets: labelWallets(b.Labels)})
-		if err != nil {
-			return fmt.Errorf("labelled holdings: %w", err)
+	n, err := inserts.send(ctx, a.tx)
+	if err != nil {
+		return fmt.Errorf("insert wallet labels: %w", err)
+	}
+	var added []ingest.WalletLabel
+	for i, e := range b.Labels {
+		a.count(n[i] == 1)
+		if n[i] == 1 {
+			added = append(added, e)
 		}
-		for _, r := range refs {
-			a.touch(chain.Chain(r.Chain), r.TokenAddress)
+	}
+	return a.labelHoldings(ctx, added)
+}
+
+// labelHoldings moves the holdings of each newly labelled wallet into the label's group in every
+// token it holds, unless it was in that group already as the token's creator or a sniper.
+func (a *applier) labelHoldings(ctx context.Context, added []ingest.WalletLabel) error {
+	if len(added) == 0 {
+		return nil
+	}
+	rows, err := a.q.LabelledHoldings(ctx, a.tx, dbsqlc.LabelledHoldingsParams{Chains: labelChains(added),
+		Wallets: labelWallets(added)})
+	if err != nil {
+		return fmt.Errorf("labelled holdings: %w", err)
+	}
+	newLabels := map[[2]string][]token.HolderGroup{}
+	for _, e := range added {
+		k := [2]string{string(e.Chain), e.Wallet}
+		newLabels[k] = append(newLabels[k], token.HolderGroup(e.Label))
+	}
+	seen := map[posKey]bool{}
+	for _, r := range rows {
+		k := posKey{chain.Chain(r.Chain), r.Wallet, r.TokenAddress}
+		if seen[k] { // the wallet was listed once per new label
+			continue
 		}
+		seen[k] = true
+		ref := ports.TokenRef{Chain: k.chain, Address: k.token}
+		implied := heldGroups(r.Wallet, nil, tokenCreation{r.CreatorAddress, r.CreatedBlockHeight}, r.FirstBlockHeight)
+		for _, l := range newLabels[[2]string{r.Chain, r.Wallet}] {
+			if !slicesContains(implied, string(l)) {
+				a.groups.add(ref, []string{string(l)}, r.Balance, 1)
+			}
+		}
+		a.touch(k.chain, k.token)
 	}
 	return nil
 }
@@ -313,40 +396,39 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 			t.SideTokenAmountInNative, t.SideTokenAmountInUSD, t.SideTokenPriceInNative, t.SideTokenPriceInUSD, t.DexImage,
 			t.DexProgramAddress, t.DexProtocolFamily, nowMs}
 	}
-	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
-	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"ingest_trades"}, tradeColumns, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("copy trades: %w", err)
+	// Replays are found by primary-key probes; the rest go straight into trades with COPY. No
+	// other transaction inserts trades meanwhile: every batch holds the derived-state lock.
+	cs, sigs, ixs := make([]string, len(b.Trades)), make([]string, len(b.Trades)), make([]int32, len(b.Trades))
+	for i, t := range b.Trades {
+		cs[i], sigs[i], ixs[i] = string(t.Chain), t.TransactionSignature, t.InstructionIndex
 	}
-	cols := joinCols(tradeColumns)
-	// hand-built: the column list is generated from tradeColumns; ingest_trades is a temporary table.
-	inserted, err := a.tx.Query(ctx, `INSERT INTO trades (`+cols+`) SELECT `+cols+` FROM ingest_trades
-		ON CONFLICT (chain, tx_signature, instruction_index) DO NOTHING RETURNING chain, tx_signature, instruction_index`)
+	stored, err := a.q.ExistingTrades(ctx, a.tx, dbsqlc.ExistingTradesParams{Chains: cs, Signatures: sigs, Indexes: ixs})
 	if err != nil {
-		return fmt.Errorf("insert trades: %w", err)
+		return fmt.Errorf("find replayed trades: %w", err)
 	}
-	keys, err := pgx.CollectRows(inserted, func(row pgx.CollectableRow) (trade.Key, error) {
-		var k trade.Key
-		var c string
-		err := row.Scan(&c, &k.TransactionSignature, &k.InstructionIndex)
-		k.Chain = chain.Chain(c)
-		return k, err
-	})
-	if err != nil {
-		return fmt.Errorf("insert trades: %w", err)
+	replay := make(map[trade.Key]bool, len(stored))
+	for _, k := range stored {
+		replay[trade.Key{Chain: chain.Chain(k.Chain), TransactionSignature: k.TxSignature, InstructionIndex: k.InstructionIndex}] = true
 	}
-	isNew := make(map[trade.Key]bool, len(keys))
-	for _, k := range keys {
-		isNew[k] = true
-	}
-	for _, t := range b.Trades {
-		if isNew[t.Key()] {
-			a.newTrades = append(a.newTrades, t)
-			a.touchByTrade(t.Chain, t.TokenAddress, t.BlockTimestamp)
+	fresh := rows[:0]
+	for i, t := range b.Trades {
+		if replay[t.Key()] {
+			continue
+		}
+		fresh = append(fresh, rows[i])
+		a.newTrades = append(a.newTrades, t)
+		a.touchByTrade(t.Chain, t.TokenAddress, t.BlockTimestamp)
+		if t.Succeeded() {
+			a.buckets.addTrade(t)
 		}
 	}
-	a.res.Inserted += len(keys)
-	a.res.Skipped += len(b.Trades) - len(keys)
-	a.res.Trades += len(keys)
+	// hand-built: COPY into trades; the column list is tradeColumns (sqlc's :copyfrom would fix it twice).
+	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"trades"}, tradeColumns, pgx.CopyFromRows(fresh)); err != nil {
+		return fmt.Errorf("copy trades: %w", err)
+	}
+	a.res.Inserted += len(fresh)
+	a.res.Skipped += len(b.Trades) - len(fresh)
+	a.res.Trades += len(fresh)
 	return nil
 }
 
@@ -455,7 +537,7 @@ func (a *applier) migrations(ctx context.Context, b ingest.Batch) error {
 		if err != nil {
 			return err
 		}
-		if err := a.outbox(ctx, ChannelTokenMigrated+":"+e.Address, ChannelTokenMigrated, rec); err != nil {
+		if err := a.outbox(ctx, a.tx, ChannelTokenMigrated+":"+e.Address, ChannelTokenMigrated, rec); err != nil {
 			return fmt.Errorf("outbox token migrated: %w", err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/pnl"
+	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
@@ -29,7 +30,10 @@ type positionRow struct {
 	pos         pnl.Position
 	last        trade.Trade // only the ordering fields are set
 	firstHeight *int64
-	exists      bool
+	// act is when the wallet last bought, sold and traded the token: its place in the token's
+	// distinct-wallet bucket counts (engine_bucket.go).
+	act    stats.LastActivity
+	exists bool
 }
 
 // positionColumns are the columns of wallet_positions in the order of positionRow.values and
@@ -38,7 +42,7 @@ var positionColumns = []string{
 	"chain", "wallet", "token_address", "balance", "cost_usd", "buy_amount", "buy_amount_usd", "sell_amount",
 	"sell_amount_usd", "sold_cost_usd", "realized_usd", "buys", "sells", "first_buy_at_ms", "last_sell_at_ms",
 	"last_block_timestamp_ms", "last_block_height", "last_tx_signature", "last_instruction_index", "first_block_height",
-	"updated_at_ms",
+	"last_buy_ms", "last_sell_ms", "last_trade_ms", "updated_at_ms",
 }
 
 // values is the row of pair k written at now, in positionColumns order.
@@ -47,7 +51,7 @@ func (r *positionRow) values(k posKey, now time.Time) []any {
 	return []any{string(k.chain), k.wallet, k.token, p.Balance, p.CostInUSD, p.BuyAmount, p.BuyAmountInUSD,
 		p.SellAmount, p.SellAmountInUSD, p.SoldCostInUSD, p.RealizedProfitInUSD, p.Buys, p.Sells, p.FirstBuyAt, p.LastSellAt,
 		r.last.BlockTimestamp, r.last.BlockHeight, r.last.TransactionSignature, r.last.InstructionIndex, r.firstHeight,
-		now.UnixMilli()}
+		r.act.Buy, r.act.Sell, r.act.Trade, now.UnixMilli()}
 }
 
 // scan reads a wallet_positions row selected as positionColumns (see selectPositionColumns) into
@@ -59,7 +63,7 @@ func (r *positionRow) scan(row pgx.Row) (posKey, error) {
 	err := row.Scan(&c, &p.Wallet, &p.Token, &p.Balance, &p.CostInUSD, &p.BuyAmount, &p.BuyAmountInUSD,
 		&p.SellAmount, &p.SellAmountInUSD, &p.SoldCostInUSD, &p.RealizedProfitInUSD, &p.Buys, &p.Sells, &p.FirstBuyAt,
 		&p.LastSellAt, &r.last.BlockTimestamp, &r.last.BlockHeight, &r.last.TransactionSignature,
-		&r.last.InstructionIndex, &r.firstHeight, &updatedAt)
+		&r.last.InstructionIndex, &r.firstHeight, &r.act.Buy, &r.act.Sell, &r.act.Trade, &updatedAt)
 	p.Chain = chain.Chain(c)
 	r.exists = true
 	return posKey{p.Chain, p.Wallet, p.Token}, err
@@ -104,6 +108,7 @@ func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionR
 	r.last = sorted[len(sorted)-1]
 	for _, t := range sorted {
 		r.noteFirstBuy(t)
+		r.act.Note(t)
 	}
 	return r, len(trades), nil
 }

@@ -50,7 +50,7 @@ func (s *IngestStore) HotRankingTimes(ctx context.Context) ([]ports.HotRankingTi
 // records when it was computed in hot_rankings.
 func (s *IngestStore) ReplaceHotTokens(ctx context.Context, c chain.Chain, d ranking.Duration, entries []ports.HotEntry, now time.Time) error {
 	q := dbsqlc.New()
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := writeAnnounced(ctx, s.pool, marketRanking(c, d), func(tx pgx.Tx) error {
 		if err := q.DeleteHotTokens(ctx, tx, dbsqlc.DeleteHotTokensParams{Chain: string(c), Duration: string(d)}); err != nil {
 			return err
 		}

@@ -41,6 +41,10 @@ const windowRoundOverlap = 5 * time.Second
 // time. An unfinished round (an attempt that failed or timed out) is continued after its position.
 func (s *IngestStore) RefreshWindows(ctx context.Context, now time.Time) (ports.WindowRefresh, error) {
 	var res ports.WindowRefresh
+	// Market data a stream left pending (a stream that crashed before its flush) is derived first.
+	if _, err := s.Flush(ctx, now); err != nil {
+		return res, err
+	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return res, interpretError(err, "refresh windows", "")
@@ -142,7 +146,7 @@ func planRound(st dbsqlc.GetRefreshStateRow, end int64) roundPlan {
 // refreshPart recomputes the windows of one chunk of a round in its own transaction, under the
 // derived-state lock, and records the chunk's last token as the round's position.
 func refreshPart(ctx context.Context, conn *pgx.Conn, part []windowTarget, now time.Time) error {
-	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+	return writeAnnounced(ctx, conn, marketTokens(refsOf(part)), func(tx pgx.Tx) error {
 		if err := lockDerivedState(ctx, tx); err != nil {
 			return err
 		}
@@ -201,7 +205,9 @@ func crossingSpans(from, to int64) []crossingSpan {
 	spans := []crossingSpan{{lo, hi, allWindowsSet}}
 	for i, w := range token.AllWindows {
 		d := w.Duration().Milliseconds()
-		spans = append(spans, crossingSpan{lo - d, hi - d, 1 << i})
+		// A window starts at the first whole second after T − w (stats.WindowStart), up to a
+		// second after T − w: a trade left it by to when it is before to − w + 1 s.
+		spans = append(spans, crossingSpan{lo - d, hi - d + 1000, 1 << i})
 	}
 	return spans
 }

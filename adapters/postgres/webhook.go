@@ -344,3 +344,139 @@ func webhookTimePtr(t time.Time) *time.Time {
 	}
 	return &t
 }
+
+// The delivery queue (ports.DeliveryQueue).
+
+var _ ports.DeliveryQueue = (*WebhookStore)(nil)
+
+// pumpLockKey is the session advisory lock only one delivery pump holds.
+const pumpLockKey = 7_346_512
+
+// outboxChannel is what migration 0040's trigger notifies when the outbox gains rows.
+const outboxChannel = "webhook_outbox"
+
+// Watch holds the pump lock and listens on a connection of its own, taken out of the pool and
+// closed at the end: closing it (or losing it) releases the lock and the LISTEN.
+func (s *WebhookStore) Watch(ctx context.Context, held func(), wake func()) error {
+	pc, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return interpretError(err, "delivery pump lock", "")
+	}
+	conn := pc.Hijack()
+	defer conn.Close(context.WithoutCancel(ctx))
+	for {
+		var got bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, pumpLockKey).Scan(&got); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return interpretError(err, "delivery pump lock", "")
+		}
+		if got {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+outboxChannel); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return interpretError(err, "outbox listen", "")
+	}
+	held()
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return interpretError(err, "outbox listen", "")
+		}
+		wake()
+	}
+}
+
+// asyncCommit makes the queue's transactions commit without waiting for the WAL flush. They
+// are many and small (one per fan-out round, one per lane batch), and what a Postgres crash
+// could lose of them is redone: a fan-out lost with its stamp is read and queued again, an
+// attempt lost with its queue row is sent again (at least once, as after any crash). A crash of
+// the service itself loses nothing committed.
+const asyncCommit = "SET LOCAL synchronous_commit = off"
+
+// Fanout queues and stamps in one transaction.
+func (s *WebhookStore) Fanout(ctx context.Context, deliveries []ports.QueuedDelivery, seqs []int64, at time.Time) error {
+	ids := make([]string, len(deliveries))
+	qs := make([]int64, len(deliveries))
+	for i, d := range deliveries {
+		ids[i], qs[i] = d.EndpointID, d.Seq
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, asyncCommit); err != nil {
+			return err
+		}
+		if len(deliveries) > 0 {
+			if err := s.q.EnqueueWebhookDeliveries(ctx, tx, dbsqlc.EnqueueWebhookDeliveriesParams{EndpointIds: ids, Seqs: qs}); err != nil {
+				return err
+			}
+		}
+		return s.q.MarkOutboxDispatched(ctx, tx, dbsqlc.MarkOutboxDispatchedParams{AtMs: at.UnixMilli(), Seqs: seqs})
+	})
+	return interpretError(err, "webhook queue", "")
+}
+
+// QueuedEndpoints lists the endpoints with queued deliveries.
+func (s *WebhookStore) QueuedEndpoints(ctx context.Context) ([]string, error) {
+	ids, err := s.q.QueuedWebhookEndpoints(ctx, s.pool)
+	return ids, interpretError(err, "webhook queue", "")
+}
+
+// Queued reads an endpoint's queued events with their outbox payloads.
+func (s *WebhookStore) Queued(ctx context.Context, endpointID string, limit int) ([]ports.OutboxEvent, error) {
+	rows, err := s.q.ListWebhookQueue(ctx, s.pool, dbsqlc.ListWebhookQueueParams{EndpointID: endpointID, Limit: int32(limit)})
+	if err != nil {
+		return nil, interpretError(err, "webhook queue", endpointID)
+	}
+	out := make([]ports.OutboxEvent, len(rows))
+	for i, r := range rows {
+		out[i] = ports.OutboxEvent{Seq: r.Seq, EventID: r.EventID, Channel: r.Channel, Payload: r.Payload, CreatedAtMs: r.CreatedAtMs}
+	}
+	return out, nil
+}
+
+// Complete inserts the attempts with one statement and deletes the done rows, in one
+// transaction.
+func (s *WebhookStore) Complete(ctx context.Context, endpointID string, attempts []webhook.Attempt, done []int64) error {
+	p := dbsqlc.InsertWebhookAttemptsParams{}
+	for _, a := range attempts {
+		p.EndpointIds = append(p.EndpointIds, a.EndpointID)
+		p.EventIds = append(p.EventIds, a.EventID)
+		p.Attempts = append(p.Attempts, int32(a.Number))
+		p.StatusCodes = append(p.StatusCodes, int32(a.StatusCode))
+		p.LatenciesMs = append(p.LatenciesMs, a.Latency.Milliseconds())
+		p.Errors = append(p.Errors, a.Error)
+		p.Succeeded = append(p.Succeeded, a.Result.Success)
+		p.AttemptedAt = append(p.AttemptedAt, a.At)
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, asyncCommit); err != nil {
+			return err
+		}
+		if len(attempts) > 0 {
+			if err := s.q.InsertWebhookAttempts(ctx, tx, p); err != nil {
+				return err
+			}
+		}
+		if len(done) == 0 {
+			return nil
+		}
+		return s.q.DeleteWebhookQueue(ctx, tx, dbsqlc.DeleteWebhookQueueParams{EndpointID: endpointID, Seqs: done})
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23503" { // the endpoint was deleted meanwhile
+		return nil
+	}
+	return interpretError(err, "webhook attempts", endpointID)
+}

@@ -61,12 +61,12 @@ func (s DeliveryStarter) Enqueue(ctx context.Context, endpointID string, evs []w
 	return nil
 }
 
-// StartDispatcher starts the outbox dispatcher loop unless it runs already.
+// StartDispatcher starts the outbox dispatcher loop with in, or hands in to the running loop
+// (one signal-with-start: DispatchConfigSignal), so the configuration of the process that
+// started last is the one in force, as with StartRefreshLoop.
 func StartDispatcher(ctx context.Context, c client.Client, in workflows.DispatchInput) error {
-	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:                       workflows.WebhookDispatchWorkflowID,
-		TaskQueue:                workflows.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-	}, workflows.WebhookDispatchWorkflowName, in)
+	_, err := c.SignalWithStartWorkflow(ctx, workflows.WebhookDispatchWorkflowID, workflows.DispatchConfigSignal, in,
+		client.StartWorkflowOptions{ID: workflows.WebhookDispatchWorkflowID, TaskQueue: workflows.TaskQueue},
+		workflows.WebhookDispatchWorkflowName, in)
 	return err
 }

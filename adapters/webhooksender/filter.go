@@ -21,6 +21,13 @@ type Filter struct {
 	env   *cel.Env
 	mu    sync.Mutex
 	progs map[string]cel.Program
+
+	// The decoded data of the last event matched: the dispatcher matches one event against
+	// every subscriber's filter in a row, and decodes it once.
+	lastMu   sync.Mutex
+	lastID   string
+	lastData any
+	lastOK   bool
 }
 
 var _ ports.FilterCompiler = (*Filter)(nil)
@@ -68,14 +75,28 @@ func (f *Filter) Compile(expr string) error {
 	return err
 }
 
+// decode returns the event's data as CEL reads it (shared, never modified: CEL does not
+// write to its input).
+func (f *Filter) decode(ev webhook.Event) (any, bool) {
+	f.lastMu.Lock()
+	defer f.lastMu.Unlock()
+	if ev.ID != "" && ev.ID == f.lastID {
+		return f.lastData, f.lastOK
+	}
+	var data any
+	err := json.Unmarshal(ev.Data, &data)
+	f.lastID, f.lastData, f.lastOK = ev.ID, data, err == nil
+	return data, err == nil
+}
+
 // Match evaluates expr over the event; anything but a true result is no match.
 func (f *Filter) Match(expr string, ev webhook.Event) bool {
 	p, err := f.program(expr)
 	if err != nil {
 		return false
 	}
-	var data any
-	if err := json.Unmarshal(ev.Data, &data); err != nil {
+	data, ok := f.decode(ev)
+	if !ok {
 		return false
 	}
 	out, _, err := p.Eval(map[string]any{"channel": string(ev.Channel), "timestamp": ev.Timestamp, "data": data})

@@ -11,18 +11,32 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/tokenscope/tokenscope/ports"
 )
 
-// Sender posts deliveries. Its transport resolves through the Guard's resolver, refuses any
-// address the Guard does not allow before connecting, and checks the connected address once
-// more in the dialer's Control hook; redirects are never followed.
+// Sender posts deliveries. Its transports resolve through the Guard's resolver, refuse any
+// address the Guard does not allow before connecting, and check the connected address once
+// more in the dialer's Control hook; redirects are never followed. Every endpoint URL has a
+// transport of its own, whose connections are kept alive between deliveries (up to
+// MaxIdlePerEndpoint idle): endpoints on one host (a receiver's paths) do not share, and
+// churn, one pool.
 type Sender struct {
-	client *http.Client
+	newClient func() *http.Client
+
+	mu      sync.Mutex
+	clients map[string]*http.Client
 }
+
+// MaxIdlePerEndpoint is how many idle connections an endpoint keeps: the most requests the
+// delivery pump has in flight to one endpoint.
+const MaxIdlePerEndpoint = 16
+
+// maxClients bounds the per-URL transports; past it they are all closed and made afresh.
+const maxClients = 4096
 
 var _ ports.WebhookSender = (*Sender)(nil)
 
@@ -64,20 +78,40 @@ func NewSender(g Guard, timeout time.Duration) *Sender {
 		}
 		return nil, last
 	}
-	tr := &http.Transport{
-		Proxy:                 nil, // a proxy would connect on our behalf, past the guard
-		DialContext:           dial,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   5 * time.Second,
-		ResponseHeaderTimeout: timeout,
+	newClient := func() *http.Client {
+		return &http.Client{
+			Transport: &http.Transport{
+				Proxy:                 nil, // a proxy would connect on our behalf, past the guard
+				DialContext:           dial,
+				MaxIdleConns:          MaxIdlePerEndpoint,
+				MaxIdleConnsPerHost:   MaxIdlePerEndpoint,
+				IdleConnTimeout:       90 * time.Second,
+				TLSHandshakeTimeout:   5 * time.Second,
+				ResponseHeaderTimeout: timeout,
+			},
+			Timeout:       timeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
 	}
-	return &Sender{client: &http.Client{
-		Transport:     tr,
-		Timeout:       timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
+	return &Sender{newClient: newClient, clients: map[string]*http.Client{}}
+}
+
+// client returns url's client, making it on first use.
+func (s *Sender) client(url string) *http.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.clients[url]
+	if !ok {
+		if len(s.clients) >= maxClients {
+			for _, old := range s.clients {
+				old.CloseIdleConnections()
+			}
+			clear(s.clients)
+		}
+		c = s.newClient()
+		s.clients[url] = c
+	}
+	return c
 }
 
 // Send posts body with headers and reports the answer.
@@ -90,7 +124,7 @@ func (s *Sender) Send(ctx context.Context, url string, headers map[string]string
 		req.Header.Set(k, v)
 	}
 	req.Header.Set("User-Agent", "tokenscope-webhooks/1")
-	resp, err := s.client.Do(req)
+	resp, err := s.client(url).Do(req)
 	if err != nil {
 		return ports.SendResult{}, err
 	}

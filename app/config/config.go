@@ -43,8 +43,6 @@ type Config struct {
 	SSEHeartbeat        time.Duration // ": ping" comment interval of the job stream
 	SimulateOnDev       bool
 	RefreshInterval     time.Duration
-	// RankingCacheTTL is how long a hot-token ranking read is reused (0: never).
-	RankingCacheTTL time.Duration
 }
 
 // Load reads the environment.
@@ -92,20 +90,6 @@ func Load() (Config, error) {
 	c.SSEHeartbeat = duration("SSE_HEARTBEAT", 15*time.Second, &errs)
 	c.RefreshInterval = duration("MARKET_REFRESH_INTERVAL", 2*time.Second, &errs)
 	c.SimulateOnDev = boolean("DEV_SIMULATE", true, &errs)
-	// The ranking changes once per refresh round: a ranking read kept longer than the refresh
-	// interval would only make answers older, so the 1 s default follows a shorter interval.
-	ttl := time.Second
-	if c.RefreshInterval > 0 {
-		ttl = min(ttl, c.RefreshInterval)
-	}
-	c.RankingCacheTTL = duration("RANKING_CACHE_TTL", ttl, &errs)
-	switch {
-	case c.RankingCacheTTL < 0:
-		errs = append(errs, "RANKING_CACHE_TTL must not be negative (0 turns the cache off), got "+c.RankingCacheTTL.String())
-	case c.RefreshInterval > 0 && c.RankingCacheTTL > c.RefreshInterval:
-		errs = append(errs, "RANKING_CACHE_TTL must not exceed MARKET_REFRESH_INTERVAL ("+c.RefreshInterval.String()+"), got "+
-			c.RankingCacheTTL.String())
-	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}

@@ -53,37 +53,6 @@ func TestLoadDefaultsAndErrors(t *testing.T) {
 	}
 }
 
-func TestRankingCacheTTL(t *testing.T) {
-	tests := []struct {
-		name, ttl, refresh string
-		want               time.Duration
-		bad                bool
-	}{
-		{name: "default", want: time.Second},
-		{name: "default follows a shorter refresh", refresh: "500ms", want: 500 * time.Millisecond},
-		{name: "off", ttl: "0s", want: 0},
-		{name: "equal to the refresh interval", ttl: "2s", want: 2 * time.Second},
-		{name: "longer than the refresh interval", ttl: "3s", bad: true},
-		{name: "longer than a shorter refresh interval", ttl: "1s", refresh: "500ms", bad: true},
-		{name: "negative", ttl: "-1s", bad: true},
-		{name: "not a duration", ttl: "soon", bad: true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("RANKING_CACHE_TTL", tc.ttl)
-			t.Setenv("MARKET_REFRESH_INTERVAL", tc.refresh)
-			c, err := config.Load()
-			if tc.bad {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), "RANKING_CACHE_TTL")
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, c.RankingCacheTTL)
-		})
-	}
-}
-
 // readmeDefaults reads README.md's configuration table: variable → default cell.
 func readmeDefaults(t *testing.T) map[string]string {
 	t.Helper()

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	domain "github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/ports"
@@ -19,9 +20,10 @@ const DefaultBatchSize = 5000
 
 // Service implements ports.Ingester.
 type Service struct {
-	store     ports.IngestStore
-	clock     ports.Clock
-	batchSize int
+	store      ports.IngestStore
+	clock      ports.Clock
+	batchSize  int
+	flushEvery time.Duration
 }
 
 var _ ports.Ingester = (*Service)(nil)
@@ -31,7 +33,7 @@ func New(store ports.IngestStore, clock ports.Clock, batchSize int) *Service {
 	if batchSize <= 0 {
 		batchSize = DefaultBatchSize
 	}
-	return &Service{store: store, clock: clock, batchSize: batchSize}
+	return &Service{store: store, clock: clock, batchSize: batchSize, flushEvery: FlushInterval}
 }
 
 // Ingest validates events and applies them as one batch (all or nothing). An invalid event fails
@@ -58,8 +60,24 @@ type Source interface {
 	Next() (domain.Event, error)
 }
 
+// FlushInterval is how often a stream derives the market data its batches left pending
+// (ports.IngestStore.Flush), besides at its end, unless set otherwise (WithFlushInterval): the
+// most a token's market data and windows lag behind the stream's committed batches.
+const FlushInterval = time.Second
+
+// WithFlushInterval sets how often the service's streams flush (FlushInterval when d ≤ 0): a
+// bulk import derives each token once per interval however many batches touch it.
+func (s *Service) WithFlushInterval(d time.Duration) *Service {
+	if d <= 0 {
+		d = FlushInterval
+	}
+	s.flushEvery = d
+	return s
+}
+
 // Stream reads events from src and applies them in batches of the service's batch size. Each
-// batch commits on its own: a malformed line stops the stream with the source's error naming the
+// batch commits on its own (pending: the market data of its tokens is derived at the next flush,
+// at most the flush interval later and at the end of the stream): a malformed line stops the stream with the source's error naming the
 // line and field, and the batches before it stay committed (re-sending the whole stream is safe,
 // since every event is idempotent). The returned result counts the committed batches.
 //
@@ -72,11 +90,12 @@ func (s *Service) Stream(ctx context.Context, src Source, progress Progress) (do
 	batches := make(chan decoded, 1)
 	go s.decode(ctx, src, batches)
 	var total domain.Result
+	flushed := time.Now()
 	for d := range batches {
 		if d.err != nil {
-			return total, d.err
+			return total, s.flushAfter(ctx, d.err)
 		}
-		res, err := s.store.Apply(ctx, d.batch, s.clock.Now())
+		res, err := s.store.ApplyPending(ctx, d.batch, s.clock.Now())
 		if err != nil {
 			cancel()
 			for range batches {
@@ -85,11 +104,28 @@ func (s *Service) Stream(ctx context.Context, src Source, progress Progress) (do
 			return total, err
 		}
 		total = total.Add(res)
+		if time.Since(flushed) >= s.flushEvery {
+			if _, err := s.store.Flush(ctx, s.clock.Now()); err != nil {
+				return total, err
+			}
+			flushed = time.Now()
+		}
 		if progress != nil {
 			progress(total)
 		}
 	}
-	return total, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return total, err
+	}
+	_, err := s.store.Flush(ctx, s.clock.Now())
+	return total, err
+}
+
+// flushAfter derives what the committed batches left pending before returning the error that
+// stopped the stream (a failed flush is left to the next one; the stream's error is returned).
+func (s *Service) flushAfter(ctx context.Context, cause error) error {
+	_, _ = s.store.Flush(ctx, s.clock.Now())
+	return cause
 }
 
 // decoded is one full batch of a stream, or the error that ended it.

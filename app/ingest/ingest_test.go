@@ -22,13 +22,30 @@ type clock struct{}
 func (clock) Now() time.Time { return time.UnixMilli(1_700_000_000_000) }
 
 // recordingStore remembers the labelled wallets of every batch it is handed, in order, and fails
-// the call numbered failAt (1-based; 0 never).
+// the call numbered failAt (1-based; 0 never). calls lists what was called: "apply", "pending"
+// (ApplyPending) or "flush".
 type recordingStore struct {
 	batches [][]string
 	failAt  int
+	calls   []string
 }
 
-func (s *recordingStore) Apply(_ context.Context, b ingest.Batch, _ time.Time) (ingest.Result, error) {
+func (s *recordingStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+	s.calls = append(s.calls, "apply")
+	return s.record(ctx, b, now)
+}
+
+func (s *recordingStore) ApplyPending(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+	s.calls = append(s.calls, "pending")
+	return s.record(ctx, b, now)
+}
+
+func (s *recordingStore) Flush(context.Context, time.Time) (int, error) {
+	s.calls = append(s.calls, "flush")
+	return 0, nil
+}
+
+func (s *recordingStore) record(_ context.Context, b ingest.Batch, _ time.Time) (ingest.Result, error) {
 	if len(s.batches)+1 == s.failAt {
 		return ingest.Result{}, errors.New("store down")
 	}
@@ -77,6 +94,8 @@ func TestStreamAppliesBatchesInOrder(t *testing.T) {
 	assert.Equal(t, [][]string{{"a", "b"}, {"c", "d"}, {"e"}}, store.batches)
 	assert.Equal(t, []int{2, 4, 5}, seen)
 	assert.Equal(t, 5, res.Inserted)
+	// Streamed batches leave their market data pending; the stream flushes it at its end.
+	assert.Equal(t, []string{"pending", "pending", "pending", "flush"}, store.calls)
 }
 
 func TestStreamStopsAtAMalformedLineAfterTheBatchesBeforeIt(t *testing.T) {
@@ -90,6 +109,7 @@ func TestStreamStopsAtAMalformedLineAfterTheBatchesBeforeIt(t *testing.T) {
 	// Line 4 is in the second batch ([c, bad]): only the first batch was applied; c was not.
 	assert.Equal(t, [][]string{{"a", "b"}}, store.batches)
 	assert.Equal(t, 2, res.Inserted)
+	assert.Equal(t, []string{"pending", "flush"}, store.calls, "what was committed before the bad line is flushed")
 }
 
 func TestStreamStopsAtAFailedBatch(t *testing.T) {

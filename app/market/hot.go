@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
@@ -33,19 +32,19 @@ type HotRequest struct {
 	Keywords   ranking.Keywords
 }
 
-// WithHotCache keeps the candidates of each hot-token ranking (its first HotScanDepth tokens
-// with their details) for ttl as read from clock, so requests within ttl of a read are
-// filtered and sorted in memory instead of reading about a thousand token details each.
-// Concurrent requests for a ranking that is not cached share one read. An answer is then up to
-// ttl older than the stored ranking and token data (cmd/tokenscope keeps ttl within the refresh
-// interval). A ttl of 0 or less leaves the cache off.
-func WithHotCache(clock ports.Clock, ttl time.Duration) Option {
+// WithCache makes the service reuse what it read while the market's versions say it is
+// unchanged: the token details it read (operation 2, and the ranking's candidates), and each
+// hot-token ranking's candidates (its first HotScanDepth tokens with their details), filtered
+// and sorted in memory per request. A read is reused while v reports no change, since it
+// started, to anything it depends on (the tokens it holds, the stored ranking), so an answer
+// reflects every change v reported before the request began; concurrent requests for a ranking
+// that is not kept share one read. While v reports 0 (it does not follow the writers) every
+// request reads.
+func WithCache(v ports.MarketVersions) Option {
 	return func(s *Service) {
-		if ttl > 0 {
-			s.hot = newHotCache(clock, ttl)
-		} else {
-			s.hot = nil
-		}
+		s.versions = v
+		s.hot = newHotCache(v)
+		s.details = newDetailCache()
 	}
 }
 
@@ -67,12 +66,12 @@ func (s *Service) HotTokensVersion(ctx context.Context, r HotRequest) ([]token.D
 	var cands []token.Detail
 	var version uint64
 	var err error
-	if s.hot != nil && cacheable(r.Chain, r.Duration) {
-		cands, version, err = s.hot.get(ctx, hotKey{r.Chain, r.Duration}, func(ctx context.Context) ([]token.Detail, error) {
+	if cur := s.hotCurrent(r.Chain, r.Duration); cur != 0 {
+		cands, version, err = s.hot.get(ctx, hotKey{r.Chain, r.Duration}, cur, func(ctx context.Context) ([]token.Detail, []string, error) {
 			return s.hotCandidates(ctx, r.Chain, r.Duration)
 		})
 	} else {
-		cands, err = s.hotCandidates(ctx, r.Chain, r.Duration)
+		cands, _, err = s.hotCandidates(ctx, r.Chain, r.Duration)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -81,12 +80,21 @@ func (s *Service) HotTokensVersion(ctx context.Context, r HotRequest) ([]token.D
 }
 
 // HotVersion is the version HotTokensVersion would answer (chain, duration) from right now
-// without reading, or 0 when no fresh read is cached (or the cache is off).
+// without reading, or 0 when no read under the current versions is kept (or the cache is off).
 func (s *Service) HotVersion(c chain.Chain, d ranking.Duration) uint64 {
-	if s.hot == nil || !cacheable(c, d) {
+	if s.hotCurrent(c, d) == 0 {
 		return 0
 	}
 	return s.hot.fresh(hotKey{c, d})
+}
+
+// hotCurrent is the market's current version for a request for (c, d), or 0 when the ranking is
+// not cached (no cache, a key outside the cache, or versions unknown).
+func (s *Service) hotCurrent(c chain.Chain, d ranking.Duration) uint64 {
+	if s.hot == nil || !cacheable(c, d) {
+		return 0
+	}
+	return s.versions.Current()
 }
 
 // cacheable bounds the cache to the rankings that exist: every duration of every v2 chain.
@@ -96,20 +104,21 @@ func cacheable(c chain.Chain, d ranking.Duration) bool {
 }
 
 // hotCandidates reads the first HotScanDepth tokens of the ranking with their details, in rank
-// order; ranked tokens without a detail are left out. The result is shared by every request
-// served from the cache and is never modified after it is returned.
-func (s *Service) hotCandidates(ctx context.Context, c chain.Chain, d ranking.Duration) ([]token.Detail, error) {
+// order; ranked tokens without a detail are left out. addrs are all the ranked tokens. The
+// result is shared by every request served from the cache and is never modified after it is
+// returned.
+func (s *Service) hotCandidates(ctx context.Context, c chain.Chain, d ranking.Duration) (cands []token.Detail, addrs []string, err error) {
 	entries, err := s.tokens.HotTokens(ctx, c, d, HotScanDepth)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	addrs := make([]string, len(entries))
+	addrs = make([]string, len(entries))
 	for i, e := range entries {
 		addrs[i] = e.Address
 	}
-	ds, err := s.tokens.TokenDetails(ctx, c, addrs)
+	ds, err := s.tokenDetails(ctx, c, addrs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byAddr := make(map[string]int, len(ds))
 	for i, d := range ds {
@@ -121,7 +130,7 @@ func (s *Service) hotCandidates(ctx context.Context, c chain.Chain, d ranking.Du
 			out = append(out, ds[i])
 		}
 	}
-	return out, nil
+	return out, addrs, nil
 }
 
 // apply filters the ranked candidates into a new slice, in rank order or sorted when asked, at

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
@@ -18,19 +17,78 @@ import (
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
-	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
 
-const hotTTL = time.Second
+// fakeVersions is a ports.MarketVersions the test moves: one sequence, every ranking shares one
+// version, tokens have their own when bumped by name. The zero value is "not following".
+type fakeVersions struct {
+	mu                    sync.Mutex
+	seq, details, ranking uint64
+	tokens                map[string]uint64
+}
 
-func newHotService(t *testing.T) (*market.Service, readers, *fakeclock.Clock) {
+// followingVersions are versions that are known (nonzero).
+func followingVersions() *fakeVersions {
+	return &fakeVersions{seq: 1, details: 1, ranking: 1, tokens: map[string]uint64{}}
+}
+
+func (v *fakeVersions) Current() uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.seq
+}
+
+func (v *fakeVersions) TokensVersion(_ chain.Chain, addrs []string) uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := v.details
+	for _, a := range addrs {
+		out = max(out, v.tokens[a])
+	}
+	return out
+}
+
+func (v *fakeVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.ranking
+}
+
+// bump announces a write: of every token's details, of rankings, or both.
+func (v *fakeVersions) bump(details, rankings bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.seq++
+	if details {
+		v.details = v.seq
+	}
+	if rankings {
+		v.ranking = v.seq
+	}
+}
+
+// bumpTokens announces a write of these tokens' details only.
+func (v *fakeVersions) bumpTokens(addrs ...string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.seq++
+	for _, a := range addrs {
+		v.tokens[a] = v.seq
+	}
+}
+
+func newReaders(t *testing.T) readers {
 	ctrl := gomock.NewController(t)
-	r := readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
+	return readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
 		portsmock.NewMockRedPacketReader(ctrl), portsmock.NewMockPositionReader(ctrl)}
-	clock := fakeclock.At(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
-	return market.New(r, market.WithHotCache(clock, hotTTL)), r, clock
+}
+
+func newHotService(t *testing.T) (*market.Service, readers, *fakeVersions) {
+	r := newReaders(t)
+	v := followingVersions()
+	return market.New(r, market.WithCache(v)), r, v
 }
 
 // hotFixture is a ranking of five tokens, best first: pop, bonk, wif, dog, ghost. ghost has no
@@ -69,10 +127,16 @@ func newHotFixture(t *testing.T) hotFixture {
 	return f
 }
 
-// expect makes the reader answer the fixture's ranking of (c, d) exactly times times.
+// expect makes the reader answer the fixture's ranking of (c, d), and the details of its
+// tokens on c, exactly times times.
 func (f hotFixture) expect(r readers, c chain.Chain, d ranking.Duration, times int) {
-	r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), c, d, market.HotScanDepth).Return(f.entries, nil).Times(times)
+	f.expectRanking(r, c, d, times)
 	r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), c, f.addrs).Return(f.details, nil).Times(times)
+}
+
+// expectRanking makes the reader answer the fixture's ranking of (c, d) exactly times times.
+func (f hotFixture) expectRanking(r readers, c chain.Chain, d ranking.Duration, times int) {
+	r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), c, d, market.HotScanDepth).Return(f.entries, nil).Times(times)
 }
 
 func hotAddrs(ds []token.Detail) []string {
@@ -122,7 +186,7 @@ func hotCases() []struct {
 }
 
 func TestHotTokensFiltersManyRequestsFromOneRead(t *testing.T) {
-	s, r, clock := newHotService(t)
+	s, r, _ := newHotService(t)
 	f := newHotFixture(t)
 	f.expect(r, chain.Sol, ranking.Duration1h, 1)
 	ctx := context.Background()
@@ -132,8 +196,6 @@ func TestHotTokensFiltersManyRequestsFromOneRead(t *testing.T) {
 			require.NoError(t, err, tc.name)
 			assert.Equal(t, tc.want, hotAddrs(got), "round %d: %s", round, tc.name)
 		}
-		// Still within the TTL at its last nanosecond.
-		clock.Advance(hotTTL/3 - time.Nanosecond)
 	}
 	got, err := s.HotTokens(ctx, market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h})
 	require.NoError(t, err)
@@ -141,8 +203,9 @@ func TestHotTokensFiltersManyRequestsFromOneRead(t *testing.T) {
 	assert.True(t, dec("3").Equal(got[2].MarketData.PriceInUSD), "the details are the reader's")
 	assert.Equal(t, int64(3), got[2].Period(token.Window24h).Trades)
 
-	// Another duration and another chain are other rankings, each read once.
-	f.expect(r, chain.Sol, ranking.Duration24h, 1)
+	// Another duration and another chain are other rankings, each read once; the tokens' details
+	// on sol are those already read.
+	f.expectRanking(r, chain.Sol, ranking.Duration24h, 1)
 	f.expect(r, chain.Eth, ranking.Duration1h, 1)
 	for range 2 {
 		_, err := s.HotTokens(ctx, market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration24h})
@@ -152,8 +215,8 @@ func TestHotTokensFiltersManyRequestsFromOneRead(t *testing.T) {
 	}
 }
 
-func TestHotTokensReadsAgainAfterTheTTL(t *testing.T) {
-	s, r, clock := newHotService(t)
+func TestHotTokensReadsAgainWhenAWriteIsAnnounced(t *testing.T) {
+	s, r, versions := newHotService(t)
 	ctx := context.Background()
 	req := market.HotRequest{Chain: chain.Bsc, Duration: ranking.Duration5m}
 	entry := func(a string, rank int32) ports.HotEntry {
@@ -165,30 +228,38 @@ func TestHotTokensReadsAgainAfterTheTTL(t *testing.T) {
 			Return([]ports.HotEntry{entry("a", 1), entry("b", 2)}, nil),
 		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Bsc, []string{"a", "b"}).
 			Return([]token.Detail{det("a"), det("b")}, nil),
-		// The next refresh round swapped them.
+		// The next refresh round swapped them; their details are those already read.
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Bsc, ranking.Duration5m, market.HotScanDepth).
+			Return([]ports.HotEntry{entry("b", 1), entry("a", 2)}, nil),
+		// Then an ingest batch changed the details: both are read again.
 		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Bsc, ranking.Duration5m, market.HotScanDepth).
 			Return([]ports.HotEntry{entry("b", 1), entry("a", 2)}, nil),
 		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Bsc, []string{"b", "a"}).
-			Return([]token.Detail{det("a"), det("b")}, nil),
+			Return([]token.Detail{det("a"), {Token: token.Token{Chain: chain.Bsc, Address: "b", Name: "B"}}}, nil),
 	)
 	got, err := s.HotTokens(ctx, req)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "b"}, hotAddrs(got))
 
-	clock.Advance(hotTTL - time.Nanosecond)
 	got, err = s.HotTokens(ctx, req)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"a", "b"}, hotAddrs(got), "cached until the TTL has passed")
+	assert.Equal(t, []string{"a", "b"}, hotAddrs(got), "cached while nothing is announced")
 
-	clock.Advance(time.Nanosecond)
+	versions.bump(false, true)
 	got, err = s.HotTokens(ctx, req)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"b", "a"}, hotAddrs(got), "read again once the TTL has passed")
-
-	clock.Advance(hotTTL / 2)
+	assert.Equal(t, []string{"b", "a"}, hotAddrs(got), "read again once a ranking write is announced")
 	got, err = s.HotTokens(ctx, req)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b", "a"}, hotAddrs(got), "the new read is cached in turn")
+
+	versions.bump(true, false)
+	got, err = s.HotTokens(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, "B", got[0].Name, "read again once a detail write is announced")
+	got, err = s.HotTokens(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, "B", got[0].Name)
 }
 
 func TestHotTokensErrorsAreNotCached(t *testing.T) {
@@ -382,13 +453,10 @@ func TestHotTokensSortMatchesTheDomainOrder(t *testing.T) {
 
 func TestHotTokensWithoutCacheReadEveryTime(t *testing.T) {
 	f := newHotFixture(t)
-	ctrl := gomock.NewController(t)
-	r := readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
-		portsmock.NewMockRedPacketReader(ctrl), portsmock.NewMockPositionReader(ctrl)}
-	clock := fakeclock.At(time.Time{})
-	f.expect(r, chain.Sol, ranking.Duration1h, 6)
-	for _, s := range []*market.Service{market.New(r), market.New(r, market.WithHotCache(clock, 0)),
-		market.New(r, market.WithHotCache(clock, hotTTL), market.WithHotCache(clock, 0))} {
+	r := newReaders(t)
+	f.expect(r, chain.Sol, ranking.Duration1h, 4)
+	// Versions 0: the process does not follow the writers (yet).
+	for _, s := range []*market.Service{market.New(r), market.New(r, market.WithCache(&fakeVersions{}))} {
 		for range 2 {
 			got, err := s.HotTokens(context.Background(), market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h})
 			require.NoError(t, err)
@@ -402,8 +470,11 @@ func TestHotTokensWithoutCacheReadEveryTime(t *testing.T) {
 func TestHotTokensCachesOnlyRealRankings(t *testing.T) {
 	s, r, _ := newHotService(t)
 	f := newHotFixture(t)
-	f.expect(r, chain.Base, ranking.Duration1h, 2)
-	f.expect(r, chain.Sol, ranking.Duration("2h"), 2)
+	f.expectRanking(r, chain.Base, ranking.Duration1h, 2)
+	f.expectRanking(r, chain.Sol, ranking.Duration("2h"), 2)
+	// The details are kept: they are the same tokens' whichever ranking lists them.
+	r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Base, f.addrs).Return(f.details, nil)
+	r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, f.addrs).Return(f.details, nil)
 	for range 2 {
 		_, err := s.HotTokens(context.Background(), market.HotRequest{Chain: chain.Base, Duration: ranking.Duration1h})
 		require.NoError(t, err)
@@ -413,10 +484,11 @@ func TestHotTokensCachesOnlyRealRankings(t *testing.T) {
 }
 
 // TestHotTokensVersionNamesTheRead: answers from one cached read carry one nonzero version,
-// HotVersion reports it without reading while it is fresh and 0 otherwise, a new read gets a new
-// version, a failed read has none, and other rankings have versions of their own.
+// HotVersion reports it without reading while the market's versions are those it was read under
+// and 0 otherwise, a new read gets a new version, a failed read has none, and other rankings
+// have versions of their own.
 func TestHotTokensVersionNamesTheRead(t *testing.T) {
-	s, r, clock := newHotService(t)
+	s, r, versions := newHotService(t)
 	f := newHotFixture(t)
 	ctx := context.Background()
 	req := market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h}
@@ -426,16 +498,14 @@ func TestHotTokensVersionNamesTheRead(t *testing.T) {
 		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, f.addrs).Return(f.details, nil),
 		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1h, market.HotScanDepth).Return(nil, down),
 		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1h, market.HotScanDepth).Return(f.entries, nil),
-		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, f.addrs).Return(f.details, nil),
 	)
-	f.expect(r, chain.Sol, ranking.Duration5m, 1)
+	f.expectRanking(r, chain.Sol, ranking.Duration5m, 1)
 
 	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h), "nothing read yet")
 	_, v1, err := s.HotTokensVersion(ctx, req)
 	require.NoError(t, err)
 	require.NotZero(t, v1)
 	assert.Equal(t, v1, s.HotVersion(chain.Sol, ranking.Duration1h))
-	clock.Advance(hotTTL / 2)
 	got, v, err := s.HotTokensVersion(ctx, market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h, SortBy: token.FieldPriceInUSD, Desc: true})
 	require.NoError(t, err)
 	assert.Equal(t, v1, v, "another request over the same read")
@@ -446,8 +516,8 @@ func TestHotTokensVersionNamesTheRead(t *testing.T) {
 	assert.NotZero(t, v5)
 	assert.NotEqual(t, v1, v5, "each ranking's read has its own version")
 
-	clock.Advance(hotTTL / 2)
-	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h), "expired")
+	versions.bump(false, true)
+	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h), "a write was announced")
 	_, v, err = s.HotTokensVersion(ctx, req)
 	require.Error(t, err)
 	assert.Zero(t, v, "a failed read has no version")
@@ -461,10 +531,8 @@ func TestHotTokensVersionNamesTheRead(t *testing.T) {
 }
 
 func TestHotTokensVersionIsZeroWithoutTheCache(t *testing.T) {
-	ctrl := gomock.NewController(t)
-	r := readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
-		portsmock.NewMockRedPacketReader(ctrl), portsmock.NewMockPositionReader(ctrl)}
-	s := market.New(r, market.WithHotCache(fakeclock.At(time.Time{}), 0))
+	r := newReaders(t)
+	s := market.New(r, market.WithCache(&fakeVersions{}))
 	f := newHotFixture(t)
 	f.expect(r, chain.Sol, ranking.Duration1h, 2)
 	for range 2 {
@@ -474,4 +542,39 @@ func TestHotTokensVersionIsZeroWithoutTheCache(t *testing.T) {
 		assert.Equal(t, []string{"pop", "bonk", "wif", "dog"}, hotAddrs(got))
 	}
 	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h))
+}
+
+// TestHotTokensOnlyTheirTokensInvalidateARanking: a change announced for tokens outside the
+// ranking leaves its read in use; one for a ranked token makes the next request read the ranking
+// again, and the details of that token alone.
+func TestHotTokensOnlyTheirTokensInvalidateARanking(t *testing.T) {
+	s, r, versions := newHotService(t)
+	f := newHotFixture(t)
+	ctx := context.Background()
+	req := market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h}
+	changed := f.details[3] // wif
+	changed.MarketData.PriceInUSD = dec("0.01")
+	gomock.InOrder(
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1h, market.HotScanDepth).Return(f.entries, nil),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, f.addrs).Return(f.details, nil),
+		r.MockTokenReader.EXPECT().HotTokens(gomock.Any(), chain.Sol, ranking.Duration1h, market.HotScanDepth).Return(f.entries, nil),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Sol, []string{"wif"}).Return([]token.Detail{changed}, nil),
+	)
+	byPrice := req
+	byPrice.SortBy, byPrice.Desc = token.FieldPriceInUSD, true
+	got, err := s.HotTokens(ctx, byPrice)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"wif", "bonk", "dog", "pop"}, hotAddrs(got))
+
+	versions.bumpTokens("someothertoken")
+	_, v1, err := s.HotTokensVersion(ctx, byPrice)
+	require.NoError(t, err)
+	assert.Equal(t, v1, s.HotVersion(chain.Sol, ranking.Duration1h), "an unrelated token's change: the same read")
+
+	versions.bumpTokens("wif")
+	assert.Zero(t, s.HotVersion(chain.Sol, ranking.Duration1h), "a ranked token changed")
+	got, v2, err := s.HotTokensVersion(ctx, byPrice)
+	require.NoError(t, err)
+	assert.NotEqual(t, v1, v2)
+	assert.Equal(t, []string{"bonk", "dog", "pop", "wif"}, hotAddrs(got), "wif's new price")
 }

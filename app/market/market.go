@@ -28,8 +28,11 @@ type Service struct {
 	pools     ports.PoolReader
 	packets   ports.RedPacketReader
 	positions ports.PositionReader
-	// hot caches the hot-token rankings' candidates; nil reads them on every request.
-	hot *hotCache
+	// versions, hot and details are the cache WithCache adds (all nil without it): hot keeps
+	// the hot-token rankings' candidates, details the token details read.
+	versions ports.MarketVersions
+	hot      *hotCache
+	details  *detailCache
 }
 
 // Readers is every read port the service uses; one adapter usually implements them all.
@@ -45,7 +48,7 @@ type Readers interface {
 type Option func(*Service)
 
 // New builds the service over its read ports. Without options every request reads the ports;
-// cmd/tokenscope adds WithHotCache.
+// cmd/tokenscope adds WithCache.
 func New(r Readers, opts ...Option) *Service {
 	s := &Service{tokens: r, trades: r, pools: r, packets: r, positions: r}
 	for _, o := range opts {
@@ -117,7 +120,7 @@ func (s *Service) Search(ctx context.Context, r SearchRequest) (page.Page[token.
 	}
 	full := map[ports.TokenRef]token.Detail{}
 	for _, c := range order {
-		ds, err := s.tokens.TokenDetails(ctx, c, byChain[c])
+		ds, err := s.tokenDetails(ctx, c, byChain[c])
 		if err != nil {
 			return page.Page[token.Detail]{}, err
 		}
@@ -206,7 +209,7 @@ type MultiRequest struct {
 // a sort field is given. A chain without data gives an empty list.
 func (s *Service) Multi(ctx context.Context, r MultiRequest) ([]token.Detail, error) {
 	addrs := dedupe(r.Addresses)
-	ds, err := s.tokens.TokenDetails(ctx, r.Chain.Canonical(), addrs)
+	ds, err := s.tokenDetails(ctx, r.Chain.Canonical(), addrs)
 	if err != nil {
 		return nil, err
 	}

@@ -164,6 +164,59 @@ func TestMultiKeepsInputOrderFiltersAndSorts(t *testing.T) {
 	assert.Equal(t, []string{"b", "c"}, addrs(got))
 }
 
+// TestMultiReusesDetailsUntilAWriteIsAnnounced: with the cache, each token's detail (or its
+// absence) is read once per details version, a request reads only the tokens it has none for,
+// and every answer is the uncached one.
+func TestMultiReusesDetailsUntilAWriteIsAnnounced(t *testing.T) {
+	r := newReaders(t)
+	versions := followingVersions()
+	s := market.New(r, market.WithCache(versions))
+	d := func(addr, price string) token.Detail {
+		return token.Detail{Token: token.Token{Chain: chain.Eth, Address: addr}, MarketData: token.MarketData{PriceInUSD: dec(price)}}
+	}
+	gomock.InOrder(
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Eth, []string{"b", "x", "a"}).
+			Return([]token.Detail{d("a", "1"), d("b", "3")}, nil),
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Eth, []string{"c"}).Return([]token.Detail{d("c", "2")}, nil),
+		// A write announced: read again, with the new price.
+		r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Eth, []string{"c", "a"}).
+			Return([]token.Detail{d("a", "5"), d("c", "2")}, nil),
+	)
+	ctx := context.Background()
+	addrs := func(ds []token.Detail) []string {
+		var out []string
+		for _, x := range ds {
+			out = append(out, x.Address+"="+x.MarketData.PriceInUSD.String())
+		}
+		return out
+	}
+	got, err := s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"b", "x", "a"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b=3", "a=1"}, addrs(got))
+	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"c", "x", "a", "b"},
+		SortBy: token.FieldPriceInUSD, Desc: true})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b=3", "c=2", "a=1"}, addrs(got), "only c was read")
+	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a", "x"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a=1"}, addrs(got), "nothing read")
+
+	versions.bump(true, false)
+	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"c", "a"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"c=2", "a=5"}, addrs(got))
+	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a=5"}, addrs(got))
+
+	// A change announced for c alone: only c is read again.
+	r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Eth, []string{"c"}).Return([]token.Detail{d("c", "7")}, nil)
+	versions.bumpTokens("c")
+	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a", "c"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a=5", "c=7"}, addrs(got))
+}
+
 func TestParseSearchSort(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

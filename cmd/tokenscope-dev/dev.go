@@ -94,8 +94,20 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, args []str
 		return fmt.Errorf("worker: %w", err)
 	}
 	defer w.Stop()
-	// /readyz answers 200 only once a no-op workflow has run through this worker's queue.
+	// /readyz answers 200 only once a no-op workflow has run through this worker's queue, and
+	// once a refresh round has ranked the market (after the simulated one is backfilled).
 	defer wire.StartWorkflowProbe(ctx, rt)()
+	seeded := make(chan struct{})
+	var seedOnce sync.Once
+	markSeeded := func() { seedOnce.Do(func() { close(seeded) }) }
+	defer wire.StartFirstRefresh(ctx, rt, func(ctx context.Context) error {
+		select {
+		case <-seeded:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})()
 	if err := wire.StartLoops(ctx, rt); err != nil {
 		return fmt.Errorf("start loops: %w", err)
 	}
@@ -108,7 +120,7 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, args []str
 	bg.Add(1)
 	go func() {
 		defer bg.Done()
-		if err := devBackground(ctx, rt); err != nil && !errors.Is(err, context.Canceled) {
+		if err := devBackground(ctx, rt, markSeeded); err != nil && !errors.Is(err, context.Canceled) {
 			log.Error("dev background", "err", err)
 		}
 	}()
@@ -154,15 +166,17 @@ func ensureDevKey(ctx context.Context, rt *wire.Runtime, keyFile string) error {
 const devLiveRate = 3
 
 // devBackground runs the dev-only extras: seeding and live-trading the simulated market, so
-// every endpoint shows moving data (DEV_SIMULATE=false turns it off).
-func devBackground(ctx context.Context, rt *wire.Runtime) error {
+// every endpoint shows moving data (DEV_SIMULATE=false turns it off). seeded is called once the
+// market is backfilled (at once without simulation).
+func devBackground(ctx context.Context, rt *wire.Runtime, seeded func()) error {
 	if !rt.Cfg.SimulateOnDev {
+		seeded()
 		return nil
 	}
 	// A failed batch (the database restarting, say) must not end live trading for the rest of
 	// the session: log it and carry on after a pause. seedMarket backfills only an empty market.
 	for {
-		err := seedMarket(ctx, rt, devLiveRate)
+		err := seedMarket(ctx, rt, devLiveRate, seeded)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -185,7 +199,8 @@ func orNone(s string) string {
 // seedMarket is what tokenscope-dev calls on first start: when no trade is stored yet it
 // backfills a modest market (200 tokens, 2,000 wallets, 20,000 trades over the last 24 h), then
 // trades live at rate steps per second until ctx ends. With trades already stored it only trades live.
-func seedMarket(ctx context.Context, rt *wire.Runtime, rate int) error {
+// seeded is called once the backfill is stored.
+func seedMarket(ctx context.Context, rt *wire.Runtime, rate int, seeded func()) error {
 	var any bool
 	if err := rt.Pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM trades)").Scan(&any); err != nil {
 		return err
@@ -212,5 +227,6 @@ func seedMarket(ctx context.Context, rt *wire.Runtime, rate int) error {
 			return err
 		}
 	}
+	seeded()
 	return sim.Live(ctx, sink, rt.Clock, rate)
 }

@@ -173,6 +173,7 @@ func TestDevRestartRunsWorkflowsAtReadiness(t *testing.T) {
 		checks := d.waitReady(run.name, within)
 		readyAt := time.Now()
 		assert.Equal(t, "up", checks["workflows"], "%s: readiness includes the workflow round trip", run.name)
+		assert.Equal(t, "up", checks["rankings"], "%s: an empty market is ready without rankings", run.name)
 
 		key, err := os.ReadFile(filepath.Join(d.dir, "data", "dev-api-key"))
 		require.NoError(t, err)

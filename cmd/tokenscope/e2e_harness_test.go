@@ -37,11 +37,17 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The engine tests run the real command line (`tokenscope import …`) in a child process: this
+	// test binary re-executed with runMainEnv set runs main() instead of the tests.
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
 	pgtest.Main(m, func() {
 		if temporalSrv != nil {
 			temporalSrv.Stop()
 		}
-	})
+	}, dropEngineDatabases)
 }
 
 // sharedTemporal starts the package's Temporal server once.

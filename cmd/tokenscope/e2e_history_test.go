@@ -68,15 +68,17 @@ type historyScenario struct {
 // historyScenarios are the recordings in workflows/testdata (its README says what each covers).
 // A new workflow, or a change to one guarded by workflow.GetVersion, adds a scenario (or a file
 // to one) under a new name; a file already committed is never recorded again, since it stands
-// for the runs of the build that wrote it. market_refresh_v0_signaled.json and
+// for the runs of the build that wrote it. webhook_dispatch_run.json, webhook_endpoint_signaled.json
+// and webhook_delivery_retried.json were recorded before the delivery pump (dispatch-pump): the
+// dispatcher handed events to endpoint workflows, which today's code no longer starts.
+// market_refresh_v0_signaled.json and
 // market_refresh_v1_signaled.json came before this recorder (a one-off program: ExecuteWorkflow
 // on a private task queue, a stub RefreshMarket) and v0 cannot be recorded by today's code.
 var historyScenarios = []historyScenario{
 	{files: []string{"noop_readiness_probe.json"}, run: recordNoop},
 	{files: []string{"kyt_registration_withdrawal.json"}, run: recordKYT},
 	{files: []string{"calculate_pnl_job_wallet.json", "calculate_pnl_job_tokens.json"}, run: recordPnLJobs},
-	{files: []string{"webhook_dispatch_run.json", "webhook_endpoint_signaled.json", "webhook_delivery_retried.json"},
-		run: recordWebhook},
+	{files: []string{"webhook_dispatch_pump_signaled.json", "webhook_delivery_pump_retry.json"}, run: recordWebhookPump},
 	{files: []string{"market_refresh_v1_started.json"}, run: recordMarketRefresh},
 }
 
@@ -226,23 +228,23 @@ func recordPnLJobs(t *testing.T, e *env) []execution {
 	}
 }
 
-// recordWebhook: one endpoint, two events. The dispatcher's first run (4 rounds at 100 ms, then
-// continue-as-new) hands event A to the endpoint workflow (signal-with-start); A's first attempt
-// fails, so the endpoint lane starts A's WebhookDelivery from attempt 2, which fails too, and
-// attempt 3 succeeds. Event B, published once A is delivered, reaches the endpoint workflow by
-// signal while it idles, and after that second batch the run continues as new (the recording
-// server suggests it early).
-func recordWebhook(t *testing.T, e *env) []execution {
+// recordWebhookPump: the dispatcher as dev and worker start it (StartDispatcher, a
+// signal-with-start) with 1 s pump runs, 3 runs per history; a changed configuration signalled
+// 0.5 s in cancels the first run (which ends gracefully) and the next run takes it. One event's
+// first attempt fails in the pump's lane, which starts its retry workflow from attempt 2 (it
+// fails once more, then succeeds); the first run of the loop is recorded up to its
+// continue-as-new.
+func recordWebhookPump(t *testing.T, e *env) []execution {
 	c := e.rt.Temporal
+	ctx := context.Background()
 	var mu sync.Mutex
 	attempts := map[string]int{}
-	var failing string // webhook-id whose first two attempts fail
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		_, _ = io.Copy(io.Discard, req.Body)
 		mu.Lock()
 		id := req.Header.Get("webhook-id")
 		attempts[id]++
-		fail := id == failing && attempts[id] <= 2
+		fail := attempts[id] <= 2
 		mu.Unlock()
 		if fail {
 			w.WriteHeader(500)
@@ -256,30 +258,24 @@ func recordWebhook(t *testing.T, e *env) []execution {
 		defer mu.Unlock()
 		return attempts[id]
 	}
+	require.NoError(t, temporal.StartDispatcher(ctx, c,
+		workflows.DispatchInput{PollInterval: 100 * time.Millisecond, RunFor: time.Second, RoundsPerRun: 3}))
+	run := currentRun(t, c, workflows.WebhookDispatchWorkflowID)
+	time.Sleep(500 * time.Millisecond)
+	require.NoError(t, temporal.StartDispatcher(ctx, c,
+		workflows.DispatchInput{PollInterval: 50 * time.Millisecond, RunFor: time.Second, RoundsPerRun: 3}))
 
-	key := e.keyFor(t, "record-webhook", account.ScopeWebhook)
+	key := e.keyFor(t, "record-webhook-pump", account.ScopeWebhook)
 	ep := createEndpoint(t, e, key, map[string]any{"url": rcv.URL, "channels": []string{"sol.token.created"}})
 	a := workflows.MessageID(publish(t, e, webhook.TokenCreated, `{"address":"So1","name":"A","symbol":"AAA","decimals":9}`))
-	mu.Lock()
-	failing = a
-	mu.Unlock()
-	require.NoError(t, temporal.StartDispatcher(context.Background(), c,
-		workflows.DispatchInput{PollInterval: 100 * time.Millisecond, RoundsPerRun: 4}))
-	dispatchRun := currentRun(t, c, workflows.WebhookDispatchWorkflowID)
-	endpointRun := currentRun(t, c, workflows.EndpointWorkflowID(ep))
-	delivery := workflows.DeliveryWorkflowID(ep, a)
 	eventually(t, 30*time.Second, "event A delivered at attempt 3", func() bool { return seen(a) >= 3 })
+	delivery := workflows.DeliveryWorkflowID(ep, a)
 	deliveryRun := currentRun(t, c, delivery)
 	waitStatus(t, c, delivery, deliveryRun, completed)
-
-	b := workflows.MessageID(publish(t, e, webhook.TokenCreated, `{"address":"So2","name":"B","symbol":"BBB","decimals":9}`))
-	eventually(t, 30*time.Second, "event B delivered", func() bool { return seen(b) >= 1 })
 	return []execution{
-		{"webhook_dispatch_run.json", workflows.WebhookDispatchWorkflowID, dispatchRun, workflows.WebhookDispatchWorkflowName,
+		{"webhook_dispatch_pump_signaled.json", workflows.WebhookDispatchWorkflowID, run, workflows.WebhookDispatchWorkflowName,
 			enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW},
-		{"webhook_endpoint_signaled.json", workflows.EndpointWorkflowID(ep), endpointRun, workflows.WebhookEndpointWorkflowName,
-			enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW},
-		{"webhook_delivery_retried.json", delivery, deliveryRun, workflows.WebhookDeliveryWorkflowName, completed},
+		{"webhook_delivery_pump_retry.json", delivery, deliveryRun, workflows.WebhookDeliveryWorkflowName, completed},
 	}
 }
 

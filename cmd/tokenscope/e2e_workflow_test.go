@@ -277,8 +277,8 @@ func TestWebhookDelivery(t *testing.T) {
 			}
 		}
 		assert.Equal(t, 1, successes)
-		// Attempt 1 went through the endpoint lane, attempts 2-4 through the retry workflow.
-		replay(t, e.rt.Temporal, workflows.EndpointWorkflowID(id))
+		// Attempt 1 went through the pump's lane, attempts 2-4 through the retry workflow.
+		replay(t, e.rt.Temporal, workflows.WebhookDispatchWorkflowID)
 		replay(t, e.rt.Temporal, workflows.DeliveryWorkflowID(id, msgID))
 	})
 }

@@ -62,6 +62,7 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	}
 	defer w.Stop()
 	defer wire.StartWorkflowProbe(ctx, rt)()
+	defer wire.StartFirstRefresh(ctx, rt, nil)()
 	if err := wire.StartLoops(ctx, rt); err != nil {
 		log.Warn("start loops", "err", err)
 	}

@@ -5,7 +5,7 @@
 package stats
 
 import (
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -25,18 +25,44 @@ func div(a, b decimal.Decimal) decimal.Decimal {
 	return a.DivRound(b, Scale)
 }
 
-// Window computes the statistics of one token over the window w ending at now: the trades whose
-// blockTimestamp lies in (now − w, now], excluding failed trades. trades must all be of that
-// token; their order does not matter. Buyers, sellers and traders count distinct wallets. Open
-// and close are the USD prices of the first and last trade in trade.Compare order, high and low
-// the extremes; with no trade all prices are 0. liquidityUSD is copied into
+// WindowStart is the first block time (Unix ms) window w holds at now: the first whole second
+// after now − w for windows up to an hour, the first whole minute after it for longer ones. A
+// window is whole buckets, so that time buckets (Bucket) sum to it exactly; it is at most a
+// second (a minute for 4h and 24h) shorter than w.
+func WindowStart(now time.Time, w token.Window) int64 {
+	step := int64(Second)
+	if w.Duration() > time.Hour {
+		step = int64(Minute)
+	}
+	return floorTo(now.UnixMilli()-w.Duration().Milliseconds(), step) + step
+}
+
+// SecondsKept is how far back from now per-second buckets are written and read: windows up to an
+// hour start at a whole second, longer ones at a whole minute, so no window reads a second bucket
+// older than an hour and a minute.
+const SecondsKept = 2 * time.Hour
+
+// floorTo rounds ms down to a multiple of step (step > 0), also for negative ms.
+func floorTo(ms, step int64) int64 {
+	q := ms / step
+	if ms%step != 0 && ms < 0 {
+		q--
+	}
+	return q * step
+}
+
+// Window computes the statistics of one token over the window w at now: its successful trades
+// with a block time at or after WindowStart(now, w). A trade stamped after now (a chain clock
+// ahead of ours) is in every window: it happened no earlier than the window's start. trades must
+// all be of that token; their order does not matter. Buyers, sellers and traders count distinct
+// wallets. Open and close are the USD prices of the first and last trade in trade.Compare order,
+// high and low the extremes; with no trade all prices are 0. liquidityUSD is copied into
 // CurrentLiquidityInUSD.
 func Window(trades []trade.Trade, now time.Time, w token.Window, liquidityUSD decimal.Decimal) token.PeriodStats {
-	end := now.UnixMilli()
-	start := end - w.Duration().Milliseconds()
+	start := WindowStart(now, w)
 	var in []trade.Trade
 	for _, t := range trades {
-		if t.Succeeded() && t.BlockTimestamp > start && t.BlockTimestamp <= end {
+		if t.Succeeded() && t.BlockTimestamp >= start {
 			in = append(in, t)
 		}
 	}
@@ -78,62 +104,81 @@ func Window(trades []trade.Trade, now time.Time, w token.Window, liquidityUSD de
 // holders (wallets with a positive balance), the top 10/50/100 holdings and their share of
 // totalSupply, and for each holder group its holders, holdings and share. labels gives each
 // wallet's groups; creator is always in the dev group. Every group is present in the result,
-// with zeros when nobody holds. Only TotalSupply and the holder fields are set.
+// with zeros when nobody holds. Only TotalSupply and the holder fields are set. It is HoldingsOf
+// over the totals those balances sum to.
 func Holdings(balances map[string]decimal.Decimal, totalSupply decimal.Decimal, labels map[string][]token.HolderGroup, creator string) token.MarketData {
-	type holder struct {
-		wallet  string
-		balance decimal.Decimal
-	}
-	var holders []holder
+	var top []decimal.Decimal
+	groups := map[token.HolderGroup]GroupTotal{}
 	for w, b := range balances {
-		if b.IsPositive() {
-			holders = append(holders, holder{w, b})
+		if !b.IsPositive() {
+			continue
+		}
+		top = append(top, b)
+		for _, g := range HolderGroupsOf(w, labels[w], creator, false) {
+			t := groups[g]
+			groups[g] = GroupTotal{Holders: t.Holders + 1, Holdings: t.Holdings.Add(b)}
 		}
 	}
-	sort.Slice(holders, func(i, j int) bool {
-		if c := holders[i].balance.Cmp(holders[j].balance); c != 0 {
-			return c > 0
-		}
-		return holders[i].wallet < holders[j].wallet
-	})
+	return HoldingsOf(top, int64(len(top)), groups, totalSupply)
+}
 
-	top := func(n int) token.TopHolding {
+// HolderGroupsOf lists, once each, the groups of a holder: its labels, dev when it is the
+// token's creator, sniper when sniped (IsSniper, decided by the caller).
+func HolderGroupsOf(wallet string, labels []token.HolderGroup, creator string, sniped bool) []token.HolderGroup {
+	out := make([]token.HolderGroup, 0, len(labels)+2)
+	add := func(g token.HolderGroup) {
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	for _, g := range labels {
+		add(g)
+	}
+	if creator != "" && wallet == creator {
+		add(token.Dev)
+	}
+	if sniped {
+		add(token.Sniper)
+	}
+	return out
+}
+
+// GroupTotal is how many holders a group of a token has and what they hold together.
+type GroupTotal struct {
+	Holders  int64
+	Holdings decimal.Decimal
+}
+
+// HoldingsOf computes the holder fields of marketData from totals kept as balances change:
+// balances holds at least the 100 largest positive balances (or all of them), in any order;
+// holders is the number of holders; groups has each group's totals (a missing group has none).
+// The top 10/50/100 holdings are the sums of the largest balances (ties do not change a sum),
+// every share is over totalSupply.
+func HoldingsOf(balances []decimal.Decimal, holders int64, groups map[token.HolderGroup]GroupTotal, totalSupply decimal.Decimal) token.MarketData {
+	top := slices.Clone(balances)
+	slices.SortFunc(top, func(a, b decimal.Decimal) int { return b.Cmp(a) })
+	topN := func(n int) token.TopHolding {
 		sum := decimal.Zero
-		for _, h := range holders[:min(n, len(holders))] {
-			sum = sum.Add(h.balance)
+		for _, b := range top[:min(n, len(top))] {
+			sum = sum.Add(b)
 		}
 		return token.TopHolding{TotalHoldings: sum, HoldingsRatio: div(sum, totalSupply)}
 	}
-
-	counts := make(map[token.HolderGroup]int64, len(token.AllHolderGroups))
-	sums := make(map[token.HolderGroup]decimal.Decimal, len(token.AllHolderGroups))
-	for _, h := range holders {
-		groups := map[token.HolderGroup]bool{}
-		for _, g := range labels[h.wallet] {
-			groups[g] = true
-		}
-		if creator != "" && h.wallet == creator {
-			groups[token.Dev] = true
-		}
-		for g := range groups {
-			counts[g]++
-			sums[g] = sums[g].Add(h.balance)
-		}
-	}
 	out := make(map[token.HolderGroup]token.GroupHolding, len(token.AllHolderGroups))
 	for _, g := range token.AllHolderGroups {
+		t := groups[g]
 		out[g] = token.GroupHolding{
-			TotalHolders:  decimal.NewFromInt(counts[g]),
-			TotalHoldings: sums[g],
-			HoldingsRatio: div(sums[g], totalSupply),
+			TotalHolders:  decimal.NewFromInt(t.Holders),
+			TotalHoldings: t.Holdings,
+			HoldingsRatio: div(t.Holdings, totalSupply),
 		}
 	}
 	return token.MarketData{
 		Groups:      out,
-		Top10:       top(10),
-		Top50:       top(50),
-		Top100:      top(100),
-		Holders:     decimal.NewFromInt(int64(len(holders))),
+		Top10:       topN(10),
+		Top50:       topN(50),
+		Top100:      topN(100),
+		Holders:     decimal.NewFromInt(holders),
 		TotalSupply: totalSupply,
 	}
 }

@@ -32,9 +32,9 @@ func windowTrades() []trade.Trade {
 	return []trade.Trade{
 		tr(nowMs, trade.Sell, "W1", "1", "2.5", "2.5"),        // close (the end is inclusive)
 		tr(nowMs-180_000, trade.Sell, "W2", "4", "12", "3"),   // high
-		tr(nowMs-300_000, trade.Buy, "W1", "999", "999", "9"), // exactly 5m ago: outside (start exclusive)
+		tr(nowMs-300_000, trade.Buy, "W1", "999", "999", "9"), // exactly 5m ago: outside (the 5m window starts at now − 299 s)
 		tr(nowMs-240_000, trade.Buy, "W1", "10", "20", "2"),   // open
-		tr(nowMs+1, trade.Buy, "W9", "7", "7", "1"),           // in the future: outside
+		tr(nowMs+1, trade.Buy, "W9", "7", "7", "1"),           // stamped after now: in every window, the close
 		tr(nowMs-120_000, trade.Buy, "W3", "5", "5", "1"),     // low
 		failed, // failed: ignored
 	}
@@ -51,28 +51,30 @@ func TestWindow(t *testing.T) {
 		open, close, high, low, change           string
 	}{
 		{
-			// In (now−5m, now]: buys 10@2 (W1) and 5@1 (W3); sells 4@3 (W2) and 1@2.5 (W1).
-			// Buy volume 10+5 = 15 tokens, $20+$5 = $25; sell volume 4+1 = 5 tokens, $12+$2.5 = $14.5.
-			// Traders W1, W2, W3. Open 2, close 2.5, high 3, low 1; change (2.5−2)/2 = 0.25.
+			// From now − 299 s on: buys 10@2 (W1), 5@1 (W3) and 7@1 (W9, after now); sells 4@3 (W2)
+			// and 1@2.5 (W1). Buy volume 10+5+7 = 22 tokens, $20+$5+$7 = $32; sell volume 4+1 = 5
+			// tokens, $12+$2.5 = $14.5. Traders W1, W2, W3, W9. Open 2, close 1 (the trade after now),
+			// high 3, low 1; change (1−2)/2 = −0.5.
 			name: "5m", w: token.Window5m,
-			buys: 2, sells: 2, trades: 4, buyers: 2, sellers: 2, tr: 3,
-			buyVol: "15", buyUSD: "25", sellVol: "5", sellUSD: "14.5", totalVol: "20", totalUSD: "39.5",
-			open: "2", close: "2.5", high: "3", low: "1", change: "0.25",
+			buys: 3, sells: 2, trades: 5, buyers: 3, sellers: 2, tr: 4,
+			buyVol: "22", buyUSD: "32", sellVol: "5", sellUSD: "14.5", totalVol: "27", totalUSD: "46.5",
+			open: "2", close: "1", high: "3", low: "1", change: "-0.5",
 		},
 		{
-			// In (now−1m, now]: only the sell of 1 at 2.5 (the failed buy is ignored); change 0.
+			// From now − 59 s on: the sell of 1 at 2.5 and the buy of 7 at 1 after now (the failed buy
+			// is ignored); change (1−2.5)/2.5 = −0.6.
 			name: "1m", w: token.Window1m,
-			sells: 1, trades: 1, sellers: 1, tr: 1,
-			buyVol: "0", buyUSD: "0", sellVol: "1", sellUSD: "2.5", totalVol: "1", totalUSD: "2.5",
-			open: "2.5", close: "2.5", high: "2.5", low: "2.5", change: "0",
+			buys: 1, sells: 1, trades: 2, buyers: 1, sellers: 1, tr: 2,
+			buyVol: "7", buyUSD: "7", sellVol: "1", sellUSD: "2.5", totalVol: "8", totalUSD: "9.5",
+			open: "2.5", close: "1", high: "2.5", low: "1", change: "-0.6",
 		},
 		{
-			// 15m reaches the trade 5m ago too: buys 999@9 + the two above; open is now 9, close 2.5,
-			// high 9, low 1; change (2.5−9)/9 = −0.722222222222222222 (18 places, half-up).
+			// 15m reaches the trade 5m ago too: buys 999@9 + the three above; open is now 9, close 1,
+			// high 9, low 1; change (1−9)/9 = −0.888888888888888889 (18 places, half-up).
 			name: "15m", w: token.Window15m,
-			buys: 3, sells: 2, trades: 5, buyers: 2, sellers: 2, tr: 3,
-			buyVol: "1014", buyUSD: "1024", sellVol: "5", sellUSD: "14.5", totalVol: "1019", totalUSD: "1038.5",
-			open: "9", close: "2.5", high: "9", low: "1", change: "-0.722222222222222222",
+			buys: 4, sells: 2, trades: 6, buyers: 3, sellers: 2, tr: 4,
+			buyVol: "1021", buyUSD: "1031", sellVol: "5", sellUSD: "14.5", totalVol: "1026", totalUSD: "1045.5",
+			open: "9", close: "1", high: "9", low: "1", change: "-0.888888888888888889",
 		},
 	}
 	for _, tc := range tests {

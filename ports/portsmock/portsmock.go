@@ -472,6 +472,84 @@ func (c *MockIngestStoreApplyCall) DoAndReturn(f func(context.Context, ingest.Ba
 	return c
 }
 
+// ApplyPending mocks base method.
+func (m *MockIngestStore) ApplyPending(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ApplyPending", ctx, b, now)
+	ret0, _ := ret[0].(ingest.Result)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ApplyPending indicates an expected call of ApplyPending.
+func (mr *MockIngestStoreMockRecorder) ApplyPending(ctx, b, now any) *MockIngestStoreApplyPendingCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ApplyPending", reflect.TypeOf((*MockIngestStore)(nil).ApplyPending), ctx, b, now)
+	return &MockIngestStoreApplyPendingCall{Call: call}
+}
+
+// MockIngestStoreApplyPendingCall wrap *gomock.Call
+type MockIngestStoreApplyPendingCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockIngestStoreApplyPendingCall) Return(arg0 ingest.Result, arg1 error) *MockIngestStoreApplyPendingCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockIngestStoreApplyPendingCall) Do(f func(context.Context, ingest.Batch, time.Time) (ingest.Result, error)) *MockIngestStoreApplyPendingCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockIngestStoreApplyPendingCall) DoAndReturn(f func(context.Context, ingest.Batch, time.Time) (ingest.Result, error)) *MockIngestStoreApplyPendingCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// Flush mocks base method.
+func (m *MockIngestStore) Flush(ctx context.Context, now time.Time) (int, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Flush", ctx, now)
+	ret0, _ := ret[0].(int)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Flush indicates an expected call of Flush.
+func (mr *MockIngestStoreMockRecorder) Flush(ctx, now any) *MockIngestStoreFlushCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Flush", reflect.TypeOf((*MockIngestStore)(nil).Flush), ctx, now)
+	return &MockIngestStoreFlushCall{Call: call}
+}
+
+// MockIngestStoreFlushCall wrap *gomock.Call
+type MockIngestStoreFlushCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockIngestStoreFlushCall) Return(arg0 int, arg1 error) *MockIngestStoreFlushCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockIngestStoreFlushCall) Do(f func(context.Context, time.Time) (int, error)) *MockIngestStoreFlushCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockIngestStoreFlushCall) DoAndReturn(f func(context.Context, time.Time) (int, error)) *MockIngestStoreFlushCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // MockIngester is a mock of Ingester interface.
 type MockIngester struct {
 	ctrl     *gomock.Controller

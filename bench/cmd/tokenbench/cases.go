@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -307,8 +306,8 @@ type bench struct {
 	tc      client.Client
 	logf    func(format string, args ...any)
 	noopSeq int
-	// deliveries is about how many sol launches the webhook delivery row ingests.
-	deliveries int
+	// deliverySizes sizes the webhook delivery rows.
+	deliverySizes deliverySizes
 	// restarts records every time the service had ended by itself and was started again.
 	restarts []string
 }
@@ -525,16 +524,14 @@ func (f *bareFiber) serve(key string, body []byte) string {
 
 func (f *bareFiber) stop() { _ = f.app.ShutdownWithTimeout(5 * time.Second) }
 
-// receiver is the loopback webhook destination: it counts deliveries of the events it waits
-// for and answers plain POSTs (the delivery baseline) the same way.
+// receiver is the loopback webhook destination: it counts deliveries of the events a delivery
+// row waits for (deliveryLog) and answers plain POSTs (the delivery baseline) the same way.
 type receiver struct {
 	srv  *http.Server
 	base string
 
-	mu       sync.Mutex
-	expected map[string]bool
-	got      map[string]time.Time
-	done     chan struct{}
+	mu sync.Mutex
+	dl *deliveryLog
 }
 
 func startReceiver() (*receiver, error) {
@@ -542,29 +539,10 @@ func startReceiver() (*receiver, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &receiver{base: "http://" + ln.Addr().String(), got: map[string]time.Time{}}
+	r := &receiver{base: "http://" + ln.Addr().String()}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/deliver", func(w http.ResponseWriter, req *http.Request) {
-		var ev struct {
-			Data struct {
-				Address string `json:"address"`
-			} `json:"data"`
-		}
-		_ = json.NewDecoder(req.Body).Decode(&ev)
-		r.mu.Lock()
-		if r.expected[ev.Data.Address] {
-			if _, seen := r.got[ev.Data.Address]; !seen {
-				r.got[ev.Data.Address] = time.Now()
-				if len(r.got) == len(r.expected) && r.done != nil {
-					close(r.done)
-					r.done = nil
-				}
-			}
-		}
-		r.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{}`))
-	})
+	mux.HandleFunc("/wh/", r.webhook)
+	mux.HandleFunc("/hang/", r.webhook)
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		_, _ = io.Copy(io.Discard, req.Body)
 		w.Header().Set("Content-Type", "application/json")
@@ -573,34 +551,6 @@ func startReceiver() (*receiver, error) {
 	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = r.srv.Serve(ln) }()
 	return r, nil
-}
-
-// expect resets the receiver to wait for one delivery per address; the channel closes when
-// every one arrived.
-func (r *receiver) expect(addrs []string) <-chan struct{} {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.expected = map[string]bool{}
-	for _, a := range addrs {
-		r.expected[a] = true
-	}
-	r.got = map[string]time.Time{}
-	done := make(chan struct{})
-	r.done = done
-	return done
-}
-
-// received returns how many expected deliveries arrived and when the last one did.
-func (r *receiver) received() (int, time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var last time.Time
-	for _, t := range r.got {
-		if t.After(last) {
-			last = t
-		}
-	}
-	return len(r.got), last
 }
 
 func (r *receiver) stop() {

@@ -8,15 +8,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/webhooksender"
-	"github.com/tokenscope/tokenscope/app/simulate"
 	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
 	"github.com/tokenscope/tokenscope/bench/load"
 	"github.com/tokenscope/tokenscope/bench/report"
-	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/webhook"
 )
 
@@ -125,8 +121,8 @@ func firstEvent(ctx context.Context, b *bench, u string) error {
 	}
 }
 
-// webhookRows creates two endpoints on the loopback receiver, measures GET and PATCH of one of
-// them against the same calls through the use case, then measures deliveries.
+// webhookRows creates an endpoint on the loopback receiver and measures GET and PATCH of it
+// against the same calls through the use case (the delivery rows are webhookDeliveryRows).
 func (b *bench) webhookRows(ctx context.Context) []report.Row {
 	create := func(path, ch string) (string, error) {
 		res, err := load.Do(ctx, b.client, load.Request{Method: "POST", URL: b.st.httpURL + "/v2/webhook/endpoint", Header: b.auth(),
@@ -149,8 +145,7 @@ func (b *bench) webhookRows(ctx context.Context) []report.Row {
 	id, err := create("/patched", "sol.token.migrated")
 	if err != nil {
 		b.logf("  create webhook endpoint: %v", err)
-		return []report.Row{missing("14 webhook endpoint GET", err.Error()), missing("13 webhook endpoint PATCH", err.Error()),
-			missing("webhook deliveries", err.Error())}
+		return []report.Row{missing("14 webhook endpoint GET", err.Error()), missing("13 webhook endpoint PATCH", err.Error())}
 	}
 	guard := webhooksender.Guard{}
 	if allowed, err := webhooksender.ParseCIDRs("127.0.0.0/8,::1/128"); err == nil {
@@ -191,79 +186,5 @@ func (b *bench) webhookRows(ctx context.Context) []report.Row {
 		}),
 		b.fiberSeries(ctx, "webhook-patch", "PATCH", body)}
 	pat.Baselines[0].Name = "raw SQL (app/webhook via pgx)"
-	return []report.Row{get, pat, b.deliveryRow(ctx, create)}
+	return []report.Row{get, pat}
 }
-
-// deliveryRow ingests sol token launches (each writes an outbox event), counts the signed
-// deliveries reaching the loopback receiver, and compares their rate with plain POSTs of the
-// same size from a Go loop to the same receiver.
-func (b *bench) deliveryRow(ctx context.Context, create func(path, ch string) (string, error)) report.Row {
-	row := report.Row{Op: "webhook deliveries (sol.token.created)", Data: "-",
-		Goal: &report.Goal{Text: "deliveries/s ≥ 0.5× plain POSTs/s", Baseline: 0, Metric: report.Rate, Min: 0.5}}
-	if _, err := create("/deliver", "sol.token.created"); err != nil {
-		row.Subject = report.Measure{Name: "deliveries", Missing: err.Error()}
-		return row
-	}
-	n := b.deliveries
-	var buf bytes.Buffer
-	enc := ndjson.NewEncoder(&buf)
-	keep := &launchSink{enc: enc}
-	end := time.Now().UTC()
-	sim := simulate.New(simulate.Config{Seed: uint64(end.UnixNano()), Tokens: 3 * n, Wallets: 100, Trades: 3 * n,
-		Start: end.Add(-time.Minute), End: end})
-	if err := sim.Backfill(ctx, keep); err != nil {
-		row.Subject = report.Measure{Name: "deliveries", Missing: "simulate launches: " + err.Error()}
-		return row
-	}
-	done := b.rcv.expect(keep.addrs)
-	b.logf("measuring webhook deliveries of %d events", len(keep.addrs))
-	start := time.Now()
-	res, err := load.Do(ctx, b.client, load.Request{Method: "POST", URL: b.st.httpURL + "/v2/ingest", Header: b.auth(), Body: buf.Bytes()})
-	if err != nil {
-		row.Subject = report.Measure{Name: "deliveries", Errors: 1, FirstError: err.Error()}
-		return row
-	}
-	_ = res
-	limit := 30*time.Second + time.Duration(len(keep.addrs))*200*time.Millisecond
-	select {
-	case <-done:
-	case <-time.After(limit):
-	case <-ctx.Done():
-	}
-	got, last := b.rcv.received()
-	m := report.Measure{Name: "deliveries (ingest → last one)", Unit: "deliveries/s", Calls: got,
-		Errors: len(keep.addrs) - got}
-	if got > 0 {
-		m.Rate = float64(got) / last.Sub(start).Seconds()
-	}
-	if m.Errors > 0 {
-		m.FirstError = fmt.Sprintf("%d of %d deliveries arrived within %s", got, len(keep.addrs), limit)
-	}
-	row.Subject = m
-	payload := bytes.Repeat([]byte("x"), 600)
-	r := load.Run(ctx, b.opts, func(ctx context.Context, _, _ int) error {
-		_, err := load.Do(ctx, b.client, load.Request{Method: "POST", URL: b.rcv.base + "/plain", Body: payload})
-		return err
-	})
-	pm := measureOf("plain POSTs to the receiver", r)
-	pm.Unit = "POSTs/s"
-	row.Baselines = []report.Measure{pm}
-	return row
-}
-
-// launchSink keeps the sol token launches of a simulated market and drops everything else.
-type launchSink struct {
-	enc   *ndjson.Encoder
-	addrs []string
-}
-
-func (k *launchSink) Emit(_ context.Context, e ingest.Event) error {
-	tc, ok := e.(ingest.TokenCreated)
-	if !ok || tc.Token.Chain != chain.Sol {
-		return nil
-	}
-	k.addrs = append(k.addrs, tc.Token.Address)
-	return k.enc.Encode(e)
-}
-
-func (k *launchSink) Flush(context.Context) error { return nil }

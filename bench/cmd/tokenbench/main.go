@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -45,8 +46,8 @@ type scale struct {
 	name                    string
 	tokens, wallets, trades int
 	duration                time.Duration
-	deliveries              int // sol launches ingested for the webhook delivery row
-	mainTrades              int // with history: the trades table's size for the main rows
+	deliveries              deliverySizes // the webhook delivery rows
+	mainTrades              int           // with history: the trades table's size for the main rows
 	// liveRate trades/s are POSTed for liveDuration in the live ingest rows.
 	liveRate     int
 	liveDuration time.Duration
@@ -55,16 +56,21 @@ type scale struct {
 func (sc scale) history() bool { return sc.mainTrades > 0 }
 
 var scales = map[string]scale{
-	"smoke": {name: "smoke", tokens: 300, wallets: 1_000, trades: 6_000, duration: time.Second, deliveries: 20,
-		liveRate: 5_000, liveDuration: 3 * time.Second},
-	"small": {name: "small", tokens: 10_000, wallets: 20_000, trades: 200_000, duration: 10 * time.Second, deliveries: 200,
+	"smoke": {name: "smoke", tokens: 300, wallets: 1_000, trades: 6_000, duration: time.Second,
+		deliveries: deliverySizes{oneEndpoint: 200, endpoints: 10, fanout: 200, paced: 500 * time.Millisecond},
+		liveRate:   5_000, liveDuration: 3 * time.Second},
+	"small": {name: "small", tokens: 10_000, wallets: 20_000, trades: 200_000, duration: 10 * time.Second,
+		deliveries: deliverySizes{oneEndpoint: 2_000, endpoints: 100, fanout: 2_000, paced: 3 * time.Second},
+		liveRate:   5_000, liveDuration: time.Minute},
+	"large": {name: "large", tokens: 100_000, wallets: 200_000, trades: 250_000, duration: 10 * time.Second,
+		deliveries: deliverySizes{oneEndpoint: 10_000, endpoints: 100, fanout: 10_000, paced: 10 * time.Second}, mainTrades: 1_000_000,
 		liveRate: 5_000, liveDuration: time.Minute},
-	"large": {name: "large", tokens: 100_000, wallets: 200_000, trades: 250_000, duration: 10 * time.Second, deliveries: 1_000,
-		mainTrades: 1_000_000, liveRate: 5_000, liveDuration: time.Minute},
 }
 
-// groups are the row groups -only selects; the fills (and so the import rows' figures) always run.
-var groups = []string{"reads", "growth", "kyt", "jobs", "webhooks", "import", "live"}
+// groups are the row groups -only selects by name (next to read operations by number); the fills
+// (and so the import rows' figures) always run, except for deliveries alone, which run on an empty
+// database.
+var groups = []string{"reads", "growth", "kyt", "jobs", "webhooks", "deliveries", "import", "live"}
 
 func main() {
 	scaleName := flag.String("scale", envOr("BENCH_SCALE", "small"), "smoke, small or large")
@@ -78,8 +84,10 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the run's database at the end (its name is printed) for a later -reuse")
 	reuse := flag.String("reuse", "", "run on this database, kept by an earlier -keep run of the same scale, instead of filling a new one (it is kept too)")
 	fillOnly := flag.Bool("fill-only", false, "fill a new database, measure its import, keep it and stop (measure later with -reuse)")
-	only := flag.String("only", "", "comma list of row groups to run ("+strings.Join(groups, ", ")+"); default all. A partial run writes no file unless -out is given")
+	only := flag.String("only", "", "comma list of what to run: read operation numbers (e.g. 2,9) and row groups ("+strings.Join(groups, ", ")+
+		"); default all. A partial run writes no report file unless -out is given")
 	liveDur := flag.Duration("live-duration", 0, "how long the live ingest rows send (default: 3s smoke, 1m small and large)")
+	paced := flag.Duration("paced", 0, "how long the webhook latency row writes 1,000 events/s (default: the scale's)")
 	flag.Parse()
 
 	sc, ok := scales[*scaleName]
@@ -93,18 +101,15 @@ func main() {
 	if *liveDur > 0 {
 		sc.liveDuration = *liveDur
 	}
-	sel := map[string]bool{}
-	for _, g := range strings.Split(*only, ",") {
-		if g = strings.TrimSpace(g); g == "" {
-			continue
-		}
-		if !slices.Contains(groups, g) {
-			fmt.Fprintf(os.Stderr, "tokenbench: -only: unknown group %q (%s)\n", g, strings.Join(groups, ", "))
-			os.Exit(2)
-		}
-		sel[g] = true
+	if *paced > 0 {
+		sc.deliveries.paced = *paced
 	}
-	if *out == "" && sc.name != "smoke" && len(sel) == 0 {
+	sel, err := parseOnly(*only)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "tokenbench: -only: %v\n", err)
+		os.Exit(2)
+	}
+	if *out == "" && sc.name != "smoke" && !sel.partial() {
 		*out = "BENCHMARKS.md"
 	}
 	if sc.name == "smoke" {
@@ -136,12 +141,60 @@ type options struct {
 	failOnErrors, keep bool
 	fillOnly           bool
 	reuse              string
-	// only holds the row groups to run; empty runs every group.
-	only map[string]bool
+	// only is -only's selection; empty runs everything.
+	only selection
+}
+
+// selection is what -only picks: row groups by name and read operations by number.
+type selection struct {
+	groups map[string]bool
+	// ops holds the prefixes ("2 ", "9 ") of the read operations picked by number.
+	ops []string
+	// text is the list as given, for the report's command line.
+	text string
+}
+
+// parseOnly reads -only's comma list: each item is a group name or a read operation's number.
+func parseOnly(list string) (selection, error) {
+	sel := selection{groups: map[string]bool{}}
+	var items []string
+	for _, it := range strings.Split(list, ",") {
+		if it = strings.TrimSpace(it); it == "" {
+			continue
+		}
+		items = append(items, it)
+		if slices.Contains(groups, it) {
+			sel.groups[it] = true
+			continue
+		}
+		if n, err := strconv.Atoi(it); err != nil || n <= 0 {
+			return selection{}, fmt.Errorf("%q is neither a read operation's number nor a group (%s)", it, strings.Join(groups, ", "))
+		}
+		sel.ops = append(sel.ops, it+" ")
+	}
+	sel.text = strings.Join(items, ",")
+	return sel, nil
+}
+
+// partial tells whether -only narrowed the run.
+func (s selection) partial() bool { return len(s.groups) > 0 || len(s.ops) > 0 }
+
+// deliveriesOnly tells whether the run is the webhook delivery rows alone, which need no data.
+func (s selection) deliveriesOnly() bool {
+	return len(s.ops) == 0 && len(s.groups) == 1 && s.groups["deliveries"]
 }
 
 // want tells whether the run measures group g.
-func (o options) want(g string) bool { return len(o.only) == 0 || o.only[g] }
+func (o options) want(g string) bool { return !o.only.partial() || o.only.groups[g] }
+
+// pick keeps the read operations the run selects: all of them with the reads group (or without
+// -only), those numbered in -only otherwise.
+func (o options) pick(ops []readOp) []readOp {
+	if o.want("reads") {
+		return ops
+	}
+	return pickOps(ops, o.only.ops...)
+}
 
 // reusePrefix is the name every tokenbench database starts with; -reuse takes no other, so a
 // mistyped name cannot point the run at somebody's real data.
@@ -222,6 +275,10 @@ func run(ctx context.Context, sc scale, o options) int {
 		return 1
 	}
 
+	if o.only.deliveriesOnly() {
+		return runDeliveries(ctx, sc, o, st, failed)
+	}
+
 	// 1× data, ingested before the service starts.
 	end := time.Now().UTC().Truncate(time.Second)
 	fill1 := fill{Seed: 1, Tokens: sc.tokens / 10, Wallets: sc.wallets / 10, Trades: sc.trades / 10}
@@ -300,7 +357,7 @@ func run(ctx context.Context, sc scale, o options) int {
 	defer rcv.stop()
 	b := &bench{st: st, opts: load.Options{Concurrency: o.conc, Duration: sc.duration}, client: load.Client(o.conc),
 		market: market.New(postgres.NewMarketReader(st.pool)), fiber: fib, rcv: rcv, tc: tc, logf: logf,
-		deliveries: sc.deliveries}
+		deliverySizes: sc.deliveries}
 	defer func() {
 		if b.tc != nil {
 			b.tc.Close()
@@ -400,6 +457,12 @@ func run(ctx context.Context, sc scale, o options) int {
 		}
 		growth = append(growth, g)
 	}
+	return finish(sc, o, b, env, reused, started, rows, growth)
+}
+
+// finish prints the rows, writes the report file when the run has one (-out, or BENCHMARKS.md
+// for a whole run above smoke scale) and returns the exit code.
+func finish(sc scale, o options, b *bench, env machine, reused bool, started time.Time, rows []report.Row, growth []report.Growth) int {
 	annotate(rows)
 
 	fmt.Println()
@@ -436,12 +499,9 @@ func run(ctx context.Context, sc scale, o options) int {
 	return 0
 }
 
-// otherRows measures the read, KYT, job and webhook rows the run selects.
+// otherRows measures the read, KYT, job, webhook and webhook delivery rows the run selects.
 func (b *bench) otherRows(ctx context.Context, o options, t targets, data string) []report.Row {
-	var rows []report.Row
-	if o.want("reads") {
-		rows = append(rows, b.readRows(ctx, b.readOps(t), data)...)
-	}
+	rows := b.readRows(ctx, o.pick(b.readOps(t)), data)
 	if o.want("kyt") {
 		rows = append(rows, b.kytRows(ctx)...)
 	}
@@ -451,7 +511,40 @@ func (b *bench) otherRows(ctx context.Context, o options, t targets, data string
 	if o.want("webhooks") {
 		rows = append(rows, b.webhookRows(ctx)...)
 	}
+	if o.want("deliveries") {
+		rows = append(rows, b.webhookDeliveryRows(ctx)...)
+	}
 	return rows
+}
+
+// runDeliveries runs the webhook delivery rows alone (-only deliveries) on an empty database
+// (migrated by `tokenscope migrate`) and prints them; failures end it with 1 at every scale.
+func runDeliveries(ctx context.Context, sc scale, o options, st *stack, failed func(string, error) int) int {
+	started := time.Now()
+	if _, err := st.tool(ctx, "migrate"); err != nil {
+		return failed("migrate", err)
+	}
+	var err error
+	if st.pool, err = postgres.Open(ctx, st.dbURL, int32(o.conc+4)); err != nil {
+		return failed("open pool", err)
+	}
+	defer st.pool.Close()
+	if err := st.createKey(ctx); err != nil {
+		return failed("api key", err)
+	}
+	if err := st.startService(ctx); err != nil {
+		return failed("start service", err)
+	}
+	rcv, err := startReceiver()
+	if err != nil {
+		return failed("receiver", err)
+	}
+	defer rcv.stop()
+	b := &bench{st: st, opts: load.Options{Concurrency: o.conc, Duration: sc.duration}, client: load.Client(o.conc),
+		rcv: rcv, logf: logf, deliverySizes: sc.deliveries}
+	rows := b.webhookDeliveryRows(ctx)
+	o.failOnErrors = true
+	return finish(sc, o, b, describeMachine(ctx, st), false, started, rows, nil)
 }
 
 func pickOps(ops []readOp, prefixes ...string) []readOp {
@@ -529,17 +622,11 @@ func commandLine(sc scale, o options) string {
 	if o.reuse != "" {
 		c = "go run ./bench/cmd/tokenbench -scale " + sc.name + " -reuse " + o.reuse
 	}
-	if len(o.only) > 0 {
-		var g []string
-		for _, k := range groups {
-			if o.only[k] {
-				g = append(g, k)
-			}
-		}
+	if o.only.partial() {
 		if o.reuse == "" {
 			c = "go run ./bench/cmd/tokenbench -scale " + sc.name
 		}
-		c += " -only " + strings.Join(g, ",")
+		c += " -only " + o.only.text
 	}
 	return c
 }

@@ -45,7 +45,8 @@ func (l Listeners) Close() {
 }
 
 // ServeHTTP runs the main, dex and admin apps until ctx ends, then drains in-flight requests.
-// ready, when not nil, is called once every listener accepts connections.
+// ready, when not nil, is called once every listener accepts connections. The market's read
+// cache follows the writers (Runtime.Versions) for as long.
 func ServeHTTP(ctx context.Context, rt *Runtime, lns Listeners, ready func()) error {
 	deps := httpDeps(rt)
 	apps := []struct {
@@ -53,6 +54,7 @@ func ServeHTTP(ctx context.Context, rt *Runtime, lns Listeners, ready func()) er
 		ln  net.Listener
 	}{{httpapi.New(deps), lns.Main}, {httpapi.NewDex(deps), lns.Dex}, {httpapi.NewAdmin(deps), lns.Admin}}
 	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { rt.Versions.Run(gctx); return nil })
 	for _, a := range apps {
 		g.Go(func() error { return a.app.Listener(a.ln) })
 	}

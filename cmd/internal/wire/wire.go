@@ -46,9 +46,14 @@ type Runtime struct {
 	WorkflowMetrics *temporal.Metrics
 	Clock           SystemClock
 	App             *app.Application
+	// Versions follows the market's writers for the read cache while ServeHTTP runs.
+	Versions *postgres.MarketVersions
 	// WorkflowProbe, set by StartWorkflowProbe in the processes that run a worker, gates
 	// readiness on a no-op workflow round trip.
 	WorkflowProbe *temporal.WorkflowProbe
+	// firstRefresh, set by StartFirstRefresh in the processes that run a worker, gates
+	// readiness on one completed market refresh round.
+	firstRefresh *firstRefresh
 }
 
 // OpenDatabase creates the database if missing, connects and (optionally) migrates.
@@ -79,7 +84,8 @@ func OpenDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, migr
 func NewRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc client.Client) *Runtime {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt := &Runtime{Cfg: cfg, Log: log, Pool: pool, Registry: reg, WorkflowMetrics: temporal.NewMetrics(reg)}
+	rt := &Runtime{Cfg: cfg, Log: log, Pool: pool, Registry: reg, WorkflowMetrics: temporal.NewMetrics(reg),
+		Versions: postgres.NewMarketVersions(pool, log)}
 	if tc != nil {
 		instrumented, err := rt.WorkflowMetrics.Instrument(tc, cfg.TemporalNS, log)
 		if err != nil {
@@ -98,7 +104,7 @@ func buildApplication(rt *Runtime) *app.Application {
 	a := &app.Application{
 		Keys:   apikey.New(postgres.NewAccountStore(rt.Pool), rt.Clock),
 		Ingest: appingest.New(postgres.NewIngestStore(rt.Pool), rt.Clock, 0),
-		Market: market.New(postgres.NewMarketReader(rt.Pool), market.WithHotCache(rt.Clock, rt.Cfg.RankingCacheTTL)),
+		Market: market.New(postgres.NewMarketReader(rt.Pool), market.WithCache(rt.Versions)),
 	}
 	buildWorkflowAreas(rt, a)
 	return a
@@ -127,6 +133,9 @@ func ReadinessChecks(rt *Runtime) []httpapi.Check {
 	}
 	if rt.WorkflowProbe != nil {
 		checks = append(checks, httpapi.Check{Name: "workflows", Ping: rt.WorkflowProbe.Ping})
+	}
+	if rt.firstRefresh != nil {
+		checks = append(checks, httpapi.Check{Name: "rankings", Ping: rt.firstRefresh.Ping})
 	}
 	return checks
 }
@@ -165,6 +174,10 @@ func httpDeps(rt *Runtime) httpapi.Deps {
 func NewWorker(rt *Runtime) worker.Worker {
 	w := worker.New(rt.Temporal, workflows.TaskQueue, worker.Options{
 		Interceptors: []interceptor.WorkerInterceptor{rt.WorkflowMetrics.WorkerInterceptor()},
+		// Stop waits this long for running activities: the webhook pump ends at once when the
+		// worker stops but finishes and records its requests in flight (each bounded by the
+		// sender's timeout), which would otherwise be sent again after the restart.
+		WorkerStopTimeout: rt.Cfg.WebhookTimeout + 5*time.Second,
 	})
 	RegisterWorkflows(w, rt)
 	return w

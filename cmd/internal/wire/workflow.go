@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -94,8 +95,10 @@ func registerWorkflowAreas(w worker.Registry, rt *Runtime) {
 		AttemptTimeout: rt.Cfg.WebhookTimeout + 3*time.Second}
 	w.RegisterActivity(delivery)
 	w.RegisterActivity(&workflows.EndpointActivities{Delivery: delivery, Lookup: wh, Retries: starter, Spill: starter})
-	w.RegisterActivity(&workflows.DispatchActivities{Source: wh, Endpoints: wh, Filter: webhookFilter(rt),
-		Feeder: starter, Clock: rt.Clock})
+	dispatch := &workflows.DispatchActivities{Source: wh, Endpoints: wh, Filter: webhookFilter(rt), Feeder: starter, Clock: rt.Clock}
+	w.RegisterActivity(dispatch)
+	w.RegisterActivity(&workflows.PumpActivities{Delivery: delivery, Dispatch: dispatch, Queue: wh, Lookup: wh,
+		Retries: starter, Schedule: retrySchedule(rt), Log: rt.Log})
 	w.RegisterActivity(&workflows.JobActivities{Jobs: postgres.NewJobStore(rt.Pool, workflows.JobWorkflowID),
 		Positions: postgres.NewWalletRederiver(rt.Pool), Clock: rt.Clock})
 }
@@ -118,4 +121,62 @@ func StartMarketRefresh(ctx context.Context, rt *Runtime) error {
 		return fmt.Errorf("start market refresh: %w", err)
 	}
 	return nil
+}
+
+// firstRefresh is the readiness gate of StartFirstRefresh: down until the rankings have been
+// brought up to date once by this process.
+type firstRefresh struct {
+	done chan struct{}
+}
+
+func (f *firstRefresh) Ping(context.Context) error {
+	select {
+	case <-f.done:
+		return nil
+	default:
+		return errors.New("the hot-token rankings have not been computed yet")
+	}
+}
+
+// StartFirstRefresh makes readiness wait until this process has brought every hot-token ranking
+// up to date once (workflows.RankMarket: the due ones are recomputed), so that once /readyz
+// answers 200 every ranking reflects the trades stored by then (on an empty database that is
+// quick and the rankings are empty). Call it, like StartWorkflowProbe, before the health
+// endpoints are built, in a process that runs a worker (tokenscope-dev, worker). It runs in the
+// background, outside Temporal (a ranking swap is one transaction, so the refresh loop computing
+// the same ranking meanwhile is harmless), after seeded returns when it is not nil
+// (tokenscope-dev backfills its simulated market first), and is retried until it succeeds.
+// stop ends it if it is still trying and waits for it.
+func StartFirstRefresh(ctx context.Context, rt *Runtime, seeded func(context.Context) error) (stop func()) {
+	gate := &firstRefresh{done: make(chan struct{})}
+	rt.firstRefresh = gate
+	ctx, cancel := context.WithCancel(ctx)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		if seeded != nil && seeded(ctx) != nil {
+			return // ctx ended
+		}
+		a := &workflows.RefreshActivities{Clock: rt.Clock, Market: postgres.NewIngestStore(rt.Pool)}
+		for {
+			start := time.Now()
+			res, err := a.RankMarket(ctx)
+			if err == nil {
+				rt.Log.Info("rankings computed at startup", "took", time.Since(start).String(), "rankings", res.Rankings,
+					"hotTokens", res.HotTokens)
+				close(gate.done)
+				return
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			rt.Log.Warn("computing the rankings at startup failed; retrying in 1s", "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	return func() { cancel(); <-finished }
 }

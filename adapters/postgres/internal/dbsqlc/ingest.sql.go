@@ -12,6 +12,64 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+const DeleteHolderGroups = `-- name: DeleteHolderGroups :exec
+DELETE FROM token_holder_groups g
+USING ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
+WHERE g.chain = r.chain AND g.address = r.address
+`
+
+type DeleteHolderGroupsParams struct {
+	Chains    []string
+	Addresses []string
+}
+
+// Drops the holder aggregates of the tokens (chains[i], addresses[i]) before RebuildHolderGroups.
+func (q *Queries) DeleteHolderGroups(ctx context.Context, db DBTX, arg DeleteHolderGroupsParams) error {
+	_, err := db.Exec(ctx, DeleteHolderGroups, arg.Chains, arg.Addresses)
+	return err
+}
+
+const ExistingTrades = `-- name: ExistingTrades :many
+SELECT t.chain, t.tx_signature, t.instruction_index FROM trades t
+JOIN ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::int[]))
+    AS k(chain, tx_signature, instruction_index)
+    ON t.chain = k.chain AND t.tx_signature = k.tx_signature AND t.instruction_index = k.instruction_index
+`
+
+type ExistingTradesParams struct {
+	Chains     []string
+	Signatures []string
+	Indexes    []int32
+}
+
+type ExistingTradesRow struct {
+	Chain            string
+	TxSignature      string
+	InstructionIndex int32
+}
+
+// Which of the trades (chains[i], signatures[i], indexes[i]) are stored already (replays), by
+// primary-key probes: the batch COPYs the others straight into trades.
+func (q *Queries) ExistingTrades(ctx context.Context, db DBTX, arg ExistingTradesParams) ([]ExistingTradesRow, error) {
+	rows, err := db.Query(ctx, ExistingTrades, arg.Chains, arg.Signatures, arg.Indexes)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ExistingTradesRow{}
+	for rows.Next() {
+		var i ExistingTradesRow
+		if err := rows.Scan(&i.Chain, &i.TxSignature, &i.InstructionIndex); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const InsertPool = `-- name: InsertPool :execrows
 INSERT INTO pools (chain, address, program_address, protocol_family, protocol_name, image,
     token_a_address, token_b_address, token_a_decimals, token_b_decimals, is_bonding_curve, created_at_ms)
@@ -134,30 +192,6 @@ func (q *Queries) InsertToken(ctx context.Context, db DBTX, arg InsertTokenParam
 	return result.RowsAffected(), nil
 }
 
-const InsertTokenMarket = `-- name: InsertTokenMarket :exec
-INSERT INTO token_market (chain, address, total_supply, circulating_supply, updated_at_ms)
-VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING
-`
-
-type InsertTokenMarketParams struct {
-	Chain             string
-	Address           string
-	TotalSupply       decimal.Decimal
-	CirculatingSupply decimal.Decimal
-	UpdatedAtMs       int64
-}
-
-func (q *Queries) InsertTokenMarket(ctx context.Context, db DBTX, arg InsertTokenMarketParams) error {
-	_, err := db.Exec(ctx, InsertTokenMarket,
-		arg.Chain,
-		arg.Address,
-		arg.TotalSupply,
-		arg.CirculatingSupply,
-		arg.UpdatedAtMs,
-	)
-	return err
-}
-
 const InsertWalletLabel = `-- name: InsertWalletLabel :execrows
 INSERT INTO wallet_labels (chain, wallet, label) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING
 `
@@ -177,9 +211,12 @@ func (q *Queries) InsertWalletLabel(ctx context.Context, db DBTX, arg InsertWall
 }
 
 const LabelledHoldings = `-- name: LabelledHoldings :many
-SELECT DISTINCT p.chain, p.token_address FROM wallet_positions p
+SELECT p.chain, p.wallet, p.token_address, p.balance, p.first_block_height,
+    COALESCE(t.creator_address, '') AS creator_address, t.created_block_height
+FROM wallet_positions p
 JOIN ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS l(chain, wallet)
     ON p.chain = l.chain AND p.wallet = l.wallet
+LEFT JOIN tokens t ON t.chain = p.chain AND t.address = p.token_address
 WHERE p.balance > 0
 `
 
@@ -189,12 +226,18 @@ type LabelledHoldingsParams struct {
 }
 
 type LabelledHoldingsRow struct {
-	Chain        string
-	TokenAddress string
+	Chain              string
+	Wallet             string
+	TokenAddress       string
+	Balance            decimal.Decimal
+	FirstBlockHeight   *int64
+	CreatorAddress     string
+	CreatedBlockHeight *int64
 }
 
-// The tokens the labelled wallets (chains[i], wallets[i]) hold: a label moves holdings between
-// groups of every token the wallet holds.
+// The holdings of the labelled wallets (chains[i], wallets[i]): a label moves them into its group
+// in every token the wallet holds (unless the wallet is in that group already as the token's
+// creator or a sniper, which labelHoldings decides from the token's creator and creation height).
 func (q *Queries) LabelledHoldings(ctx context.Context, db DBTX, arg LabelledHoldingsParams) ([]LabelledHoldingsRow, error) {
 	rows, err := db.Query(ctx, LabelledHoldings, arg.Chains, arg.Wallets)
 	if err != nil {
@@ -204,7 +247,15 @@ func (q *Queries) LabelledHoldings(ctx context.Context, db DBTX, arg LabelledHol
 	items := []LabelledHoldingsRow{}
 	for rows.Next() {
 		var i LabelledHoldingsRow
-		if err := rows.Scan(&i.Chain, &i.TokenAddress); err != nil {
+		if err := rows.Scan(
+			&i.Chain,
+			&i.Wallet,
+			&i.TokenAddress,
+			&i.Balance,
+			&i.FirstBlockHeight,
+			&i.CreatorAddress,
+			&i.CreatedBlockHeight,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -247,12 +298,47 @@ func (q *Queries) MigrateToken(ctx context.Context, db DBTX, arg MigrateTokenPar
 	return extra, err
 }
 
-const SolPriceUSD = `-- name: SolPriceUSD :one
-SELECT side_token_price_usd FROM trades WHERE chain = 'sol' AND status = 'SUCCEEDED'
-ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1
+const RebuildHolderGroups = `-- name: RebuildHolderGroups :exec
+INSERT INTO token_holder_groups (chain, address, holder_group, holders, holdings)
+SELECT g.chain, g.token_address, g.grp, count(*), sum(g.balance)
+FROM (
+    SELECT DISTINCT p.chain, p.token_address, p.wallet, p.balance, x.grp
+    FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
+    JOIN wallet_positions p ON p.chain = r.chain AND p.token_address = r.address AND p.balance > 0
+    LEFT JOIN tokens t ON t.chain = p.chain AND t.address = p.token_address
+    CROSS JOIN LATERAL (
+        SELECT 'all'::text AS grp
+        UNION SELECT l.label FROM wallet_labels l WHERE l.chain = p.chain AND l.wallet = p.wallet
+        UNION SELECT 'dev' WHERE t.creator_address = p.wallet
+        UNION SELECT 'sniper' WHERE p.first_block_height BETWEEN t.created_block_height
+            AND t.created_block_height + $3::bigint
+    ) x
+) g
+GROUP BY g.chain, g.token_address, g.grp
 `
 
-// The side-token price of the newest successful sol trade (its side token is SOL).
+type RebuildHolderGroupsParams struct {
+	Chains       []string
+	Addresses    []string
+	SniperBlocks int64
+}
+
+// Rebuilds the holder aggregates of the tokens (chains[i], addresses[i]) from their positions:
+// every holder ('all'), then each group (labels, the creator as dev, a first buy within
+// sniper_blocks blocks of creation as sniper), a holder counted once per group. Run when a token
+// row arrives after trades of it (its creator and creation height were unknown until then).
+func (q *Queries) RebuildHolderGroups(ctx context.Context, db DBTX, arg RebuildHolderGroupsParams) error {
+	_, err := db.Exec(ctx, RebuildHolderGroups, arg.Chains, arg.Addresses, arg.SniperBlocks)
+	return err
+}
+
+const SolPriceUSD = `-- name: SolPriceUSD :one
+SELECT side_token_price_usd FROM trades WHERE chain = 'sol' AND status = 'SUCCEEDED'
+ORDER BY block_timestamp_ms DESC, block_height DESC, tx_signature COLLATE "C" DESC, instruction_index DESC LIMIT 1
+`
+
+// The side-token price of the newest successful sol trade (its side token is SOL), newest in
+// trade.Compare order: time, then height, signature (bytewise) and instruction index.
 func (q *Queries) SolPriceUSD(ctx context.Context, db DBTX) (decimal.Decimal, error) {
 	row := db.QueryRow(ctx, SolPriceUSD)
 	var side_token_price_usd decimal.Decimal
@@ -281,4 +367,82 @@ func (q *Queries) StoredTokenRecord(ctx context.Context, db DBTX, arg StoredToke
 	var record []byte
 	err := row.Scan(&record)
 	return record, err
+}
+
+const TokenCreation = `-- name: TokenCreation :many
+SELECT t.chain, t.address, COALESCE(t.creator_address, '') AS creator_address, t.created_block_height
+FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
+JOIN tokens t ON t.chain = r.chain AND t.address = r.address
+`
+
+type TokenCreationParams struct {
+	Chains    []string
+	Addresses []string
+}
+
+type TokenCreationRow struct {
+	Chain              string
+	Address            string
+	CreatorAddress     string
+	CreatedBlockHeight *int64
+}
+
+// The creator and creation height of the tokens (chains[i], addresses[i]) that have a tokens row:
+// what the dev and sniper groups of their holders depend on.
+func (q *Queries) TokenCreation(ctx context.Context, db DBTX, arg TokenCreationParams) ([]TokenCreationRow, error) {
+	rows, err := db.Query(ctx, TokenCreation, arg.Chains, arg.Addresses)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TokenCreationRow{}
+	for rows.Next() {
+		var i TokenCreationRow
+		if err := rows.Scan(
+			&i.Chain,
+			&i.Address,
+			&i.CreatorAddress,
+			&i.CreatedBlockHeight,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const WalletLabels = `-- name: WalletLabels :many
+SELECT l.chain, l.wallet, l.label FROM wallet_labels l
+JOIN ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS k(chain, wallet)
+    ON l.chain = k.chain AND l.wallet = k.wallet
+ORDER BY l.chain, l.wallet, l.label
+`
+
+type WalletLabelsParams struct {
+	Chains  []string
+	Wallets []string
+}
+
+// The labels of the wallets (chains[i], wallets[i]): their holder groups besides dev and sniper.
+func (q *Queries) WalletLabels(ctx context.Context, db DBTX, arg WalletLabelsParams) ([]WalletLabel, error) {
+	rows, err := db.Query(ctx, WalletLabels, arg.Chains, arg.Wallets)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WalletLabel{}
+	for rows.Next() {
+		var i WalletLabel
+		if err := rows.Scan(&i.Chain, &i.Wallet, &i.Label); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

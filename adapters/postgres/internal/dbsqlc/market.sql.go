@@ -11,62 +11,73 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-const MarketHolders = `-- name: MarketHolders :many
-SELECT h.chain, h.token_address, h.n, h.wallet, h.balance, COALESCE(h.labels, '{}')::text[] AS labels, h.first_block_height,
-    h.created_block_height
-FROM (
-    SELECT w.chain, w.token_address, w.wallet, w.balance, w.first_block_height,
-        (SELECT array_agg(l.label ORDER BY l.label) FROM wallet_labels l WHERE l.chain = w.chain AND l.wallet = w.wallet) AS labels,
-        t.creator_address,
-        t.created_block_height,
-        count(*) OVER (PARTITION BY w.chain, w.token_address) AS n,
-        row_number() OVER (PARTITION BY w.chain, w.token_address ORDER BY w.balance DESC, w.wallet) AS rk
-    FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
-    JOIN tokens t ON t.chain = r.chain AND t.address = r.address
-    JOIN wallet_positions w ON w.chain = r.chain AND w.token_address = r.address AND w.balance > 0
-) h
-WHERE h.rk <= 100 OR h.wallet = h.creator_address OR h.labels IS NOT NULL
-    OR h.first_block_height BETWEEN h.created_block_height AND h.created_block_height + $3::bigint
+const BucketSpans = `-- name: BucketSpans :many
+
+SELECT b.chain, b.address, b.res_ms, b.start_ms, b.buys, b.sells, b.buy_volume, b.sell_volume, b.buy_volume_usd,
+    b.sell_volume_usd, b.open_usd, b.open_ms, b.open_height, b.open_sig, b.open_ix, b.close_usd, b.close_ms,
+    b.close_height, b.close_sig, b.close_ix, b.high_usd, b.low_usd, b.last_buyers, b.last_sellers, b.last_traders
+FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]),
+    unnest($3::bigint[]), unnest($4::bigint[]), unnest($5::bigint[]))
+    AS r(chain, address, res_ms, from_ms, to_ms)
+JOIN LATERAL (SELECT chain, address, res_ms, start_ms, buys, sells, buy_volume, sell_volume, buy_volume_usd, sell_volume_usd, open_usd, open_ms, open_height, open_sig, open_ix, close_usd, close_ms, close_height, close_sig, close_ix, high_usd, low_usd, last_buyers, last_sellers, last_traders FROM token_buckets x WHERE x.chain = r.chain AND x.address = r.address AND x.res_ms = r.res_ms
+    AND x.start_ms >= r.from_ms AND x.start_ms < r.to_ms) b ON true
 `
 
-type MarketHoldersParams struct {
-	Chains       []string
-	Addresses    []string
-	SniperBlocks int64
+type BucketSpansParams struct {
+	Chains      []string
+	Addresses   []string
+	Resolutions []int64
+	Froms       []int64
+	Tos         []int64
 }
 
-type MarketHoldersRow struct {
-	Chain              string
-	TokenAddress       string
-	N                  int64
-	Wallet             string
-	Balance            decimal.Decimal
-	Labels             []string
-	FirstBlockHeight   *int64
-	CreatedBlockHeight *int64
-}
-
-// In one pass over each token's positive balances, the holder count (n), the top 100 holders and
-// every holder that is labelled, the creator, or bought within sniper_blocks blocks of creation
-// (loadHolders), of the tokens (chains[i], addresses[i]) that have a tokens row.
-func (q *Queries) MarketHolders(ctx context.Context, db DBTX, arg MarketHoldersParams) ([]MarketHoldersRow, error) {
-	rows, err := db.Query(ctx, MarketHolders, arg.Chains, arg.Addresses, arg.SniperBlocks)
+// The ingest batch's and the refresh's derivations of token_market and token_stats
+// (adapters/postgres/engine_*.go); their bulk writes (COPY into temporary tables) are hand-built.
+// ROWS FROM (unnest(a), unnest(b)) is multi-array unnest(a, b) in the form sqlc accepts
+// (sqlc-dev/sqlc#3507); Postgres plans the two alike.
+// The time buckets of the spans (chains[i], addresses[i], resolutions[i], [froms[i], tos[i])),
+// each a range scan of token_buckets' key: the buckets a token's windows sum (stats.Cover).
+func (q *Queries) BucketSpans(ctx context.Context, db DBTX, arg BucketSpansParams) ([]TokenBucket, error) {
+	rows, err := db.Query(ctx, BucketSpans,
+		arg.Chains,
+		arg.Addresses,
+		arg.Resolutions,
+		arg.Froms,
+		arg.Tos,
+	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []MarketHoldersRow{}
+	items := []TokenBucket{}
 	for rows.Next() {
-		var i MarketHoldersRow
+		var i TokenBucket
 		if err := rows.Scan(
 			&i.Chain,
-			&i.TokenAddress,
-			&i.N,
-			&i.Wallet,
-			&i.Balance,
-			&i.Labels,
-			&i.FirstBlockHeight,
-			&i.CreatedBlockHeight,
+			&i.Address,
+			&i.ResMs,
+			&i.StartMs,
+			&i.Buys,
+			&i.Sells,
+			&i.BuyVolume,
+			&i.SellVolume,
+			&i.BuyVolumeUsd,
+			&i.SellVolumeUsd,
+			&i.OpenUsd,
+			&i.OpenMs,
+			&i.OpenHeight,
+			&i.OpenSig,
+			&i.OpenIx,
+			&i.CloseUsd,
+			&i.CloseMs,
+			&i.CloseHeight,
+			&i.CloseSig,
+			&i.CloseIx,
+			&i.HighUsd,
+			&i.LowUsd,
+			&i.LastBuyers,
+			&i.LastSellers,
+			&i.LastTraders,
 		); err != nil {
 			return nil, err
 		}
@@ -76,6 +87,82 @@ func (q *Queries) MarketHolders(ctx context.Context, db DBTX, arg MarketHoldersP
 		return nil, err
 	}
 	return items, nil
+}
+
+const ClearPending = `-- name: ClearPending :exec
+DELETE FROM market_pending p
+USING ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
+WHERE p.chain = r.chain AND p.address = r.address
+`
+
+type ClearPendingParams struct {
+	Chains    []string
+	Addresses []string
+}
+
+// Drops the marks of the tokens (chains[i], addresses[i]) a flush derived.
+func (q *Queries) ClearPending(ctx context.Context, db DBTX, arg ClearPendingParams) error {
+	_, err := db.Exec(ctx, ClearPending, arg.Chains, arg.Addresses)
+	return err
+}
+
+const HolderAggregates = `-- name: HolderAggregates :many
+SELECT g.chain, g.address, g.holder_group, g.holders, g.holdings
+FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
+JOIN token_holder_groups g ON g.chain = r.chain AND g.address = r.address
+`
+
+type HolderAggregatesParams struct {
+	Chains    []string
+	Addresses []string
+}
+
+// The holder aggregates of the tokens (chains[i], addresses[i]): 'all' and each holder group.
+func (q *Queries) HolderAggregates(ctx context.Context, db DBTX, arg HolderAggregatesParams) ([]TokenHolderGroup, error) {
+	rows, err := db.Query(ctx, HolderAggregates, arg.Chains, arg.Addresses)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TokenHolderGroup{}
+	for rows.Next() {
+		var i TokenHolderGroup
+		if err := rows.Scan(
+			&i.Chain,
+			&i.Address,
+			&i.HolderGroup,
+			&i.Holders,
+			&i.Holdings,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const MarkPending = `-- name: MarkPending :exec
+INSERT INTO market_pending AS p (chain, address, windows)
+SELECT r.chain, r.address, r.windows
+FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::boolean[]))
+    AS r(chain, address, windows)
+ON CONFLICT (chain, address) DO UPDATE SET windows = p.windows OR EXCLUDED.windows
+`
+
+type MarkPendingParams struct {
+	Chains    []string
+	Addresses []string
+	Windows   []bool
+}
+
+// Marks the tokens (chains[i], addresses[i]) pending for the next flush; windows[i] says whether
+// their windows are to be derived too (a mark once with windows keeps them).
+func (q *Queries) MarkPending(ctx context.Context, db DBTX, arg MarkPendingParams) error {
+	_, err := db.Exec(ctx, MarkPending, arg.Chains, arg.Addresses, arg.Windows)
+	return err
 }
 
 const MarketInputs = `-- name: MarketInputs :many
@@ -90,7 +177,7 @@ FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
 JOIN tokens t ON t.chain = r.chain AND t.address = r.address
 LEFT JOIN LATERAL (SELECT token_price_usd, token_price_native, block_timestamp_ms FROM trades x
     WHERE x.chain = t.chain AND x.token_address = t.address AND x.status = 'SUCCEEDED'
-    ORDER BY block_timestamp_ms DESC, seq DESC LIMIT 1) lt ON true
+    ORDER BY block_timestamp_ms DESC, block_height DESC, tx_signature COLLATE "C" DESC, instruction_index DESC LIMIT 1) lt ON true
 LEFT JOIN pools cp ON cp.chain = t.chain AND cp.address = t.curve_pool_address
 LEFT JOIN LATERAL (SELECT max(tvl_usd) AS max_usd, max(tvl_sol) AS max_sol, sum(tvl_usd) AS sum_usd, sum(tvl_sol) AS sum_sol
     FROM pools p WHERE p.chain = t.chain AND (p.token_a_address = t.address OR p.token_b_address = t.address)) pl ON true
@@ -120,7 +207,7 @@ type MarketInputsRow struct {
 }
 
 // The market inputs of the tokens (chains[i], addresses[i]) that have a tokens row: the tokens row,
-// the newest successful trade, the bonding-curve pool and the TVL over all the token's pools
+// the newest successful trade (in trade.Compare order), the bonding-curve pool and the TVL over all the token's pools
 // (loadMarketInputs).
 func (q *Queries) MarketInputs(ctx context.Context, db DBTX, arg MarketInputsParams) ([]MarketInputsRow, error) {
 	rows, err := db.Query(ctx, MarketInputs, arg.Chains, arg.Addresses)
@@ -158,67 +245,61 @@ func (q *Queries) MarketInputs(ctx context.Context, db DBTX, arg MarketInputsPar
 	return items, nil
 }
 
-const RefreshWindowTrades = `-- name: RefreshWindowTrades :many
-SELECT r.chain::text AS chain, r.address::text AS address, x.tx_signature, x.instruction_index, x.block_height,
-    x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
-FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::bigint[]))
-    AS r(chain, address, start)
-JOIN LATERAL (SELECT seq, chain, tx_signature, instruction_index, block_height, block_slot, block_timestamp_ms, wallet, pool_address, side, status, token_address, token_amount, token_amount_native, token_amount_usd, token_price_native, token_price_usd, side_token_address, side_token_amount, side_token_amount_native, side_token_amount_usd, side_token_price_native, side_token_price_usd, dex_image, dex_program_address, dex_protocol_family, ingested_at_ms FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
-    AND t.block_timestamp_ms > r.start AND t.block_timestamp_ms <= $4 AND t.status = 'SUCCEEDED') x ON true
+const PendingTokens = `-- name: PendingTokens :many
+SELECT chain, address, windows FROM market_pending ORDER BY chain, address LIMIT $1::bigint
 `
 
-type RefreshWindowTradesParams struct {
-	Chains    []string
-	Addresses []string
-	Starts    []int64
-	EndMs     int64
-}
-
-type RefreshWindowTradesRow struct {
-	Chain            string
-	Address          string
-	TxSignature      string
-	InstructionIndex int32
-	BlockHeight      int64
-	BlockTimestampMs int64
-	Wallet           string
-	Side             string
-	Status           string
-	TokenAmount      decimal.Decimal
-	TokenAmountUsd   decimal.Decimal
-	TokenPriceUsd    decimal.Decimal
-}
-
-// The successful trades of the tokens (chains[i], addresses[i]) in (starts[i], end_ms]: the
-// refresh's window derivation (refreshWindows). Its rows convert to WindowTradesRow.
-func (q *Queries) RefreshWindowTrades(ctx context.Context, db DBTX, arg RefreshWindowTradesParams) ([]RefreshWindowTradesRow, error) {
-	rows, err := db.Query(ctx, RefreshWindowTrades,
-		arg.Chains,
-		arg.Addresses,
-		arg.Starts,
-		arg.EndMs,
-	)
+// The first max pending tokens in key order: one flush chunk.
+func (q *Queries) PendingTokens(ctx context.Context, db DBTX, max int64) ([]MarketPending, error) {
+	rows, err := db.Query(ctx, PendingTokens, max)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []RefreshWindowTradesRow{}
+	items := []MarketPending{}
 	for rows.Next() {
-		var i RefreshWindowTradesRow
-		if err := rows.Scan(
-			&i.Chain,
-			&i.Address,
-			&i.TxSignature,
-			&i.InstructionIndex,
-			&i.BlockHeight,
-			&i.BlockTimestampMs,
-			&i.Wallet,
-			&i.Side,
-			&i.Status,
-			&i.TokenAmount,
-			&i.TokenAmountUsd,
-			&i.TokenPriceUsd,
-		); err != nil {
+		var i MarketPending
+		if err := rows.Scan(&i.Chain, &i.Address, &i.Windows); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const TopBalances = `-- name: TopBalances :many
+SELECT r.chain::text AS chain, r.address::text AS address, x.balance
+FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
+JOIN LATERAL (SELECT p.balance FROM wallet_positions p WHERE p.chain = r.chain AND p.token_address = r.address
+    AND p.balance > 0 ORDER BY p.balance DESC LIMIT 100) x ON true
+`
+
+type TopBalancesParams struct {
+	Chains    []string
+	Addresses []string
+}
+
+type TopBalancesRow struct {
+	Chain   string
+	Address string
+	Balance decimal.Decimal
+}
+
+// The 100 largest balances of each of the tokens (chains[i], addresses[i]), largest first, read
+// from the ordered holders index (ties broken by wallet, as stats.Holdings does).
+func (q *Queries) TopBalances(ctx context.Context, db DBTX, arg TopBalancesParams) ([]TopBalancesRow, error) {
+	rows, err := db.Query(ctx, TopBalances, arg.Chains, arg.Addresses)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TopBalancesRow{}
+	for rows.Next() {
+		var i TopBalancesRow
+		if err := rows.Scan(&i.Chain, &i.Address, &i.Balance); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -257,81 +338,6 @@ func (q *Queries) WindowLiquidity(ctx context.Context, db DBTX, arg WindowLiquid
 	for rows.Next() {
 		var i WindowLiquidityRow
 		if err := rows.Scan(&i.Chain, &i.Address, &i.TotalTvlUsd); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const WindowTrades = `-- name: WindowTrades :many
-
-SELECT r.chain::text AS chain, r.address::text AS address, x.tx_signature, x.instruction_index, x.block_height,
-    x.block_timestamp_ms, x.wallet, x.side, x.status, x.token_amount, x.token_amount_usd, x.token_price_usd
-FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
-JOIN LATERAL (SELECT seq, chain, tx_signature, instruction_index, block_height, block_slot, block_timestamp_ms, wallet, pool_address, side, status, token_address, token_amount, token_amount_native, token_amount_usd, token_price_native, token_price_usd, side_token_address, side_token_amount, side_token_amount_native, side_token_amount_usd, side_token_price_native, side_token_price_usd, dex_image, dex_program_address, dex_protocol_family, ingested_at_ms FROM trades t WHERE t.chain = r.chain AND t.token_address = r.address
-    AND t.block_timestamp_ms > $3 AND t.block_timestamp_ms <= $4) x ON true
-`
-
-type WindowTradesParams struct {
-	Chains    []string
-	Addresses []string
-	StartMs   int64
-	EndMs     int64
-}
-
-type WindowTradesRow struct {
-	Chain            string
-	Address          string
-	TxSignature      string
-	InstructionIndex int32
-	BlockHeight      int64
-	BlockTimestampMs int64
-	Wallet           string
-	Side             string
-	Status           string
-	TokenAmount      decimal.Decimal
-	TokenAmountUsd   decimal.Decimal
-	TokenPriceUsd    decimal.Decimal
-}
-
-// The ingest batch's and the refresh's derivations of token_market and token_stats
-// (adapters/postgres/engine_*.go); their bulk writes (COPY into temporary tables) are hand-built.
-// ROWS FROM (unnest(a), unnest(b)) is multi-array unnest(a, b) in the form sqlc accepts
-// (sqlc-dev/sqlc#3507); Postgres plans the two alike.
-// The trades of the tokens (chains[i], addresses[i]) in (start_ms, end_ms], every status, read
-// through the (chain, token, time) index: the ingest batch's window derivation (computeWindows).
-func (q *Queries) WindowTrades(ctx context.Context, db DBTX, arg WindowTradesParams) ([]WindowTradesRow, error) {
-	rows, err := db.Query(ctx, WindowTrades,
-		arg.Chains,
-		arg.Addresses,
-		arg.StartMs,
-		arg.EndMs,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []WindowTradesRow{}
-	for rows.Next() {
-		var i WindowTradesRow
-		if err := rows.Scan(
-			&i.Chain,
-			&i.Address,
-			&i.TxSignature,
-			&i.InstructionIndex,
-			&i.BlockHeight,
-			&i.BlockTimestampMs,
-			&i.Wallet,
-			&i.Side,
-			&i.Status,
-			&i.TokenAmount,
-			&i.TokenAmountUsd,
-			&i.TokenPriceUsd,
-		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -72,6 +72,12 @@ type KytRegistration struct {
 	UpdatedAt      time.Time
 }
 
+type MarketPending struct {
+	Chain   string
+	Address string
+	Windows bool
+}
+
 type Outbox struct {
 	Seq            int64
 	EventID        string
@@ -206,6 +212,42 @@ type Token struct {
 	CurveTargetNative      decimal.Decimal
 }
 
+type TokenBucket struct {
+	Chain         string
+	Address       string
+	ResMs         int64
+	StartMs       int64
+	Buys          int64
+	Sells         int64
+	BuyVolume     decimal.Decimal
+	SellVolume    decimal.Decimal
+	BuyVolumeUsd  decimal.Decimal
+	SellVolumeUsd decimal.Decimal
+	OpenUsd       decimal.NullDecimal
+	OpenMs        *int64
+	OpenHeight    *int64
+	OpenSig       *string
+	OpenIx        *int32
+	CloseUsd      decimal.NullDecimal
+	CloseMs       *int64
+	CloseHeight   *int64
+	CloseSig      *string
+	CloseIx       *int32
+	HighUsd       decimal.NullDecimal
+	LowUsd        decimal.NullDecimal
+	LastBuyers    int64
+	LastSellers   int64
+	LastTraders   int64
+}
+
+type TokenHolderGroup struct {
+	Chain       string
+	Address     string
+	HolderGroup string
+	Holders     int64
+	Holdings    decimal.Decimal
+}
+
 type TokenMarket struct {
 	Chain             string
 	Address           string
@@ -321,6 +363,9 @@ type WalletPosition struct {
 	LastInstructionIndex int32
 	FirstBlockHeight     *int64
 	UpdatedAtMs          int64
+	LastBuyMs            int64
+	LastSellMs           int64
+	LastTradeMs          int64
 }
 
 type WebhookAttempt struct {
@@ -353,4 +398,9 @@ type WebhookEndpoint struct {
 	FirstFailureAt          *time.Time
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
+}
+
+type WebhookQueue struct {
+	EndpointID string
+	OutboxSeq  int64
 }

@@ -1,0 +1,194 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/stats"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// token_holder_groups: per token, the holder count and total held of every holder ('all') and of
+// each holder group, kept by adding each changed position's new contribution and removing its old
+// one (groupDeltas). The top holdings are read from the ordered holders index instead (100 rows
+// at most), so nothing scans a token's holder set.
+
+// allHolders is the token_holder_groups row of every holder.
+const allHolders = "all"
+
+// tokenCreation is what a holder's dev and sniper groups depend on: the token's creator and
+// creation height (unknown for a token without a tokens row).
+type tokenCreation struct {
+	creator string
+	height  *int64
+}
+
+// heldGroups names the rows of token_holder_groups a holder counts in: all, then its groups
+// (stats.HolderGroupsOf: labels, dev, sniper when its first buy landed within
+// stats.SniperBlocks blocks of creation).
+func heldGroups(wallet string, labels []token.HolderGroup, c tokenCreation, firstBuyHeight *int64) []string {
+	sniped := firstBuyHeight != nil && c.height != nil && stats.IsSniper(*c.height, *firstBuyHeight)
+	gs := stats.HolderGroupsOf(wallet, labels, c.creator, sniped)
+	out := make([]string, 0, len(gs)+1)
+	out = append(out, allHolders)
+	for _, g := range gs {
+		out = append(out, string(g))
+	}
+	return out
+}
+
+type groupKey struct {
+	ref   ports.TokenRef
+	group string
+}
+
+// groupDeltas are a batch's changes to token_holder_groups.
+type groupDeltas map[groupKey]*stats.GroupTotal
+
+// add adds (sign +1) or removes (−1) a holder of balance from the groups of the token ref; a
+// zero balance is no holder and changes nothing.
+func (d groupDeltas) add(ref ports.TokenRef, groups []string, balance decimal.Decimal, sign int64) {
+	if !balance.IsPositive() {
+		return
+	}
+	for _, g := range groups {
+		k := groupKey{ref, g}
+		t := d[k]
+		if t == nil {
+			t = &stats.GroupTotal{}
+			d[k] = t
+		}
+		t.Holders += sign
+		t.Holdings = t.Holdings.Add(balance.Mul(decimal.NewFromInt(sign)))
+	}
+}
+
+var groupColumns = []string{"chain", "address", "holder_group", "holders", "holdings"}
+
+const groupStaging = `CREATE TEMP TABLE IF NOT EXISTS ingest_groups (LIKE token_holder_groups) ON COMMIT DELETE ROWS`
+
+// writeGroups adds the deltas to token_holder_groups (COPY, then one INSERT … ON CONFLICT).
+func writeGroups(ctx context.Context, tx pgx.Tx, d groupDeltas) error {
+	rows := make([][]any, 0, len(d))
+	for k, t := range d {
+		if t.Holders == 0 && t.Holdings.IsZero() {
+			continue
+		}
+		rows = append(rows, []any{string(k.ref.Chain), k.ref.Address, k.group, t.Holders, t.Holdings})
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	// hand-built: DDL of the per-connection temporary table, which is not in the schema sqlc reads.
+	if _, err := tx.Exec(ctx, groupStaging); err != nil {
+		return fmt.Errorf("stage holder groups: %w", err)
+	}
+	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_groups"}, groupColumns, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("copy holder groups: %w", err)
+	}
+	// hand-built: ingest_groups is a temporary table.
+	if _, err := tx.Exec(ctx, `INSERT INTO token_holder_groups AS g (chain, address, holder_group, holders, holdings)
+		SELECT chain, address, holder_group, holders, holdings FROM ingest_groups
+		ON CONFLICT (chain, address, holder_group) DO UPDATE SET holders = g.holders + EXCLUDED.holders,
+			holdings = g.holdings + EXCLUDED.holdings`); err != nil {
+		return fmt.Errorf("merge holder groups: %w", err)
+	}
+	return nil
+}
+
+// rebuildGroups recomputes the holder aggregates of refs from their positions: for tokens whose
+// tokens row arrived in this batch, after trades of them (their dev and sniper holders were not
+// known when those trades were applied).
+func rebuildGroups(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	cs, as := refArrays(refs)
+	q := dbsqlc.New()
+	if err := q.DeleteHolderGroups(ctx, tx, dbsqlc.DeleteHolderGroupsParams{Chains: cs, Addresses: as}); err != nil {
+		return fmt.Errorf("rebuild holder groups: %w", err)
+	}
+	if err := q.RebuildHolderGroups(ctx, tx, dbsqlc.RebuildHolderGroupsParams{Chains: cs, Addresses: as,
+		SniperBlocks: stats.SniperBlocks}); err != nil {
+		return fmt.Errorf("rebuild holder groups: %w", err)
+	}
+	return nil
+}
+
+// walletLabels reads the labels of the wallets of keys, by (chain, wallet).
+func walletLabels(ctx context.Context, tx pgx.Tx, chains, wallets []string) (map[[2]string][]token.HolderGroup, error) {
+	rows, err := dbsqlc.New().WalletLabels(ctx, tx, dbsqlc.WalletLabelsParams{Chains: chains, Wallets: wallets})
+	if err != nil {
+		return nil, fmt.Errorf("wallet labels: %w", err)
+	}
+	out := map[[2]string][]token.HolderGroup{}
+	for _, r := range rows {
+		k := [2]string{r.Chain, r.Wallet}
+		out[k] = append(out[k], token.HolderGroup(r.Label))
+	}
+	return out, nil
+}
+
+// tokenCreations reads the creator and creation height of the tokens (cs, as) that have a row.
+func tokenCreations(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]tokenCreation, error) {
+	rows, err := dbsqlc.New().TokenCreation(ctx, tx, dbsqlc.TokenCreationParams{Chains: cs, Addresses: as})
+	if err != nil {
+		return nil, fmt.Errorf("token creation: %w", err)
+	}
+	out := make(map[ports.TokenRef]tokenCreation, len(rows))
+	for _, r := range rows {
+		out[ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.Address}] = tokenCreation{r.CreatorAddress, r.CreatedBlockHeight}
+	}
+	return out, nil
+}
+
+// tokenHolders are the holder totals of one token its market row is computed from.
+type tokenHolders struct {
+	count  int64
+	top    []decimal.Decimal
+	groups map[token.HolderGroup]stats.GroupTotal
+}
+
+// loadHolders reads the holder totals of the tokens (cs, as): the kept aggregates and the 100
+// largest balances. Tokens without holders are absent.
+func loadHolders(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]*tokenHolders, error) {
+	q := dbsqlc.New()
+	aggs, err := q.HolderAggregates(ctx, tx, dbsqlc.HolderAggregatesParams{Chains: cs, Addresses: as})
+	if err != nil {
+		return nil, fmt.Errorf("holder aggregates: %w", err)
+	}
+	out := map[ports.TokenRef]*tokenHolders{}
+	get := func(c, a string) *tokenHolders {
+		ref := ports.TokenRef{Chain: chain.Chain(c), Address: a}
+		h := out[ref]
+		if h == nil {
+			h = &tokenHolders{groups: map[token.HolderGroup]stats.GroupTotal{}}
+			out[ref] = h
+		}
+		return h
+	}
+	for _, r := range aggs {
+		h := get(r.Chain, r.Address)
+		if r.HolderGroup == allHolders {
+			h.count = r.Holders
+			continue
+		}
+		h.groups[token.HolderGroup(r.HolderGroup)] = stats.GroupTotal{Holders: r.Holders, Holdings: r.Holdings}
+	}
+	top, err := q.TopBalances(ctx, tx, dbsqlc.TopBalancesParams{Chains: cs, Addresses: as})
+	if err != nil {
+		return nil, fmt.Errorf("top balances: %w", err)
+	}
+	for _, r := range top {
+		h := get(r.Chain, r.Address)
+		h.top = append(h.top, r.Balance)
+	}
+	return out, nil
+}

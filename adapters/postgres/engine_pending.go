@@ -1,0 +1,82 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// flushChunk is how many pending tokens one flush transaction derives.
+const flushChunk = 5000
+
+// markPending records refs in market_pending for the next Flush, with whether their windows are
+// due (windowed).
+func markPending(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowed map[ports.TokenRef]bool) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	cs, as := refArrays(refs)
+	ws := make([]bool, len(refs))
+	for i, r := range refs {
+		ws[i] = windowed[r]
+	}
+	if err := dbsqlc.New().MarkPending(ctx, tx, dbsqlc.MarkPendingParams{Chains: cs, Addresses: as, Windows: ws}); err != nil {
+		return fmt.Errorf("mark pending: %w", err)
+	}
+	return nil
+}
+
+// Flush derives the market data (and the windows, where due) of every pending token as of now,
+// in chunks of flushChunk tokens, one transaction each under the derived-state lock, which also
+// drops their marks. It returns how many tokens it derived.
+func (s *IngestStore) Flush(ctx context.Context, now time.Time) (int, error) {
+	total := 0
+	for {
+		var n int
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := lockDerivedState(ctx, tx); err != nil {
+				return err
+			}
+			q := dbsqlc.New()
+			rows, err := q.PendingTokens(ctx, tx, flushChunk)
+			if err != nil {
+				return fmt.Errorf("pending tokens: %w", err)
+			}
+			n = len(rows)
+			if n == 0 {
+				return nil
+			}
+			// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
+			if _, err := tx.Exec(ctx, tempTables); err != nil {
+				return fmt.Errorf("temp tables: %w", err)
+			}
+			refs := make([]ports.TokenRef, n)
+			windowed := make(map[ports.TokenRef]bool, n)
+			for i, r := range rows {
+				refs[i] = ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.Address}
+				windowed[refs[i]] = r.Windows
+			}
+			if err := deriveMarket(ctx, tx, refs, windowed, now); err != nil {
+				return err
+			}
+			cs, as := refArrays(refs)
+			if err := q.ClearPending(ctx, tx, dbsqlc.ClearPendingParams{Chains: cs, Addresses: as}); err != nil {
+				return fmt.Errorf("clear pending: %w", err)
+			}
+			return nil
+		})
+		if err != nil {
+			return total, interpretError(err, "flush market", "")
+		}
+		total += n
+		if n < flushChunk {
+			return total, nil
+		}
+	}
+}

@@ -1,0 +1,248 @@
+package stats
+
+import (
+	"cmp"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+)
+
+// Resolution is the length of a time bucket in milliseconds.
+type Resolution int64
+
+// The bucket resolutions the engine keeps: every window is a sum of at most 59 seconds, 59
+// minutes and 25 hours of them (Cover).
+const (
+	Second Resolution = 1000
+	Minute Resolution = 60 * Second
+	Hour   Resolution = 60 * Minute
+)
+
+// Resolutions lists the bucket resolutions, finest first.
+var Resolutions = []Resolution{Second, Minute, Hour}
+
+// BucketStart is the start (Unix ms) of the bucket of resolution r that holds block time ms.
+func BucketStart(ms int64, r Resolution) int64 { return floorTo(ms, int64(r)) }
+
+// Mark is a trade's place in trade.Compare order and its USD price: a bucket's open or close.
+type Mark struct {
+	At        int64
+	Height    int64
+	Signature string
+	Index     int32
+	Price     decimal.Decimal
+}
+
+// MarkOf is t's mark.
+func MarkOf(t trade.Trade) Mark {
+	return Mark{At: t.BlockTimestamp, Height: t.BlockHeight, Signature: t.TransactionSignature, Index: t.InstructionIndex,
+		Price: t.TokenPriceInUSD}
+}
+
+// CompareMarks orders marks as trade.Compare orders their trades.
+func CompareMarks(a, b Mark) int {
+	return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Height, b.Height), strings.Compare(a.Signature, b.Signature),
+		cmp.Compare(a.Index, b.Index))
+}
+
+// Bucket is what the successful trades of one token with a block time in [Start, Start + Res)
+// sum to, plus the distinct-wallet counts: LastBuyers is how many wallets made their latest buy of
+// the token (so far) in the bucket, likewise LastSellers for sells and LastTraders for either.
+// Summed over the buckets from a time on, those count the distinct wallets that bought, sold or
+// traded from that time on. Open, Close, High and Low are meaningful when Trades() > 0.
+type Bucket struct {
+	Start int64
+	Res   Resolution
+
+	Buys, Sells                          int64
+	BuyVolume, SellVolume                decimal.Decimal
+	BuyVolumeInUSD, SellVolumeInUSD      decimal.Decimal
+	Open, Close                          Mark
+	High, Low                            decimal.Decimal
+	LastBuyers, LastSellers, LastTraders int64
+}
+
+// Trades is the number of trades in the bucket.
+func (b *Bucket) Trades() int64 { return b.Buys + b.Sells }
+
+// AddTrade adds the successful trade t (of the bucket's token and time) to the sums and prices;
+// the distinct-wallet counts are the caller's (they depend on the wallet's other trades).
+func (b *Bucket) AddTrade(t trade.Trade) {
+	b.Merge(Bucket{Buys: boolInt(t.Side == trade.Buy), Sells: boolInt(t.Side == trade.Sell),
+		BuyVolume: sideAmount(t, trade.Buy, t.TokenAmount), SellVolume: sideAmount(t, trade.Sell, t.TokenAmount),
+		BuyVolumeInUSD:  sideAmount(t, trade.Buy, t.TokenAmountInUSD),
+		SellVolumeInUSD: sideAmount(t, trade.Sell, t.TokenAmountInUSD),
+		Open:            MarkOf(t), Close: MarkOf(t), High: t.TokenPriceInUSD, Low: t.TokenPriceInUSD})
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sideAmount(t trade.Trade, side trade.Side, v decimal.Decimal) decimal.Decimal {
+	if t.Side == side {
+		return v
+	}
+	return decimal.Zero
+}
+
+// Merge adds o to b: sums and counts add, open is the earlier open, close the later close, high
+// and low the extremes. A side without trades contributes only its counts.
+func (b *Bucket) Merge(o Bucket) {
+	had := b.Trades() > 0
+	b.LastBuyers += o.LastBuyers
+	b.LastSellers += o.LastSellers
+	b.LastTraders += o.LastTraders
+	if o.Trades() == 0 {
+		return
+	}
+	b.Buys += o.Buys
+	b.Sells += o.Sells
+	b.BuyVolume = b.BuyVolume.Add(o.BuyVolume)
+	b.SellVolume = b.SellVolume.Add(o.SellVolume)
+	b.BuyVolumeInUSD = b.BuyVolumeInUSD.Add(o.BuyVolumeInUSD)
+	b.SellVolumeInUSD = b.SellVolumeInUSD.Add(o.SellVolumeInUSD)
+	if !had {
+		b.Open, b.Close, b.High, b.Low = o.Open, o.Close, o.High, o.Low
+		return
+	}
+	if CompareMarks(o.Open, b.Open) < 0 {
+		b.Open = o.Open
+	}
+	if CompareMarks(o.Close, b.Close) > 0 {
+		b.Close = o.Close
+	}
+	b.High = decimal.Max(b.High, o.High)
+	b.Low = decimal.Min(b.Low, o.Low)
+}
+
+// Span is the buckets of one resolution with a start in [From, To).
+type Span struct {
+	Res      Resolution
+	From, To int64
+}
+
+// Open is the To of a span with no end: its buckets reach every later trade, including those
+// stamped after now.
+const Open = math.MaxInt64
+
+// Cover lists the spans whose buckets hold exactly the trades from start (a whole second) on:
+// seconds up to the next whole minute, minutes up to the next whole hour, then hours without end
+// (at most 59 + 59 + 25 buckets for a 24h window, whatever the trading rate).
+func Cover(start int64) []Span {
+	m := -floorTo(-start, int64(Minute)) // start rounded up to a minute
+	h := -floorTo(-m, int64(Hour))       // then up to an hour
+	var out []Span
+	if start < m {
+		out = append(out, Span{Second, start, m})
+	}
+	if m < h {
+		out = append(out, Span{Minute, m, h})
+	}
+	return append(out, Span{Hour, h, Open})
+}
+
+// In reports whether bucket b is one of the span's.
+func (s Span) In(b *Bucket) bool { return b.Res == s.Res && b.Start >= s.From && b.Start < s.To }
+
+// WindowFromBuckets is Window computed from a token's buckets instead of its trades: the merge of
+// the buckets Cover(WindowStart(now, w)) selects (buckets may hold any others, which are ignored),
+// equal to Window over the trades they were built from.
+func WindowFromBuckets(buckets []Bucket, now time.Time, w token.Window, liquidityUSD decimal.Decimal) token.PeriodStats {
+	spans := Cover(WindowStart(now, w))
+	var sum Bucket
+	for i := range buckets {
+		for _, sp := range spans {
+			if sp.In(&buckets[i]) {
+				sum.Merge(buckets[i])
+				break
+			}
+		}
+	}
+	s := token.PeriodStats{CurrentLiquidityInUSD: liquidityUSD, Buys: sum.Buys, Sells: sum.Sells, Trades: sum.Trades(),
+		Buyers: sum.LastBuyers, Sellers: sum.LastSellers, Traders: sum.LastTraders,
+		BuyVolume: sum.BuyVolume, SellVolume: sum.SellVolume, TotalVolume: sum.BuyVolume.Add(sum.SellVolume),
+		BuyVolumeInUSD: sum.BuyVolumeInUSD, SellVolumeInUSD: sum.SellVolumeInUSD,
+		TotalVolumeInUSD: sum.BuyVolumeInUSD.Add(sum.SellVolumeInUSD)}
+	if sum.Trades() > 0 {
+		s.OpenInUSD, s.CloseInUSD, s.HighInUSD, s.LowInUSD = sum.Open.Price, sum.Close.Price, sum.High, sum.Low
+		s.PriceChangeRatioInUSD = div(s.CloseInUSD.Sub(s.OpenInUSD), s.OpenInUSD)
+	}
+	return s
+}
+
+// LastActivity is when one wallet last bought, sold and traded one token (Unix ms; 0 for never),
+// over its successful trades.
+type LastActivity struct{ Buy, Sell, Trade int64 }
+
+// Note moves the times forward to the successful trade t's.
+func (a *LastActivity) Note(t trade.Trade) {
+	if !t.Succeeded() {
+		return
+	}
+	switch t.Side {
+	case trade.Buy:
+		a.Buy = max(a.Buy, t.BlockTimestamp)
+	case trade.Sell:
+		a.Sell = max(a.Sell, t.BlockTimestamp)
+	}
+	a.Trade = max(a.Trade, t.BlockTimestamp)
+}
+
+// Activity is a distinct-wallet count change: add Delta to the counter of kind (buyers, sellers
+// or traders) of the buckets holding At.
+type Activity struct {
+	At    int64
+	Kind  ActivityKind
+	Delta int64
+}
+
+// ActivityKind names a distinct-wallet counter of a bucket.
+type ActivityKind int
+
+// The counters.
+const (
+	Buyers ActivityKind = iota
+	Sellers
+	Traders
+)
+
+// Moves lists the counter changes when a wallet's last activity goes from old to updated: each
+// time that moved leaves its bucket (−1, unless it was 0, never) and enters its new one (+1).
+// Block times are positive, so 0 never names a trade.
+func (a LastActivity) Moves(updated LastActivity) []Activity {
+	var out []Activity
+	move := func(kind ActivityKind, from, to int64) {
+		if from == to {
+			return
+		}
+		if from != 0 {
+			out = append(out, Activity{At: from, Kind: kind, Delta: -1})
+		}
+		out = append(out, Activity{At: to, Kind: kind, Delta: 1})
+	}
+	move(Buyers, a.Buy, updated.Buy)
+	move(Sellers, a.Sell, updated.Sell)
+	move(Traders, a.Trade, updated.Trade)
+	return out
+}
+
+// Apply adds the counter change to the bucket.
+func (b *Bucket) Apply(m Activity) {
+	switch m.Kind {
+	case Buyers:
+		b.LastBuyers += m.Delta
+	case Sellers:
+		b.LastSellers += m.Delta
+	case Traders:
+		b.LastTraders += m.Delta
+	}
+}

@@ -1,0 +1,135 @@
+package stats_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/stats"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+)
+
+// bucketsOf builds every resolution's buckets from trades the straightforward way: each trade
+// added to its bucket, each wallet's last buy, sell and trade counted in the buckets holding them.
+func bucketsOf(trades []trade.Trade) []stats.Bucket {
+	type key struct {
+		res   stats.Resolution
+		start int64
+	}
+	byKey := map[key]*stats.Bucket{}
+	at := func(ms int64, r stats.Resolution) *stats.Bucket {
+		k := key{r, stats.BucketStart(ms, r)}
+		if byKey[k] == nil {
+			byKey[k] = &stats.Bucket{Start: k.start, Res: r}
+		}
+		return byKey[k]
+	}
+	last := map[string]stats.LastActivity{}
+	for _, t := range trades {
+		if !t.Succeeded() {
+			continue
+		}
+		a := last[t.Wallet]
+		a.Note(t)
+		last[t.Wallet] = a
+		for _, r := range stats.Resolutions {
+			at(t.BlockTimestamp, r).AddTrade(t)
+		}
+	}
+	for _, a := range last {
+		for _, m := range (stats.LastActivity{}).Moves(a) {
+			for _, r := range stats.Resolutions {
+				at(m.At, r).Apply(m)
+			}
+		}
+	}
+	out := make([]stats.Bucket, 0, len(byKey))
+	for _, b := range byKey {
+		out = append(out, *b)
+	}
+	return out
+}
+
+func TestWindowStart(t *testing.T) {
+	// The first whole second after now − w.
+	assert.Equal(t, nowMs-299_000, stats.WindowStart(time.UnixMilli(nowMs), token.Window5m))
+	assert.Equal(t, nowMs-299_000, stats.WindowStart(time.UnixMilli(nowMs+999), token.Window5m))
+	assert.Equal(t, nowMs-298_000, stats.WindowStart(time.UnixMilli(nowMs+1000), token.Window5m))
+	assert.Equal(t, int64(1000), stats.WindowStart(time.UnixMilli(60_000), token.Window1m))
+	// 4h and 24h: the first whole minute after now − w.
+	day := int64(24 * 3_600_000)
+	assert.Equal(t, 3*day-day+60_000, stats.WindowStart(time.UnixMilli(3*day), token.Window24h))
+	assert.Equal(t, 3*day-day+60_000, stats.WindowStart(time.UnixMilli(3*day+59_999), token.Window24h))
+	assert.Equal(t, 3*day-4*3_600_000+60_000, stats.WindowStart(time.UnixMilli(3*day+1), token.Window4h))
+}
+
+func TestCover(t *testing.T) {
+	start := int64(3*3_600_000 + 5*60_000 + 7_000) // 03:05:07
+	assert.Equal(t, []stats.Span{
+		{Res: stats.Second, From: start, To: 3*3_600_000 + 6*60_000},
+		{Res: stats.Minute, From: 3*3_600_000 + 6*60_000, To: 4 * 3_600_000},
+		{Res: stats.Hour, From: 4 * 3_600_000, To: stats.Open},
+	}, stats.Cover(start))
+	// On a whole hour only hours are needed; on a whole minute no seconds.
+	assert.Equal(t, []stats.Span{{Res: stats.Hour, From: 3_600_000, To: stats.Open}}, stats.Cover(3_600_000))
+	assert.Equal(t, []stats.Span{{Res: stats.Minute, From: 60_000, To: 3_600_000}, {Res: stats.Hour, From: 3_600_000, To: stats.Open}},
+		stats.Cover(60_000))
+}
+
+// TestWindowFromBucketsEqualsWindow: random trades of one token (shuffled, FAILED ones, the same
+// wallets over and over, some stamped after now) give the same statistics from their buckets as
+// from the trades themselves, for every window and many clock times.
+func TestWindowFromBucketsEqualsWindow(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		now := time.UnixMilli(nowMs + r.Int64N(3_600_000))
+		var trades []trade.Trade
+		n := 1 + r.IntN(300)
+		for i := 0; i < n; i++ {
+			side := trade.Buy
+			if r.IntN(2) == 0 {
+				side = trade.Sell
+			}
+			// Mostly within a day, a few in the future, several in the same millisecond.
+			ts := now.UnixMilli() - r.Int64N(26*3_600_000) + 60_000
+			if r.IntN(5) == 0 {
+				ts = now.UnixMilli() - r.Int64N(120)*1000
+			}
+			price := decimal.NewFromInt(1 + r.Int64N(50)).Shift(-2)
+			tr := trade.Trade{Chain: chain.Sol, TokenAddress: "T", TransactionSignature: fmt.Sprintf("s%03d", r.IntN(1000)),
+				InstructionIndex: int32(i), BlockHeight: ts / 400, BlockTimestamp: ts, Side: side, Status: trade.Succeeded,
+				Wallet: fmt.Sprintf("w%d", r.IntN(12)), TokenAmount: decimal.NewFromInt(1 + r.Int64N(1000)),
+				TokenAmountInUSD: decimal.NewFromInt(r.Int64N(500)).Shift(-1), TokenPriceInUSD: price}
+			if r.IntN(10) == 0 {
+				tr.Status = trade.Failed
+			}
+			trades = append(trades, tr)
+		}
+		buckets := bucketsOf(trades)
+		for _, w := range token.AllWindows {
+			liq := decimal.NewFromInt(42)
+			want := stats.Window(trades, now, w, liq)
+			got := stats.WindowFromBuckets(buckets, now, w, liq)
+			require.Equal(t, want.Buys, got.Buys, "seed %d %s buys", seed, w)
+			require.Equal(t, []int64{want.Sells, want.Trades, want.Buyers, want.Sellers, want.Traders},
+				[]int64{got.Sells, got.Trades, got.Buyers, got.Sellers, got.Traders}, "seed %d %s counts", seed, w)
+			for name, pair := range map[string][2]decimal.Decimal{
+				"buyVol": {want.BuyVolume, got.BuyVolume}, "sellVol": {want.SellVolume, got.SellVolume},
+				"totalVol": {want.TotalVolume, got.TotalVolume}, "buyUSD": {want.BuyVolumeInUSD, got.BuyVolumeInUSD},
+				"sellUSD": {want.SellVolumeInUSD, got.SellVolumeInUSD}, "totalUSD": {want.TotalVolumeInUSD, got.TotalVolumeInUSD},
+				"open": {want.OpenInUSD, got.OpenInUSD}, "close": {want.CloseInUSD, got.CloseInUSD},
+				"high": {want.HighInUSD, got.HighInUSD}, "low": {want.LowInUSD, got.LowInUSD},
+				"change": {want.PriceChangeRatioInUSD, got.PriceChangeRatioInUSD}, "liq": {want.CurrentLiquidityInUSD, got.CurrentLiquidityInUSD},
+			} {
+				require.True(t, pair[0].Equal(pair[1]), "seed %d %s %s: want %s got %s", seed, w, name, pair[0], pair[1])
+			}
+		}
+	}
+}
