@@ -76,7 +76,28 @@ func (s *IngestStore) ApplyPending(ctx context.Context, b ingest.Batch, now time
 
 func (s *IngestStore) apply(ctx context.Context, b ingest.Batch, now time.Time, pending bool) (ingest.Result, error) {
 	var res ingest.Result
-	err := writeAnnounced(ctx, s.pool, marketDetails, func(tx pgx.Tx) error {
+	// The batch changes the details of the tokens it touches (their rows, pools and, unless
+	// pending, market data and windows).
+	err := writeAnnouncedBy(ctx, s.pool, func(tx pgx.Tx) (marketChange, error) {
+		touched, err := s.applyIn(ctx, tx, b, now, pending, &res)
+		return tokensChanged(touched), err
+	})
+	if err != nil {
+		if _, ok := fault.As(err); ok {
+			return ingest.Result{}, err
+		}
+		return ingest.Result{}, interpretError(err, "ingest batch", "")
+	}
+	res.Events = b.Len() + b.Duplicates
+	res.Skipped += b.Duplicates
+	return res, nil
+}
+
+// applyIn applies the batch in tx (see Apply) and returns the tokens it touched.
+func (s *IngestStore) applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pending bool,
+	res *ingest.Result) ([]ports.TokenRef, error) {
+	var touched []ports.TokenRef
+	err := func() error {
 		if err := lockDerivedState(ctx, tx); err != nil {
 			return err
 		}
@@ -107,18 +128,11 @@ func (s *IngestStore) apply(ctx context.Context, b ingest.Batch, now time.Time, 
 		} else if err := deriveMarket(ctx, tx, a.touchedRefs(), a.windowed, now); err != nil {
 			return err
 		}
-		res = a.res
+		*res = a.res
+		touched = a.touchedRefs()
 		return nil
-	})
-	if err != nil {
-		if _, ok := fault.As(err); ok {
-			return ingest.Result{}, err
-		}
-		return ingest.Result{}, interpretError(err, "ingest batch", "")
-	}
-	res.Events = b.Len() + b.Duplicates
-	res.Skipped += b.Duplicates
-	return res, nil
+	}()
+	return touched, err
 }
 
 type applier struct {

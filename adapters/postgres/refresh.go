@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -195,8 +196,9 @@ type crossingSpan struct {
 }
 
 // crossingSpans returns the spans holding every trade that entered or left a window between a
-// round at from and one at to. A trade at t is in w at time T when T − w < t ≤ T, so it left w
-// between the rounds when t lies in (from − w, to − w] (which changes w alone: it is still in
+// round at from and one at to. A trade at t is in w at time T when t ≥ stats.WindowStart(T, w),
+// which is at most a step (a second, a minute for 4h and 24h) after T − w, so it left w between
+// the rounds when t lies in (from − w, to − w + step] (which changes w alone: it is still in
 // every wider window and had already left the narrower ones), and entered every window when t lies
 // in (from, to] (stamped after the time its writer computed the windows at). Every span starts
 // windowRoundOverlap earlier. from > to (a clock that went back) uses (to − w, from − w].
@@ -205,9 +207,13 @@ func crossingSpans(from, to int64) []crossingSpan {
 	spans := []crossingSpan{{lo, hi, allWindowsSet}}
 	for i, w := range token.AllWindows {
 		d := w.Duration().Milliseconds()
-		// A window starts at the first whole second after T − w (stats.WindowStart), up to a
-		// second after T − w: a trade left it by to when it is before to − w + 1 s.
-		spans = append(spans, crossingSpan{lo - d, hi - d + 1000, 1 << i})
+		// A window starts at the first whole second (minute, for 4h and 24h) after T − w
+		// (stats.WindowStart): a trade left it by to when it is before to − w + that step.
+		step := int64(stats.Second)
+		if w.Duration() > time.Hour {
+			step = int64(stats.Minute)
+		}
+		spans = append(spans, crossingSpan{lo - d, hi - d + step, 1 << i})
 	}
 	return spans
 }

@@ -83,9 +83,24 @@ func marketRanking(c chain.Chain, d ranking.Duration) marketChange {
 func writeAnnounced(ctx context.Context, db interface {
 	Begin(context.Context) (pgx.Tx, error)
 }, ch marketChange, fn func(pgx.Tx) error) error {
+	return writeAnnouncedBy(ctx, db, func(tx pgx.Tx) (marketChange, error) { return ch, fn(tx) })
+}
+
+// writeAnnouncedBy is writeAnnounced for a transaction that learns what it changes as it runs:
+// fn returns the change, which is announced as writeAnnounced does (marketDetails when fn fails
+// before knowing it).
+func writeAnnouncedBy(ctx context.Context, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, fn func(pgx.Tx) (marketChange, error)) error {
+	ch := marketDetails
 	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
-		if err := fn(tx); err != nil {
+		got, err := fn(tx)
+		if err != nil {
 			return err
+		}
+		ch = got
+		if len(ch) == 0 {
+			return nil
 		}
 		if err := dbsqlc.New().NotifyMarket(ctx, tx, ch); err != nil {
 			return fmt.Errorf("announce market change: %w", err)
@@ -94,6 +109,18 @@ func writeAnnounced(ctx context.Context, db interface {
 	})
 	localFollowers.changed(ch)
 	return err
+}
+
+// maxAnnouncedTokens is how many tokens a change names one by one; a transaction that changes
+// more announces marketDetails (every kept detail is read again), cheaper than the notifications.
+const maxAnnouncedTokens = 1000
+
+// tokensChanged is the change of a transaction that writes the details of refs.
+func tokensChanged(refs []ports.TokenRef) marketChange {
+	if len(refs) > maxAnnouncedTokens {
+		return marketDetails
+	}
+	return marketTokens(refs)
 }
 
 // localFollowers are the MarketVersions of this process that are following, which writeMarket

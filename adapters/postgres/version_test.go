@@ -64,10 +64,12 @@ func TestMarketVersionsFollowTheWriters(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 
-	d0, sol1h, sol5m := details(v), v.RankingVersion(chain.Sol, ranking.Duration1h), v.RankingVersion(chain.Sol, ranking.Duration5m)
+	sol1h, sol5m := v.RankingVersion(chain.Sol, ranking.Duration1h), v.RankingVersion(chain.Sol, ranking.Duration5m)
+	tok0, other0 := v.TokensVersion(chain.Sol, []string{"vtok"}), v.TokensVersion(chain.Sol, []string{"other"})
 	apply(t, s, tokenEvent(chain.Sol, "vtok"))
-	d1 := details(v)
-	assert.Greater(t, d1, d0, "an ingest batch moves the details version before Apply returns")
+	assert.Greater(t, v.TokensVersion(chain.Sol, []string{"vtok"}), tok0,
+		"an ingest batch moves the versions of the tokens it touched before Apply returns")
+	assert.Equal(t, other0, v.TokensVersion(chain.Sol, []string{"other"}), "and no other token's")
 	assert.Equal(t, sol1h, v.RankingVersion(chain.Sol, ranking.Duration1h), "and no ranking's")
 
 	require.NoError(t, s.ReplaceHotTokens(ctx, chain.Sol, ranking.Duration1h, []ports.HotEntry{{Address: "vtok", Rank: 1, Score: dec("1")}}, now))

@@ -1,0 +1,63 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tokenscope/tokenscope/adapters/postgres"
+	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/trade"
+)
+
+// TestPendingBatchesWaitForTheFlush: a batch applied pending writes its trades, positions and
+// buckets but leaves the token's market data and windows, marked in market_pending, to Flush;
+// Flush derives them as if the batch had been applied whole, clears the marks and announces the
+// tokens it derived; a second Flush has nothing to do. The refresh loop flushes first.
+func TestPendingBatchesWaitForTheFlush(t *testing.T) {
+	ctx := context.Background()
+	pgtest.Truncate(t, engineTables...)
+	v := following(t)
+	s := postgres.NewIngestStore(pgtest.Pool(t))
+	db := pgtest.Pool(t)
+	count := func(sql string) (n int) {
+		t.Helper()
+		require.NoError(t, db.QueryRow(ctx, sql).Scan(&n))
+		return n
+	}
+
+	_, err := s.ApplyPending(ctx, ingest.NewBatch([]ingest.Event{tokenEvent(chain.Sol, "tok1"),
+		swap("a", trade.Buy, "10", "2", 30*time.Second, "p1")}), now)
+	require.NoError(t, err)
+	assert.Equal(t, 1, count(`SELECT count(*) FROM trades`))
+	assert.Equal(t, 1, count(`SELECT count(*) FROM wallet_positions`))
+	assert.Equal(t, 1, count(`SELECT count(*) FROM market_pending WHERE windows`))
+	assert.Equal(t, 0, count(`SELECT count(*) FROM token_stats`), "windows wait for the flush")
+	assert.Equal(t, 0, count(`SELECT count(*) FROM token_market`), "so does the market row")
+
+	before := v.TokensVersion(chain.Sol, []string{"tok1"})
+	n, err := s.Flush(ctx, now)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Greater(t, v.TokensVersion(chain.Sol, []string{"tok1"}), before, "the flush announces the tokens it derived")
+	assert.Equal(t, 0, count(`SELECT count(*) FROM market_pending`))
+	assert.Equal(t, 1, count(`SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'`))
+	assert.Equal(t, 1, count(`SELECT holders FROM token_market WHERE address = 'tok1'`))
+	n, err = s.Flush(ctx, now)
+	require.NoError(t, err)
+	assert.Zero(t, n)
+
+	// A mark left behind (a stream that died before its flush) is derived by the next refresh round.
+	_, err = s.ApplyPending(ctx, ingest.NewBatch([]ingest.Event{swap("b", trade.Buy, "5", "3", 20*time.Second, "p2")}), now)
+	require.NoError(t, err)
+	_, err = s.RefreshWindows(ctx, now)
+	require.NoError(t, err)
+	assert.Equal(t, 0, count(`SELECT count(*) FROM market_pending`))
+	assert.Equal(t, 2, count(`SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'`))
+	assert.Equal(t, 2, count(`SELECT holders FROM token_market WHERE address = 'tok1'`))
+}
