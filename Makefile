@@ -47,9 +47,10 @@ vet: ## go vet and gofmt
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# Packages that exist only for other packages' tests (a test database, a fake clock): nothing in
+# Packages that exist only for other packages' tests (a test database, a fake clock, the
+# reference recomputations the engine is checked against): nothing in
 # a binary calls them, so deadcode reports all of them; `make deadcode` leaves them out.
-TEST_SUPPORT := adapters/postgres/pgtest internal/fakeclock
+TEST_SUPPORT := adapters/postgres/pgtest internal/fakeclock domain/stats/reference
 
 .PHONY: deadcode
 deadcode: ## fail when a function is unreachable from the binaries (deadcode, tests not counted)

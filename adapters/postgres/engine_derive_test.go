@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/stats"
+	"github.com/tokenscope/tokenscope/domain/stats/reference"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -26,7 +26,7 @@ func TestHeldGroups(t *testing.T) {
 }
 
 func TestGroupsJSON(t *testing.T) {
-	md := stats.Holdings(map[string]decimal.Decimal{"D": decimal.NewFromInt(30), "S": decimal.NewFromInt(10)},
+	md := reference.Holdings(map[string]decimal.Decimal{"D": decimal.NewFromInt(30), "S": decimal.NewFromInt(10)},
 		decimal.NewFromInt(1000), map[string][]token.HolderGroup{"S": {token.Sniper}}, "D")
 	got, err := groupsJSON(md)
 	require.NoError(t, err)

@@ -32,6 +32,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
 	"github.com/tokenscope/tokenscope/domain/stats"
+	"github.com/tokenscope/tokenscope/domain/stats/reference"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
@@ -530,7 +531,7 @@ func (r *propRef) market(tc ingest.TokenCreated, positions map[string]pnl.Positi
 			groups[tr.Wallet] = append(groups[tr.Wallet], token.Sniper)
 		}
 	}
-	md := stats.Holdings(balances, tc.TotalSupply, groups, tc.Creator)
+	md := reference.Holdings(balances, tc.TotalSupply, groups, tc.Creator)
 	m.holders = md.Holders.IntPart()
 	m.top10, m.top10r = md.Top10.TotalHoldings, md.Top10.HoldingsRatio
 	m.top50, m.top50r = md.Top50.TotalHoldings, md.Top50.HoldingsRatio
@@ -552,7 +553,7 @@ func (r *propRef) market(tc ingest.TokenCreated, positions map[string]pnl.Positi
 		m.completion = stats.CompletionRatio(reserve, tc.CurveTargetInNative)
 	}
 	m.tvl = r.tvl(c, addr, solUSD)
-	day := stats.Window(trades, at, token.Window24h, m.tvl.sumUSD)
+	day := reference.Window(trades, at, token.Window24h, m.tvl.sumUSD)
 	m.vol24, m.trades24 = day.TotalVolumeInUSD, day.Trades
 	return m
 }
@@ -669,7 +670,7 @@ func checkWindows(t *testing.T, d *diffs, ref *propRef, at time.Time) {
 		trades := ref.tokenTrades(tc.Token.Chain, tc.Token.Address)
 		liq := ref.tvl(tc.Token.Chain, tc.Token.Address, solUSD).sumUSD
 		for _, w := range token.AllWindows {
-			want := stats.Window(trades, at, w, liq)
+			want := reference.Window(trades, at, w, liq)
 			name := fmt.Sprintf("token_stats %s %s at now%+v", k, w, at.Sub(propNow))
 			s, ok := got[k+"|"+string(w)]
 			if !ok {
@@ -871,7 +872,7 @@ func checkDayFigures(t *testing.T, d *diffs, ref *propRef, at time.Time) {
 		var n int64
 		require.NoError(t, pgtest.Pool(t).QueryRow(context.Background(), `SELECT volume_24h_usd, trades_24h FROM token_market
 			WHERE chain = $1 AND address = $2`, string(tc.Token.Chain), tc.Token.Address).Scan(&vol, &n))
-		want := stats.Window(ref.tokenTrades(tc.Token.Chain, tc.Token.Address), at, token.Window24h,
+		want := reference.Window(ref.tokenTrades(tc.Token.Chain, tc.Token.Address), at, token.Window24h,
 			ref.tvl(tc.Token.Chain, tc.Token.Address, solUSD).sumUSD)
 		d.dec("token_market "+k+" volume_24h_usd", vol, want.TotalVolumeInUSD)
 		d.int("token_market "+k+" trades_24h", n, want.Trades)

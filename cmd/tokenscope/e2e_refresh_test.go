@@ -32,7 +32,8 @@ func TestRefreshLoopDecaysWindows(t *testing.T) {
 		ingest.TokenCreated{Token: token.Token{Chain: chain.Sol, Address: tok, Decimals: 6, Name: "Refresh Decay", Symbol: "RDK",
 			CreatedAt: &created, CreatedBlockHeight: ptr(int64(1000))}, TotalSupply: dd("1000"), CirculatingSupply: dd("1000"),
 			Creator: "RefreshDev"},
-		// Leaves the 1m window 3 s from now, the 5m window 4 min later.
+		// Leaves the 1m window 2 to 3 s from now (a window starts at the first whole second after
+		// now − w), the 5m window 4 min later.
 		mktTrade("RefreshDecaySig", "RefreshW1", tok, "RefreshPool", trade.Buy, "10", "2", now.Add(-57*time.Second), 1100),
 	})
 	require.NoError(t, err)
@@ -63,7 +64,7 @@ func TestRefreshLoopDecaysWindows(t *testing.T) {
 	assert.Equal(t, json.Number("1"), trades("5m"), "still in the 5m window")
 	var at int64
 	require.NoError(t, e.rt.Pool.QueryRow(ctx, `SELECT windows_at_ms FROM refresh_state`).Scan(&at))
-	assert.GreaterOrEqual(t, at, now.Add(3*time.Second).UnixMilli(), "rounds record their time")
+	assert.GreaterOrEqual(t, at, now.Add(2*time.Second).UnixMilli(), "rounds record their time")
 }
 
 // TestRefreshLoopTakesConfigOnRestart: a process starts the refresh loop with a 1-hour interval;

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/stats"
+	"github.com/tokenscope/tokenscope/domain/stats/reference"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
@@ -115,7 +116,7 @@ func TestWindowFromBucketsEqualsWindow(t *testing.T) {
 		buckets := bucketsOf(trades)
 		for _, w := range token.AllWindows {
 			liq := decimal.NewFromInt(42)
-			want := stats.Window(trades, now, w, liq)
+			want := reference.Window(trades, now, w, liq)
 			got := stats.WindowFromBuckets(buckets, now, w, liq)
 			require.Equal(t, want.Buys, got.Buys, "seed %d %s buys", seed, w)
 			require.Equal(t, []int64{want.Sells, want.Trades, want.Buyers, want.Sellers, want.Traders},

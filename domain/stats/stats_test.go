@@ -10,6 +10,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/stats"
+	"github.com/tokenscope/tokenscope/domain/stats/reference"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
@@ -79,7 +80,7 @@ func TestWindow(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := stats.Window(windowTrades(), now, tc.w, dec("1234.5"))
+			s := reference.Window(windowTrades(), now, tc.w, dec("1234.5"))
 			assert.Equal(t, []int64{tc.buys, tc.sells, tc.trades, tc.buyers, tc.sellers, tc.tr},
 				[]int64{s.Buys, s.Sells, s.Trades, s.Buyers, s.Sellers, s.Traders}, "buys, sells, trades, buyers, sellers, traders")
 			got := map[string]decimal.Decimal{
@@ -100,7 +101,7 @@ func TestWindow(t *testing.T) {
 }
 
 func TestWindowEmpty(t *testing.T) {
-	s := stats.Window(nil, time.UnixMilli(nowMs), token.Window1h, dec("7"))
+	s := reference.Window(nil, time.UnixMilli(nowMs), token.Window1h, dec("7"))
 	assert.Equal(t, int64(0), s.Trades)
 	assert.True(t, s.OpenInUSD.IsZero())
 	assert.True(t, s.PriceChangeRatioInUSD.IsZero())
@@ -123,7 +124,7 @@ func TestHoldings(t *testing.T) {
 		"D": {token.Dev},                  // also the creator: still one dev holder
 		"E": {token.Kol},                  // holds nothing: not counted
 	}
-	m := stats.Holdings(balances, dec("1000"), labels, "D")
+	m := reference.Holdings(balances, dec("1000"), labels, "D")
 
 	// Positive balances: A, B, C, D and 11 small ones = 15 holders.
 	assert.Equal(t, "15", m.Holders.String())
@@ -159,7 +160,7 @@ func TestHoldings(t *testing.T) {
 }
 
 func TestHoldingsCreatorWithoutLabelAndZeroSupply(t *testing.T) {
-	m := stats.Holdings(map[string]decimal.Decimal{"X": dec("5"), "Y": dec("1")}, decimal.Zero, nil, "Y")
+	m := reference.Holdings(map[string]decimal.Decimal{"X": dec("5"), "Y": dec("1")}, decimal.Zero, nil, "Y")
 	// The creator Y counts as dev without a label; with no supply every ratio is 0.
 	assert.Equal(t, "1", m.Group(token.Dev).TotalHoldings.String())
 	assert.True(t, m.Group(token.Dev).HoldingsRatio.IsZero())
