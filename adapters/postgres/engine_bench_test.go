@@ -32,6 +32,15 @@ type wallClock struct{}
 
 func (wallClock) Now() time.Time { return time.Now() }
 
+// benchSpan is how far back the simulated trades go: TOKENSCOPE_BENCH_SPAN (a Go duration),
+// one week by default. A short span puts every trade in the 24 h windows, as live trading does.
+func benchSpan() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("TOKENSCOPE_BENCH_SPAN")); err == nil && d > 0 {
+		return d
+	}
+	return 7 * 24 * time.Hour
+}
+
 func benchTrades() int {
 	if n, err := strconv.Atoi(os.Getenv("TOKENSCOPE_BENCH_TRADES")); err == nil && n > 0 {
 		return n
@@ -57,7 +66,7 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 		tokens, wallets = v, 2*v
 	}
 	sim := simulate.New(simulate.Config{Seed: 3, Tokens: tokens, Wallets: wallets, Trades: n,
-		Start: end.Add(-7 * 24 * time.Hour), End: end})
+		Start: end.Add(-benchSpan()), End: end})
 	require.NoError(b, sim.Backfill(ctx, simulate.EncoderSink{Enc: ndjson.NewEncoder(w)}))
 	require.NoError(b, w.Flush())
 	require.NoError(b, f.Close())
