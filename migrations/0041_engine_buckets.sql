@@ -2,7 +2,8 @@
 -- sum, each wallet's last activity per token (whose bucketed counts give exact distinct
 -- buyers/sellers/traders), and per-token holder aggregates kept on balance changes. Existing data
 -- is carried over: the buckets, activity times and aggregates are built here from the stored
--- trades and positions, so a database migrated with data serves the same numbers.
+-- trades and positions, so a database migrated with data serves the same numbers (second buckets
+-- only for the last two hours, stats.SecondsKept, as the engine keeps them).
 
 CREATE TABLE token_buckets (
     chain           TEXT NOT NULL,
@@ -82,6 +83,7 @@ SELECT t.chain, t.token_address, r.res, (t.block_timestamp_ms / r.res) * r.res,
     max(t.token_price_usd), min(t.token_price_usd)
 FROM trades t CROSS JOIN (VALUES (1000::bigint), (60000), (3600000)) AS r(res)
 WHERE t.status = 'SUCCEEDED'
+AND (r.res > 1000 OR t.block_timestamp_ms >= (extract(epoch FROM now()) * 1000)::bigint - 7200000)
 GROUP BY t.chain, t.token_address, r.res, (t.block_timestamp_ms / r.res) * r.res;
 
 UPDATE token_buckets b SET open_usd = o.token_price_usd, open_ms = o.block_timestamp_ms, open_height = o.block_height,
@@ -92,6 +94,7 @@ FROM (
         t.block_timestamp_ms, t.block_height, t.tx_signature, t.instruction_index
     FROM trades t CROSS JOIN (VALUES (1000::bigint), (60000), (3600000)) AS r(res)
     WHERE t.status = 'SUCCEEDED'
+        AND (r.res > 1000 OR t.block_timestamp_ms >= (extract(epoch FROM now()) * 1000)::bigint - 7200000)
     ORDER BY t.chain, t.token_address, r.res, (t.block_timestamp_ms / r.res) * r.res,
         t.block_timestamp_ms, t.block_height, t.tx_signature COLLATE "C", t.instruction_index
 ) o
@@ -105,6 +108,7 @@ FROM (
         t.block_timestamp_ms, t.block_height, t.tx_signature, t.instruction_index
     FROM trades t CROSS JOIN (VALUES (1000::bigint), (60000), (3600000)) AS r(res)
     WHERE t.status = 'SUCCEEDED'
+        AND (r.res > 1000 OR t.block_timestamp_ms >= (extract(epoch FROM now()) * 1000)::bigint - 7200000)
     ORDER BY t.chain, t.token_address, r.res, (t.block_timestamp_ms / r.res) * r.res,
         t.block_timestamp_ms DESC, t.block_height DESC, t.tx_signature COLLATE "C" DESC, t.instruction_index DESC
 ) c
@@ -118,7 +122,7 @@ FROM (
     FROM wallet_positions p
     CROSS JOIN LATERAL (VALUES ('buy', p.last_buy_ms), ('sell', p.last_sell_ms), ('trade', p.last_trade_ms)) AS a(kind, ms)
     CROSS JOIN (VALUES (1000::bigint), (60000), (3600000)) AS r(res)
-    WHERE a.ms > 0
+    WHERE a.ms > 0 AND (r.res > 1000 OR a.ms >= (extract(epoch FROM now()) * 1000)::bigint - 7200000)
 ) x
 GROUP BY chain, token_address, res, start_ms
 ON CONFLICT (chain, address, res_ms, start_ms) DO UPDATE SET last_buyers = EXCLUDED.last_buyers,
