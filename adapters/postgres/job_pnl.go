@@ -39,6 +39,10 @@ func (r *WalletRederiver) WalletTokens(ctx context.Context, c chain.Chain, walle
 func (r *WalletRederiver) RederivePosition(ctx context.Context, c chain.Chain, wallet, token string, now time.Time) (int, error) {
 	n := 0
 	err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
+		// Serialised with ingest batches, which insert new pairs without a conflict check.
+		if err := lockDerivedState(ctx, tx); err != nil {
+			return err
+		}
 		if err := r.q.LockPosition(ctx, tx, dbsqlc.LockPositionParams{Chain: string(c), Wallet: wallet, TokenAddress: token}); err != nil {
 			return fmt.Errorf("lock position: %w", err)
 		}
