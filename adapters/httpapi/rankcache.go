@@ -68,13 +68,23 @@ func (c *encodedBodies) put(key string, version uint64, body []byte) {
 // and keeping the body when the answer came from a cached read. The key is the request's path
 // and raw query, so only byte-identical requests share a body.
 func (h *handlers) sendRanking(c *fiber.Ctx, r market.HotRequest, encode func([]byte, []token.Detail) []byte) error {
+	return sendKept(c, h.rankings, h.app.Market.HotVersion(r.Chain, r.Duration), func() ([]token.Detail, uint64, error) {
+		return h.app.Market.HotTokensVersion(c.UserContext(), r)
+	}, encode)
+}
+
+// sendKept answers from the body kept for the same request (requestKey) under version v (0:
+// nothing may be reused), otherwise reads, encodes with encode and keeps the body under the
+// version read returns (0: not kept).
+func sendKept(c *fiber.Ctx, kept *encodedBodies, v uint64, read func() ([]token.Detail, uint64, error),
+	encode func([]byte, []token.Detail) []byte) error {
 	key := requestKey(c)
-	if v := h.app.Market.HotVersion(r.Chain, r.Duration); v != 0 {
-		if body := h.rankings.get(key, v); body != nil {
+	if v != 0 {
+		if body := kept.get(key, v); body != nil {
 			return sendBody(c, func(b []byte) []byte { return append(b, body...) })
 		}
 	}
-	ds, v, err := h.app.Market.HotTokensVersion(c.UserContext(), r)
+	ds, v, err := read()
 	if err != nil {
 		return err
 	}
@@ -84,7 +94,7 @@ func (h *handlers) sendRanking(c *fiber.Ctx, r market.HotRequest, encode func([]
 		return body
 	})
 	if v != 0 {
-		h.rankings.put(key, v, append([]byte(nil), body...))
+		kept.put(key, v, append([]byte(nil), body...))
 	}
 	return nil
 }
@@ -99,24 +109,9 @@ func requestKey(c *fiber.Ctx) string {
 // market, encoding with encode and keeping the body under the version observed before the read
 // (the read reflects at least every change announced up to it).
 func (h *handlers) sendMulti(c *fiber.Ctx, r market.MultiRequest, encode func([]byte, []token.Detail) []byte) error {
-	key := requestKey(c)
 	v := h.app.Market.TokensVersion(r.Chain.Canonical(), r.Addresses)
-	if v != 0 {
-		if body := h.multis.get(key, v); body != nil {
-			return sendBody(c, func(b []byte) []byte { return append(b, body...) })
-		}
-	}
-	ds, err := h.app.Market.Multi(c.UserContext(), r)
-	if err != nil {
-		return err
-	}
-	var body []byte
-	sendBody(c, func(b []byte) []byte {
-		body = encode(b, ds)
-		return body
-	})
-	if v != 0 {
-		h.multis.put(key, v, append([]byte(nil), body...))
-	}
-	return nil
+	return sendKept(c, h.multis, v, func() ([]token.Detail, uint64, error) {
+		ds, err := h.app.Market.Multi(c.UserContext(), r)
+		return ds, v, err
+	}, encode)
 }
