@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
@@ -129,10 +130,31 @@ func newEnvWithClient(t *testing.T, tc client.Client, withWorker bool, opts ...e
 	if withWorker {
 		startWorker(t, rt)
 	}
+	dropEndpointsAtCleanup(t, pool)
 	e := &env{rt: rt, base: "http://" + lns.Main.Addr().String(), dex: "http://" + lns.Dex.Addr().String(),
 		admin: "http://" + lns.Admin.Addr().String()}
 	e.key = e.keyFor(t, "e2e", account.AllScopes...)
 	return e
+}
+
+// dropEndpointsAtCleanup deletes, when the test ends and before its worker stops, the webhook
+// endpoints created from now on. The database and the outbox dispatcher (a singleton workflow
+// the next env's worker takes over) are the package's: an endpoint left behind, its receiver
+// closed, would get every event later tests publish, fail each first attempt, and fill the
+// shared task queue with one retry workflow per event, which later tests' workflows
+// (KYTRegistration, jobs) then wait behind. Deleted, its queued events are dropped and its
+// retries end at their next attempt.
+func dropEndpointsAtCleanup(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	var last int64
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT coalesce(max(seq), 0) FROM webhook_endpoints`).Scan(&last))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := pool.Exec(ctx, `DELETE FROM webhook_endpoints WHERE seq > $1`, last); err != nil {
+			t.Errorf("delete the test's webhook endpoints: %v", err)
+		}
+	})
 }
 
 // testWorker is a started worker whose Stop may be called any number of times; the test's
