@@ -15,6 +15,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/bench/load"
 	"github.com/tokenscope/tokenscope/bench/report"
+	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
@@ -387,7 +388,11 @@ func (p *prober) run(ctx context.Context, b *bench, samples <-chan sample) {
 		seen := [2]bool{}
 		deadline := smp.acked.Add(probeLimit)
 		trades := b.st.httpURL + "/v2/trade/" + smp.chain + "?" + url.Values{"tokenAddress": {smp.token}, "limit": {"20"}}.Encode()
-		multi := b.st.dexURL + "/v1/token/" + smp.chain + "/multi?" + url.Values{"tokenAddresses": {smp.token}}.Encode()
+		v1 := smp.chain
+		if v1 == string(chain.Eth) {
+			v1 = string(chain.Ethereum) // the v1 paths' spelling
+		}
+		multi := b.st.dexURL + "/v1/token/" + v1 + "/multi?" + url.Values{"tokenAddresses": {smp.token}}.Encode()
 		for (!seen[0] || !seen[1]) && ctx.Err() == nil {
 			for i, u := range []string{trades, multi} {
 				if seen[i] {
