@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -161,18 +162,7 @@ func windowSpans(set windowSet, now time.Time) []stats.Span {
 			spans = append(spans, stats.Cover(stats.WindowStart(now, w))...)
 		}
 	}
-	slices.SortFunc(spans, func(a, b stats.Span) int {
-		if a.Res != b.Res {
-			return int(a.Res - b.Res)
-		}
-		switch {
-		case a.From < b.From:
-			return -1
-		case a.From > b.From:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(spans, func(a, b stats.Span) int { return cmp.Or(cmp.Compare(a.Res, b.Res), cmp.Compare(a.From, b.From)) })
 	var out []stats.Span
 	for _, s := range spans {
 		if n := len(out); n > 0 && out[n-1].Res == s.Res && s.From <= out[n-1].To {

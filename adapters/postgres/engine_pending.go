@@ -56,37 +56,33 @@ func (s *IngestStore) Flush(ctx context.Context, now time.Time) (int, error) {
 
 // flushChunkIn derives up to flushChunk pending tokens in tx and drops their marks; it returns them.
 func flushChunkIn(ctx context.Context, tx pgx.Tx, now time.Time) ([]ports.TokenRef, error) {
-	var refs []ports.TokenRef
-	err := func() error {
-		if err := lockDerivedState(ctx, tx); err != nil {
-			return err
-		}
-		q := dbsqlc.New()
-		rows, err := q.PendingTokens(ctx, tx, flushChunk)
-		if err != nil {
-			return fmt.Errorf("pending tokens: %w", err)
-		}
-		if len(rows) == 0 {
-			return nil
-		}
-		// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
-		if _, err := tx.Exec(ctx, tempTables); err != nil {
-			return fmt.Errorf("temp tables: %w", err)
-		}
-		refs = make([]ports.TokenRef, len(rows))
-		windowed := make(map[ports.TokenRef]bool, len(rows))
-		for i, r := range rows {
-			refs[i] = ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.Address}
-			windowed[refs[i]] = r.Windows
-		}
-		if err := deriveMarket(ctx, tx, refs, windowed, now); err != nil {
-			return err
-		}
-		cs, as := refArrays(refs)
-		if err := q.ClearPending(ctx, tx, dbsqlc.ClearPendingParams{Chains: cs, Addresses: as}); err != nil {
-			return fmt.Errorf("clear pending: %w", err)
-		}
-		return nil
-	}()
-	return refs, err
+	if err := lockDerivedState(ctx, tx); err != nil {
+		return nil, err
+	}
+	q := dbsqlc.New()
+	rows, err := q.PendingTokens(ctx, tx, flushChunk)
+	if err != nil {
+		return nil, fmt.Errorf("pending tokens: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
+	if _, err := tx.Exec(ctx, tempTables); err != nil {
+		return nil, fmt.Errorf("temp tables: %w", err)
+	}
+	refs := make([]ports.TokenRef, len(rows))
+	windowed := make(map[ports.TokenRef]bool, len(rows))
+	for i, r := range rows {
+		refs[i] = ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.Address}
+		windowed[refs[i]] = r.Windows
+	}
+	if err := deriveMarket(ctx, tx, refs, windowed, now); err != nil {
+		return nil, err
+	}
+	cs, as := refArrays(refs)
+	if err := q.ClearPending(ctx, tx, dbsqlc.ClearPendingParams{Chains: cs, Addresses: as}); err != nil {
+		return nil, fmt.Errorf("clear pending: %w", err)
+	}
+	return refs, nil
 }

@@ -79,7 +79,8 @@ func (s *IngestStore) apply(ctx context.Context, b ingest.Batch, now time.Time, 
 	// The batch changes the details of the tokens it touches (their rows, pools and, unless
 	// pending, market data and windows).
 	err := writeAnnouncedBy(ctx, s.pool, func(tx pgx.Tx) (marketChange, error) {
-		touched, err := s.applyIn(ctx, tx, b, now, pending, &res)
+		r, touched, err := applyIn(ctx, tx, b, now, pending)
+		res = r
 		return tokensChanged(touched), err
 	})
 	if err != nil {
@@ -94,45 +95,35 @@ func (s *IngestStore) apply(ctx context.Context, b ingest.Batch, now time.Time, 
 }
 
 // applyIn applies the batch in tx (see Apply) and returns the tokens it touched.
-func (s *IngestStore) applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pending bool,
-	res *ingest.Result) ([]ports.TokenRef, error) {
-	var touched []ports.TokenRef
-	err := func() error {
-		if err := lockDerivedState(ctx, tx); err != nil {
-			return err
+func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pending bool) (ingest.Result, []ports.TokenRef, error) {
+	if err := lockDerivedState(ctx, tx); err != nil {
+		return ingest.Result{}, nil, err
+	}
+	// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
+	if _, err := tx.Exec(ctx, tempTables); err != nil {
+		return ingest.Result{}, nil, fmt.Errorf("temp tables: %w", err)
+	}
+	a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{},
+		buckets: newBucketDeltas(now), groups: groupDeltas{}}
+	steps := []func(context.Context, ingest.Batch) error{
+		a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.claims, a.expiries,
+		func(ctx context.Context, _ ingest.Batch) error { return a.positions(ctx) },
+		func(ctx context.Context, _ ingest.Batch) error { return a.derivedTotals(ctx) },
+	}
+	for _, step := range steps {
+		if err := step(ctx, b); err != nil {
+			return ingest.Result{}, nil, err
 		}
-		// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
-		if _, err := tx.Exec(ctx, tempTables); err != nil {
-			return fmt.Errorf("temp tables: %w", err)
+	}
+	touched := a.touchedRefs()
+	if pending {
+		if err := markPending(ctx, tx, touched, a.windowed); err != nil {
+			return ingest.Result{}, nil, err
 		}
-		a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{},
-			buckets: newBucketDeltas(now), groups: groupDeltas{}}
-		steps := []func(context.Context, ingest.Batch) error{
-			a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.claims, a.expiries,
-		}
-		for _, step := range steps {
-			if err := step(ctx, b); err != nil {
-				return err
-			}
-		}
-		if err := a.positions(ctx); err != nil {
-			return err
-		}
-		if err := a.derivedTotals(ctx); err != nil {
-			return err
-		}
-		if pending {
-			if err := markPending(ctx, tx, a.touchedRefs(), a.windowed); err != nil {
-				return err
-			}
-		} else if err := deriveMarket(ctx, tx, a.touchedRefs(), a.windowed, now); err != nil {
-			return err
-		}
-		*res = a.res
-		touched = a.touchedRefs()
-		return nil
-	}()
-	return touched, err
+	} else if err := deriveMarket(ctx, tx, touched, a.windowed, now); err != nil {
+		return ingest.Result{}, nil, err
+	}
+	return a.res, touched, nil
 }
 
 type applier struct {
