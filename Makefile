@@ -50,7 +50,7 @@ vet: ## go vet and gofmt
 # Packages that exist only for other packages' tests (a test database, a fake clock, the
 # reference recomputations the engine is checked against): nothing in
 # a binary calls them, so deadcode reports all of them; `make deadcode` leaves them out.
-TEST_SUPPORT := adapters/postgres/pgtest internal/fakeclock domain/stats/reference
+TEST_SUPPORT := adapters/postgres/pgtest internal/fakeclock domain/stats/reference internal/browsertest internal/apiclient
 
 .PHONY: deadcode
 deadcode: ## fail when a function is unreachable from the binaries (deadcode, tests not counted)
@@ -68,6 +68,10 @@ sqlc-check: ## fail when the committed sqlc output is stale
 	git diff --exit-code -- adapters/postgres/internal/dbsqlc || (echo "sqlc output is stale: run make sqlc and commit" && exit 1)
 	@untracked=$$(git ls-files --others --exclude-standard adapters/postgres/internal/dbsqlc); if [ -n "$$untracked" ]; then echo "sqlc generated files not committed: $$untracked"; exit 1; fi
 
+.PHONY: apiclient
+apiclient: ## regenerate internal/apiclient (oapi-codegen over /openapi.json) after changing the API
+	$(GO) test -count=1 -run TestGeneratedClientIsCurrent ./internal/apiclient -update
+
 .PHONY: mocks
 mocks: ## regenerate the gomock doubles in ports/portsmock
 	cd ports && $(GO) generate ./...
@@ -79,6 +83,18 @@ migrate: build-prod ## create the database if missing and apply migrations
 .PHONY: bench
 bench: build ## benchmark every operation against same-run baselines (BENCH_SCALE=smoke|small|large); writes BENCHMARKS.md
 	$(GO) run ./bench/cmd/tokenbench -scale $(BENCH_SCALE) -bin $(BIN) -dev-bin $(DEV_BIN) $(BENCH_FLAGS)
+
+# The /live page's vendored browser bundles: the versions pinned in package-lock.json, copied from
+# the packages' dist folders into the embedded static folder (commit the result).
+LIVE := adapters/httpapi/live
+
+.PHONY: live-assets
+live-assets: ## refresh the /live page's vendored bundles (centrifuge, lightweight-charts) from npm
+	cd $(LIVE) && npm ci --no-audit --no-fund --ignore-scripts
+	cp $(LIVE)/node_modules/centrifuge/dist/centrifuge.js $(LIVE)/static/vendor/centrifuge.min.js
+	cp $(LIVE)/node_modules/lightweight-charts/dist/lightweight-charts.standalone.production.js $(LIVE)/static/vendor/lightweight-charts.min.js
+	cp $(LIVE)/node_modules/centrifuge/LICENSE $(LIVE)/static/vendor/centrifuge.LICENSE.txt
+	cp $(LIVE)/node_modules/lightweight-charts/LICENSE $(LIVE)/static/vendor/lightweight-charts.LICENSE.txt
 
 .PHONY: clean
 clean: ## remove build output and local dev state (.data)

@@ -6,6 +6,7 @@ package app
 
 import (
 	"github.com/tokenscope/tokenscope/app/apikey"
+	"github.com/tokenscope/tokenscope/app/candle"
 	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/job"
 	"github.com/tokenscope/tokenscope/app/kyt"
@@ -21,6 +22,8 @@ type Application struct {
 	Ingest *ingest.Service
 	// Market serves the read API (operations 1–9).
 	Market *market.Service
+	// Candles serves OHLCV candles of tokens, pools and pairs.
+	Candles *candle.Service
 	// KYT registers withdrawals and transfers (operations 10, 11).
 	KYT *kyt.Service
 	// Webhooks manages endpoints (operations 13, 14 and the rest of the resource).

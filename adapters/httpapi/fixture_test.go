@@ -379,12 +379,14 @@ func fixtureEndpointRecord(t testing.TB) *webhook.Endpoint {
 type server struct {
 	app      *fiber.App
 	admin    *fiber.App // the admin address (/metrics) over the same registry
+	dex      *fiber.App // the dex address over the same Deps
 	key      string
 	keys     *apikey.Service
 	registry *prometheus.Registry
 }
 
-func newServer(t testing.TB, logTo io.Writer) *server {
+// newServer builds the server; opts adjust its Deps first (ratelimit_test.go sets a limiter).
+func newServer(t testing.TB, logTo io.Writer, opts ...func(*httpapi.Deps)) *server {
 	t.Helper()
 	store := &keyStore{keys: map[string]account.Key{}}
 	keys := apikey.New(store, wallClock{})
@@ -402,7 +404,10 @@ func newServer(t testing.TB, logTo io.Writer) *server {
 		App: a, Auth: a.Keys, Log: slog.New(slog.NewJSONHandler(logTo, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		Registry: reg, Metrics: httpapi.NewMetrics(reg), RequestTimeout: 15 * time.Second,
 	}
-	return &server{app: httpapi.New(d), admin: httpapi.NewAdmin(d), key: full, keys: keys, registry: reg}
+	for _, o := range opts {
+		o(&d)
+	}
+	return &server{app: httpapi.New(d), admin: httpapi.NewAdmin(d), dex: httpapi.NewDex(d), key: full, keys: keys, registry: reg}
 }
 
 // endpoint is one benchmarked request.

@@ -13,6 +13,9 @@ import (
 type Metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// limited counts requests refused 429 by the per-key rate limit; limiterErrors the requests
+	// let through because the limiter could not decide (ratelimit.go).
+	limited, limiterErrors prometheus.Counter
 
 	// series caches the children of both vectors by label values: WithLabelValues hashes and
 	// checks every label on each call, and formatting the status allocated. The label values
@@ -42,9 +45,27 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"method", "route"}),
 	}
+	m.limited = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "tokenscope_ratelimit_rejected_total", Help: "Requests refused 429 by the per-key rate limit.",
+	})
+	m.limiterErrors = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "tokenscope_ratelimit_errors_total", Help: "Requests let through unlimited because the rate limiter failed (Redis unreachable).",
+	})
 	m.series = map[seriesKey]series{}
-	reg.MustRegister(m.requests, m.latency)
+	reg.MustRegister(m.requests, m.latency, m.limited, m.limiterErrors)
 	return m
+}
+
+func (m *Metrics) rateLimited() {
+	if m != nil {
+		m.limited.Inc()
+	}
+}
+
+func (m *Metrics) limiterFailed() {
+	if m != nil {
+		m.limiterErrors.Inc()
+	}
 }
 
 func (m *Metrics) observe(method, route string, status int, d time.Duration) {

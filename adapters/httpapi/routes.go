@@ -25,6 +25,10 @@ func routes(r fiber.Router, h *handlers) {
 	r.Get("/v2/redpacket/:id/claims", read, h.redPacketClaims)
 	r.Get("/v2/wallet/:chain/:walletAddress/pnl-by-token", read, h.pnlByToken)
 	r.Get("/v2/ranking/:chain/hotTokens/:duration", read, h.hotTokens)
+	// Candles (issue 14; docs/api.md "Candles").
+	r.Get("/v2/token/:chain/pool/:poolAddress/candles", read, h.poolCandles)
+	r.Get("/v2/token/:chain/pair/:pair/candles", read, h.pairCandles)
+	r.Get("/v2/token/:chain/:tokenAddress/candles", read, h.tokenCandles)
 	// KYT (operations 10, 11).
 	r.Post("/v2/kyt/withdrawal", kyt, h.registerWithdrawal)
 	r.Post("/v2/kyt/transfer", kyt, h.registerTransfer)
@@ -46,6 +50,13 @@ func routes(r fiber.Router, h *handlers) {
 	// Ingest.
 	r.Post("/v2/ingest", ingest, h.ingest)
 	dexRoutes(r, h)
+}
+
+// pageRoutes lists the pages of the main API. They are served without a key (registered before
+// the authenticated group); what they show they fetch with the visitor's key.
+func pageRoutes(r fiber.Router) {
+	r.Get("/live", livePage)
+	r.Get(liveAssetPath, liveAsset)
 }
 
 // dexRoutes lists the operations published under {dex_base_url}; the main API serves them too,

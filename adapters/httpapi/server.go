@@ -33,6 +33,8 @@ type Deps struct {
 	// body may take as long as it keeps coming, but not send a byte for longer than this; 0 means
 	// DefaultIngestIdleTimeout.
 	IngestIdleTimeout time.Duration
+	// RateLimit limits each key's authenticated requests on the main and dex APIs.
+	RateLimit RateLimit
 }
 
 func (d Deps) readTimeout() time.Duration {
@@ -84,8 +86,13 @@ func newFiber(d Deps, name string) *fiber.App {
 // New builds the main API (every operation).
 func New(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope")
+	// The API's description, unauthenticated (openapi.go, docs.go).
+	f.Get("/openapi.json", openAPI)
+	f.Get("/docs", docsPage)
+	f.Get(docsAssetPath, docsAsset)
 	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedBodies(), multis: newEncodedBodies(), ingestIdle: d.ingestIdleTimeout()}
-	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withText)
+	pageRoutes(f)
+	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withRateLimit(d.RateLimit, d.Metrics, d.Log), withText)
 	routes(api, h)
 	f.Use(notFound)
 	return f
@@ -95,7 +102,7 @@ func New(d Deps) *fiber.App {
 func NewDex(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope-dex")
 	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedBodies(), multis: newEncodedBodies()}
-	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withText)
+	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withRateLimit(d.RateLimit, d.Metrics, d.Log), withText)
 	dexRoutes(api, h)
 	f.Use(notFound)
 	return f

@@ -17,13 +17,13 @@ import (
 type endpointDTO struct {
 	ID          string            `json:"id"`
 	URL         string            `json:"url"`
-	Channels    []webhook.Channel `json:"channels"`
+	Channels    []webhook.Channel `json:"channels" openapi:"nullable"`
 	CreatedAt   string            `json:"createdAt"`
 	UpdatedAt   string            `json:"updatedAt"`
 	Description *string           `json:"description"`
 	Disabled    bool              `json:"disabled"`
 	Filter      *string           `json:"filter"`
-	FilterTypes []string          `json:"filterTypes"`
+	FilterTypes []string          `json:"filterTypes" openapi:"nullable"`
 	Metadata    map[string]string `json:"metadata"`
 	RateLimit   *int32            `json:"rateLimit"`
 }

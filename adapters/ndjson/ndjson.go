@@ -41,6 +41,12 @@ type Num string
 // UnmarshalJSON accepts a string or a number literal.
 func (n *Num) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
+		// b is a valid string literal (encoding/json checked it): without escapes or non-ASCII
+		// bytes it stands for exactly the bytes between its quotes.
+		if inner := b[1 : len(b)-1]; plainASCII(inner) {
+			*n = Num(inner)
+			return nil
+		}
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
@@ -59,6 +65,16 @@ func (n *Num) UnmarshalJSON(b []byte) error {
 }
 
 var typeOfNum = reflect.TypeOf(Num(""))
+
+// plainASCII reports whether b holds only ASCII bytes and no backslash.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
 
 // Decoder reads NDJSON events one line at a time.
 type Decoder struct {
@@ -108,40 +124,94 @@ func Unmarshal(b []byte) (ingest.Event, string, error) {
 		fe, _ := fault.As(err)
 		return nil, fe.Param, err
 	}
+	if e, ok := unmarshalTypeFirst(b); ok {
+		return e, "", nil
+	}
 	var head struct {
 		Type string `json:"type"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		return nil, jsonField(err), jsonReason(err)
 	}
-	var w wire
-	switch ingest.Type(head.Type) {
+	return unmarshalAs(b, head.Type)
+}
+
+// typeFirst is how the lines this package writes begin: "type" first, a plain word.
+var typeFirst = []byte(`{"type":"`)
+
+// unmarshalTypeFirst is Unmarshal's one-pass path for a line that begins {"type":"word", decoded
+// straight into that word's event. It reports false, and Unmarshal takes its general path (which
+// reads "type" first, then decodes), unless the result is certainly the same: the line decoded
+// without error, nothing follows the object, and the decoded "type" (the last one, should a line
+// repeat it) is the word it began with.
+func unmarshalTypeFirst(b []byte) (ingest.Event, bool) {
+	if !bytes.HasPrefix(b, typeFirst) {
+		return nil, false
+	}
+	rest := b[len(typeFirst):]
+	end := bytes.IndexByte(rest, '"')
+	if end <= 0 || !plainASCII(rest[:end]) {
+		return nil, false
+	}
+	typ := string(rest[:end])
+	w := newWire(ingest.Type(typ))
+	if w == nil {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(w); err != nil || len(bytes.TrimSpace(b[dec.InputOffset():])) > 0 {
+		return nil, false
+	}
+	if reflect.ValueOf(w).Elem().FieldByName("Type").String() != typ {
+		return nil, false
+	}
+	p := &parser{}
+	e := w.event(p)
+	if p.err != nil {
+		return nil, false
+	}
+	return e, true
+}
+
+// newWire is the wire form of events of type t, nil for an unknown type.
+func newWire(t ingest.Type) wire {
+	switch t {
 	case ingest.TypeTokenCreated:
-		w = &tokenWire{}
+		return &tokenWire{}
 	case ingest.TypeTokenMigrated:
-		w = &migratedWire{}
+		return &migratedWire{}
 	case ingest.TypePoolCreated:
-		w = &poolWire{}
+		return &poolWire{}
 	case ingest.TypeTrade:
-		w = &tradeWire{}
+		return &tradeWire{}
 	case ingest.TypePoolSnapshot:
-		w = &snapshotWire{}
+		return &snapshotWire{}
 	case ingest.TypeRedPacketCreated:
-		w = &packetWire{}
+		return &packetWire{}
 	case ingest.TypeRedPacketClaimed:
-		w = &claimWire{}
+		return &claimWire{}
 	case ingest.TypeRedPacketExpired:
-		w = &expiredWire{}
+		return &expiredWire{}
 	case ingest.TypeWalletLabel:
-		w = &labelWire{}
-	case "":
+		return &labelWire{}
+	}
+	return nil
+}
+
+// unmarshalAs decodes b as an event of type typ (Unmarshal's general path).
+func unmarshalAs(b []byte, typ string) (ingest.Event, string, error) {
+	w := newWire(ingest.Type(typ))
+	switch {
+	case w != nil:
+	case typ == "":
 		return nil, "type", fault.Missing("type")
 	default:
 		allowed := make([]string, len(ingest.AllTypes))
 		for i, t := range ingest.AllTypes {
 			allowed[i] = string(t)
 		}
-		return nil, "type", fault.InvalidParam("type", head.Type, allowed...)
+		return nil, "type", fault.InvalidParam("type", typ, allowed...)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

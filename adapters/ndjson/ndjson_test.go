@@ -2,6 +2,7 @@ package ndjson_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -140,4 +141,44 @@ func TestNumAcceptsNumbers(t *testing.T) {
 	tr := e.(ingest.Trade)
 	assert.True(t, tr.TokenAmount.Equal(d("12.5")))
 	assert.Equal(t, trade.Sell, tr.Side)
+}
+
+// Lines that begin {"type":"word" take a one-pass path; it must decide exactly as the general
+// path does, including on a repeated "type", trailing data, escapes, a differently cased key, a
+// bad value and a line the general path refuses.
+func TestTypeFirstLinesDecodeAsTheGeneralPath(t *testing.T) {
+	trade, err := ndjson.Marshal(ingest.Trade{Trade: sampleTrade()})
+	require.NoError(t, err)
+	tr := string(trade)
+	require.True(t, strings.HasPrefix(tr, `{"type":"trade",`), tr)
+	body := strings.TrimPrefix(tr, `{"type":"trade",`)
+	lines := []string{
+		tr,
+		tr + ` `,
+		tr + ` {}`,
+		tr + `x`,
+		`{"type":"trade",` + body[:len(body)-1] + `,"type":"wallet.label"}`,
+		`{"type":"wallet.label",` + body[:len(body)-1] + `,"TYPE":"trade"}`,
+		`{"type":"trade",` + strings.Replace(body, `"tokenAmount":"100"`, `"tokenAmount":"1\u0030"`, 1),
+		`{"type":"trade",` + strings.Replace(body, `"tokenAmount":"100"`, `"tokenAmount":"1é"`, 1),
+		`{"type":"trade",` + strings.Replace(body, `"tokenAmount":"100"`, `"tokenAmount":true`, 1),
+		`{"type":"trade",` + strings.Replace(body, `"accountOwnerAddress":"w1"`, `"accountOwnerAddress":"w\"1"`, 1),
+		`{"type":"trade",` + strings.Replace(body, `"accountOwnerAddress":"w1",`, ``, 1),
+		`{"type":"trade","extra":1,` + body,
+		`{"type":"trade",` + body[:len(body)-2],
+		`{"type":"tr\u0061de",` + body,
+		`{"type":"nope",` + body,
+		`{"type":"",` + body,
+		`{"type":"wallet.label","chain":"sol","wallet":"w","label":"kol"}`,
+	}
+	for i, line := range lines {
+		if i > 0 {
+			require.NotEqual(t, tr, line, "case %d changes the line", i)
+		}
+		e, field, err := ndjson.Unmarshal([]byte(line))
+		we, wfield, werr := ndjson.UnmarshalGeneral([]byte(line))
+		assert.Equal(t, we, e, line)
+		assert.Equal(t, wfield, field, line)
+		assert.Equal(t, fmt.Sprint(werr), fmt.Sprint(err), line)
+	}
 }

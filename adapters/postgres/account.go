@@ -8,6 +8,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -35,7 +36,8 @@ func (s *AccountStore) CreateKey(ctx context.Context, k account.Key) error {
 	}
 	return interpretError(s.q.CreateAPIKey(ctx, s.pool, dbsqlc.CreateAPIKeyParams{
 		ID: k.ID, AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, KeyHash: k.Hash,
-		Scopes: scopes, CreatedAt: k.CreatedAt,
+		Scopes: scopes, CreatedAt: k.CreatedAt, RatePerMinute: limitColumn(k.Limit, k.Limit.PerMinute),
+		RateBurst: limitColumn(k.Limit, k.Limit.Burst),
 	}), "api key", k.ID)
 }
 
@@ -83,6 +85,22 @@ func keyFromRow(r dbsqlc.ApiKey) account.Key {
 	for i, sc := range r.Scopes {
 		scopes[i] = account.Scope(sc)
 	}
-	return account.Key{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Prefix: r.Prefix, Hash: r.KeyHash,
+	k := account.Key{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Prefix: r.Prefix, Hash: r.KeyHash,
 		Scopes: scopes, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt, LastUsedAt: r.LastUsedAt}
+	if r.RatePerMinute != nil {
+		k.Limit = ratelimit.Limit{PerMinute: int(*r.RatePerMinute)}
+		if r.RateBurst != nil {
+			k.Limit.Burst = int(*r.RateBurst)
+		}
+	}
+	return k
+}
+
+// limitColumn is a rate limit column: NULL for a key that follows the default.
+func limitColumn(l ratelimit.Limit, v int) *int32 {
+	if l.IsZero() {
+		return nil
+	}
+	n := int32(v)
+	return &n
 }

@@ -1,9 +1,12 @@
 package postgres
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
+	"strings"
 
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -29,6 +32,83 @@ func (c decimalCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target a
 		}
 	}
 	return c.NumericCodec.PlanScan(m, oid, format, target)
+}
+
+// PlanEncode writes a decimal.Decimal bound to a numeric in the binary format straight from its
+// decimal digits (appendNumeric); every other value keeps pgxdecimal's plan. pgx's own binary
+// numeric encoder divides a big.Int by 10,000 once per output digit, which was the largest CPU
+// cost of COPYing trades (10 numerics a row) in the ingesting process.
+func (c decimalCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
+	if _, ok := value.(decimal.Decimal); ok && format == pgtype.BinaryFormatCode {
+		return encodeDecimalBinary{}
+	}
+	return c.NumericCodec.PlanEncode(m, oid, format, value)
+}
+
+type encodeDecimalBinary struct{}
+
+func (encodeDecimalBinary) Encode(value any, buf []byte) ([]byte, error) {
+	return appendNumeric(buf, value.(decimal.Decimal))
+}
+
+// appendNumeric appends d in Postgres's binary numeric form: the digit count, the weight (the
+// power of 10,000 of the first digit), the sign and the display scale (int16 each), then the
+// base-10,000 digits. The display scale is what pgx's encoder sends (the decimal's places, 0
+// for a positive exponent), so the stored value and its text are the same.
+func appendNumeric(buf []byte, d decimal.Decimal) ([]byte, error) {
+	exp := d.Exponent()
+	if exp < -math.MaxInt16 {
+		return nil, fmt.Errorf("cannot encode numeric: exponent %d is out of range", exp)
+	}
+	co := d.Coefficient()
+	var sign uint16
+	if co.Sign() < 0 {
+		sign = 0x4000
+		co.Neg(co)
+	}
+	dscale := uint16(0)
+	digits := co.Text(10)
+	if exp < 0 {
+		dscale = uint16(-exp)
+	} else if co.Sign() != 0 {
+		digits += strings.Repeat("0", int(exp))
+		exp = 0
+	}
+	frac := int(-exp) // the last frac decimal digits are the fraction
+	if frac > len(digits) {
+		digits = strings.Repeat("0", frac-len(digits)) + digits
+	}
+	// Pad the integer part on the left and the fraction on the right to whole base-10,000 digits.
+	intLen := len(digits) - frac
+	lead := (4 - intLen%4) % 4
+	trail := (4 - frac%4) % 4
+	padded := strings.Repeat("0", lead) + digits + strings.Repeat("0", trail)
+	groups := make([]uint16, 0, len(padded)/4)
+	for i := 0; i < len(padded); i += 4 {
+		groups = append(groups, uint16(padded[i]-'0')*1000+uint16(padded[i+1]-'0')*100+uint16(padded[i+2]-'0')*10+
+			uint16(padded[i+3]-'0'))
+	}
+	weight := (lead+intLen)/4 - 1
+	for len(groups) > 0 && groups[0] == 0 {
+		groups, weight = groups[1:], weight-1
+	}
+	for len(groups) > 0 && groups[len(groups)-1] == 0 {
+		groups = groups[:len(groups)-1]
+	}
+	if len(groups) == 0 {
+		weight, sign = 0, 0
+	}
+	if len(groups) > math.MaxUint16 || weight > math.MaxInt16 || weight < math.MinInt16 {
+		return nil, fmt.Errorf("cannot encode numeric: %s is out of range", d)
+	}
+	buf = binary.BigEndian.AppendUint16(buf, uint16(len(groups)))
+	buf = binary.BigEndian.AppendUint16(buf, uint16(int16(weight)))
+	buf = binary.BigEndian.AppendUint16(buf, sign)
+	buf = binary.BigEndian.AppendUint16(buf, dscale)
+	for _, g := range groups {
+		buf = binary.BigEndian.AppendUint16(buf, g)
+	}
+	return buf, nil
 }
 
 // binaryNumericToDecimal runs pgx's binary numeric decoder with the target seen as a

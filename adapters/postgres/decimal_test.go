@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"math/big"
 	"reflect"
 	"testing"
 
@@ -69,4 +70,38 @@ func TestDecimalScanMatchesTheTextRoundTrip(t *testing.T) {
 	assert.Nil(t, p)
 	require.NoError(t, pool.QueryRow(ctx, `SELECT 1000::numeric`).Scan(&p))
 	assert.Equal(t, "1000", p.String())
+}
+
+// TestDecimalEncodeMatchesPgx sends the same decimals through the adapter's pool (binary digits
+// written straight from the decimal's text) and through a connection with pgx's own numeric
+// encoder: Postgres must store the same numbers with the same display scale, which its text shows.
+func TestDecimalEncodeMatchesPgx(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	plain, err := pgx.Connect(ctx, pgtest.URL(t))
+	require.NoError(t, err)
+	defer plain.Close(ctx)
+	pgxdecimal.Register(plain.TypeMap())
+
+	var ds []decimal.Decimal
+	for _, s := range []string{"0", "0.00", "-0.0", "1", "-1", "10", "1000", "10000", "100000000", "1e20", "-1e20", "1.500",
+		"0.0050", "-0.000001", "1e-30", "123456789012345678901234567890.123456789", "99999999.99999999", "0.1", "2.5e4",
+		"7.000000000000000000", "0.00012345", "-9999.9999", "12345678.000000000000000001", "1e-400", "5e300"} {
+		ds = append(ds, decimal.RequireFromString(s))
+	}
+	for i := int64(1); i <= 300; i++ {
+		ds = append(ds, decimal.New((i*7919)%100003-50000, int32(i%41)-30), decimal.New(0, int32(i%9)-4),
+			decimal.NewFromBigInt(new(big.Int).Exp(big.NewInt(i), big.NewInt(i%17+1), nil), -int32(i%23)))
+	}
+	texts := func(q func(context.Context, string, ...any) (pgx.Rows, error)) []string {
+		rows, err := q(ctx, `SELECT v::text FROM unnest($1::numeric[]) WITH ORDINALITY AS u(v, n) ORDER BY n`, ds)
+		require.NoError(t, err)
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		return out
+	}
+	fast := texts(pool.Query)
+	want := texts(plain.Query)
+	require.Len(t, fast, len(ds))
+	require.Equal(t, want, fast)
 }

@@ -46,3 +46,17 @@ func lockDerivedState(ctx context.Context, tx pgx.Tx) error {
 	}
 	return nil
 }
+
+// keyedJoins makes the rest of tx join by index probes only (no hash or merge joins). Every read
+// and write of an ingest batch or flush joins a batch-sized set of keys (an unnest of arrays, a
+// staging table) against a large table by that table's key or one of its indexes. During a bulk
+// import the tables grow faster than autovacuum re-analyzes them, and on the stale statistics the
+// planner hashed the whole of trades, wallet_positions, tokens or token_holder_groups once per
+// statement instead: per batch, a scan that grows with the database.
+func keyedJoins(ctx context.Context, tx pgx.Tx) error {
+	// hand-built: planner settings for this transaction, not a query.
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off`); err != nil {
+		return fmt.Errorf("planner settings: %w", err)
+	}
+	return nil
+}

@@ -136,13 +136,8 @@ func writeBuckets(ctx context.Context, tx pgx.Tx, d *bucketDeltas) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	// hand-built: DDL of the per-connection temporary table, which is not in the schema sqlc reads.
-	if _, err := tx.Exec(ctx, bucketStaging); err != nil {
-		return fmt.Errorf("stage buckets: %w", err)
-	}
-	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_buckets"}, bucketColumns, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("copy buckets: %w", err)
+	if err := copyStaged(ctx, tx, bucketStaging, "ingest_buckets", bucketColumns, rows, "buckets"); err != nil {
+		return err
 	}
 	cols := joinCols(bucketColumns)
 	// hand-built: the column list and merge clause are generated from bucketColumns; ingest_buckets is a temporary table.

@@ -85,13 +85,8 @@ func writeGroups(ctx context.Context, tx pgx.Tx, d groupDeltas) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	// hand-built: DDL of the per-connection temporary table, which is not in the schema sqlc reads.
-	if _, err := tx.Exec(ctx, groupStaging); err != nil {
-		return fmt.Errorf("stage holder groups: %w", err)
-	}
-	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_groups"}, groupColumns, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("copy holder groups: %w", err)
+	if err := copyStaged(ctx, tx, groupStaging, "ingest_groups", groupColumns, rows, "holder groups"); err != nil {
+		return err
 	}
 	// hand-built: ingest_groups is a temporary table.
 	if _, err := tx.Exec(ctx, `INSERT INTO token_holder_groups AS g (chain, address, holder_group, holders, holdings)

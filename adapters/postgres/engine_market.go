@@ -114,9 +114,8 @@ func writeMarket(ctx context.Context, tx pgx.Tx, rows [][]any, now time.Time) er
 	if len(rows) == 0 {
 		return nil
 	}
-	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_market"}, marketColumns, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("copy market: %w", err)
+	if err := copyStaged(ctx, tx, "", "ingest_market", marketColumns, rows, "market"); err != nil {
+		return err
 	}
 	var set, vals, olds, news []string
 	for _, c := range marketColumns[2:] {

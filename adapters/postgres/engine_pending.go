@@ -71,6 +71,9 @@ func flushChunkIn(ctx context.Context, tx pgx.Tx, now time.Time) ([]ports.TokenR
 	if _, err := tx.Exec(ctx, tempTables); err != nil {
 		return nil, fmt.Errorf("temp tables: %w", err)
 	}
+	if err := keyedJoins(ctx, tx); err != nil {
+		return nil, err
+	}
 	refs := make([]ports.TokenRef, len(rows))
 	windowed := make(map[ports.TokenRef]bool, len(rows))
 	for i, r := range rows {

@@ -53,9 +53,8 @@ func writeWindows(ctx context.Context, tx pgx.Tx, windows []windowStats, now tim
 			s.Traders, s.BuyVolume, s.SellVolume, s.TotalVolume, s.BuyVolumeInUSD, s.SellVolumeInUSD, s.TotalVolumeInUSD,
 			s.OpenInUSD, s.CloseInUSD, s.HighInUSD, s.LowInUSD, s.PriceChangeRatioInUSD, s.CurrentLiquidityInUSD, end}
 	}
-	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_stats"}, statsColumns, pgx.CopyFromRows(out)); err != nil {
-		return fmt.Errorf("copy stats: %w", err)
+	if err := copyStaged(ctx, tx, "", "ingest_stats", statsColumns, out, "stats"); err != nil {
+		return err
 	}
 	cols := joinCols(statsColumns)
 	set := ""

@@ -103,6 +103,9 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 	if _, err := tx.Exec(ctx, tempTables); err != nil {
 		return ingest.Result{}, nil, fmt.Errorf("temp tables: %w", err)
 	}
+	if err := keyedJoins(ctx, tx); err != nil {
+		return ingest.Result{}, nil, err
+	}
 	a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{},
 		buckets: newBucketDeltas(now), groups: groupDeltas{}}
 	steps := []func(context.Context, ingest.Batch) error{
@@ -437,6 +440,23 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 	return nil
 }
 
+// copyStaged COPYs rows (cols) into the per-connection temporary table; with ddl it first runs
+// ddl, which (re)creates or empties that table. The caller then merges the staged rows into
+// their table with one statement. what names the rows in errors.
+func copyStaged(ctx context.Context, tx pgx.Tx, ddl, table string, cols []string, rows [][]any, what string) error {
+	if ddl != "" {
+		// hand-built: DDL of the per-connection temporary table, which is not in the schema sqlc reads.
+		if _, err := tx.Exec(ctx, ddl); err != nil {
+			return fmt.Errorf("stage %s: %w", what, err)
+		}
+	}
+	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("copy %s: %w", what, err)
+	}
+	return nil
+}
+
 func joinCols(cols []string) string {
 	out := ""
 	for i, c := range cols {
@@ -467,9 +487,8 @@ func (a *applier) snapshots(ctx context.Context, b ingest.Batch) error {
 			s.TokenB.TokenAddress, s.TokenB.Decimals, s.TokenB.VaultAmount.Decimal(), s.TokenB.AmountInNative, s.TokenB.AmountInUSD,
 			s.TokenB.PriceNative, s.TokenB.PriceUSD, s.TVLInNative, s.TVLInUSD}
 	}
-	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
-	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"ingest_snapshots"}, snapshotColumns, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("copy snapshots: %w", err)
+	if err := copyStaged(ctx, a.tx, "", "ingest_snapshots", snapshotColumns, rows, "snapshots"); err != nil {
+		return err
 	}
 	cols := joinCols(snapshotColumns)
 	// hand-built: the column list is generated from snapshotColumns; ingest_snapshots is a temporary table.
@@ -509,8 +528,20 @@ func (a *applier) snapshots(ctx context.Context, b ingest.Batch) error {
 // solPriceUSD is the SOL price of the newest sol trade (its side token is SOL in every sol pool
 // the engine prices), used to express other chains' values in SOL. Zero before any sol trade;
 // any other failure (a broken transaction, a cancelled context) is returned, not swallowed.
+//
+// The newest trade is one step down trades_chain_time_idx, but on the stale statistics of a bulk
+// import the planner preferred a bitmap scan over every sol trade (tens of milliseconds per call,
+// growing with the table), so bitmap scans are off for this one statement.
 func solPriceUSD(ctx context.Context, q pgx.Tx) (decimal.Decimal, error) {
+	// hand-built: planner settings for this statement, not a query.
+	if _, err := q.Exec(ctx, `SET LOCAL enable_bitmapscan = off`); err != nil {
+		return decimal.Zero, fmt.Errorf("read the SOL price: %w", err)
+	}
 	p, err := dbsqlc.New().SolPriceUSD(ctx, q)
+	// hand-built: planner settings, as above.
+	if _, rerr := q.Exec(ctx, `SET LOCAL enable_bitmapscan = on`); rerr != nil && err == nil {
+		return decimal.Zero, fmt.Errorf("read the SOL price: %w", rerr)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return decimal.Zero, nil
 	}

@@ -123,13 +123,8 @@ func writePositions(ctx context.Context, tx pgx.Tx, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	// hand-built: DDL of the per-connection temporary table, which is not in the schema sqlc reads.
-	if _, err := tx.Exec(ctx, positionStaging); err != nil {
-		return fmt.Errorf("stage positions: %w", err)
-	}
-	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ingest_positions"}, positionColumns, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("copy positions: %w", err)
+	if err := copyStaged(ctx, tx, positionStaging, "ingest_positions", positionColumns, rows, "positions"); err != nil {
+		return err
 	}
 	set := make([]string, 0, len(positionColumns))
 	for _, c := range positionColumns[3:] {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -44,8 +45,14 @@ func New(store ports.AccountStore, clock ports.Clock) *Service {
 	return &Service{store: store, clock: clock, random: rand.Read, cache: map[string]cachedKey{}}
 }
 
-// Create makes an account (if missing) and a key for it; the full key is returned once.
+// Create makes an account (if missing) and a key for it with the default rate limit; the full
+// key is returned once.
 func (s *Service) Create(ctx context.Context, accountID, name string, scopes []account.Scope) (string, account.Key, error) {
+	return s.CreateLimited(ctx, accountID, name, scopes, ratelimit.Limit{})
+}
+
+// CreateLimited is Create with the key's own rate limit (the zero Limit: the default).
+func (s *Service) CreateLimited(ctx context.Context, accountID, name string, scopes []account.Scope, limit ratelimit.Limit) (string, account.Key, error) {
 	if accountID == "" {
 		return "", account.Key{}, fault.Missing("account")
 	}
@@ -61,6 +68,7 @@ func (s *Service) Create(ctx context.Context, accountID, name string, scopes []a
 	if err != nil {
 		return "", account.Key{}, err
 	}
+	key.Limit = limit
 	if err := s.store.EnsureAccount(ctx, accountID, accountID); err != nil {
 		return "", account.Key{}, fmt.Errorf("create api key: %w", err)
 	}

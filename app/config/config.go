@@ -43,28 +43,45 @@ type Config struct {
 	SSEHeartbeat        time.Duration // ": ping" comment interval of the job stream
 	SimulateOnDev       bool
 	RefreshInterval     time.Duration
+	// Realtime streams (/connection/websocket).
+	RedisURL            string        // empty: one node, publications stay in the process
+	RedisPrefix         string        // Redis key and channel prefix of the stream broker
+	StreamQueueBytes    int           // each connection's outgoing queue; beyond it the client is closed as slow
+	StreamWriteTimeout  time.Duration // one write to a connection; a client that stops reading is closed
+	StreamChannelLimit  int           // subscriptions per connection
+	StreamCoalesce      time.Duration // the most often a coalesced channel publishes
+	StreamAllowedOrigin string        // comma list of browser origins allowed besides the server's own; "*" any
+	RateLimitPerMinute  int           // each API key's default sustained rate; 0: keys without their own limit are unlimited
+	RateLimitBurst      int           // requests a full bucket allows beyond the per-minute rate
 }
 
 // Load reads the environment.
 func Load() (Config, error) {
 	var errs []string
 	c := Config{
-		DatabaseURL:      str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tokenscope?sslmode=disable"),
-		HTTPAddr:         str("HTTP_ADDR", ":8080"),
-		DexHTTPAddr:      str("DEX_HTTP_ADDR", ":8081"),
-		AdminHTTPAddr:    str("ADMIN_HTTP_ADDR", "127.0.0.1:9091"),
-		WorkerHealthAddr: str("WORKER_HEALTH_ADDR", ":8090"),
-		TemporalAddress:  str("TEMPORAL_ADDRESS", ""),
-		TemporalNS:       str("TEMPORAL_NAMESPACE", "default"),
-		DataDir:          str("DATA_DIR", ".data"),
-		LogLevel:         str("LOG_LEVEL", "info"),
-		LogFormat:        str("LOG_FORMAT", "json"),
-		KYTProviderURL:   str("KYT_PROVIDER_URL", ""),
-		KYTAPIKey:        str("KYT_API_KEY", ""),
-		KYTFlagged:       str("KYT_FLAGGED_ADDRESSES", ""),
-		WebhookAllowed:   str("WEBHOOK_ALLOWED_CIDRS", ""),
-		WebhookRetry:     str("WEBHOOK_RETRY_SCHEDULE", ""),
+		DatabaseURL:         str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tokenscope?sslmode=disable"),
+		HTTPAddr:            str("HTTP_ADDR", ":8080"),
+		DexHTTPAddr:         str("DEX_HTTP_ADDR", ":8081"),
+		AdminHTTPAddr:       str("ADMIN_HTTP_ADDR", "127.0.0.1:9091"),
+		WorkerHealthAddr:    str("WORKER_HEALTH_ADDR", ":8090"),
+		TemporalAddress:     str("TEMPORAL_ADDRESS", ""),
+		TemporalNS:          str("TEMPORAL_NAMESPACE", "default"),
+		DataDir:             str("DATA_DIR", ".data"),
+		LogLevel:            str("LOG_LEVEL", "info"),
+		LogFormat:           str("LOG_FORMAT", "json"),
+		KYTProviderURL:      str("KYT_PROVIDER_URL", ""),
+		KYTAPIKey:           str("KYT_API_KEY", ""),
+		KYTFlagged:          str("KYT_FLAGGED_ADDRESSES", ""),
+		WebhookAllowed:      str("WEBHOOK_ALLOWED_CIDRS", ""),
+		WebhookRetry:        str("WEBHOOK_RETRY_SCHEDULE", ""),
+		RedisURL:            str("REDIS_URL", ""),
+		RedisPrefix:         str("REDIS_PREFIX", "tokenscope"),
+		StreamAllowedOrigin: str("ALLOWED_ORIGINS", ""),
 	}
+	c.StreamQueueBytes = integer("STREAM_QUEUE_BYTES", 1<<20, &errs)
+	c.StreamWriteTimeout = duration("STREAM_WRITE_TIMEOUT", time.Second, &errs)
+	c.StreamChannelLimit = integer("STREAM_CHANNEL_LIMIT", 100, &errs)
+	c.StreamCoalesce = duration("STREAM_COALESCE", 250*time.Millisecond, &errs)
 	c.DBMaxConns = int32(integer("DB_MAX_CONNS", 20, &errs))
 	c.TemporalUIPort = integer("TEMPORAL_UI_PORT", 8233, &errs)
 	c.TemporalPort = integer("TEMPORAL_PORT", 7233, &errs)
@@ -90,6 +107,14 @@ func Load() (Config, error) {
 	c.SSEHeartbeat = duration("SSE_HEARTBEAT", 15*time.Second, &errs)
 	c.RefreshInterval = duration("MARKET_REFRESH_INTERVAL", 2*time.Second, &errs)
 	c.SimulateOnDev = boolean("DEV_SIMULATE", true, &errs)
+	c.RateLimitPerMinute = integer("RATE_LIMIT_PER_MINUTE", 6000, &errs)
+	if c.RateLimitPerMinute < 0 || c.RateLimitPerMinute > 1_000_000_000 {
+		errs = append(errs, "RATE_LIMIT_PER_MINUTE must be between 0 and 1000000000, got "+strconv.Itoa(c.RateLimitPerMinute))
+	}
+	c.RateLimitBurst = integer("RATE_LIMIT_BURST", 3000, &errs)
+	if c.RateLimitBurst < 0 || c.RateLimitBurst > 1_000_000 {
+		errs = append(errs, "RATE_LIMIT_BURST must be between 0 and 1000000, got "+strconv.Itoa(c.RateLimitBurst))
+	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}

@@ -53,6 +53,31 @@ func TestLoadDefaultsAndErrors(t *testing.T) {
 	}
 }
 
+func TestRateLimitSettings(t *testing.T) {
+	t.Setenv("RATE_LIMIT_PER_MINUTE", "")
+	t.Setenv("RATE_LIMIT_BURST", "")
+	t.Setenv("REDIS_URL", "")
+	c, err := config.Load()
+	require.NoError(t, err)
+	assert.Equal(t, 6000, c.RateLimitPerMinute)
+	assert.Equal(t, 3000, c.RateLimitBurst)
+	assert.Empty(t, c.RedisURL, "limits per process unless REDIS_URL is set")
+
+	t.Setenv("RATE_LIMIT_PER_MINUTE", "0")
+	t.Setenv("REDIS_URL", "redis://10.0.0.5:6379/2")
+	c, err = config.Load()
+	require.NoError(t, err)
+	assert.Equal(t, 0, c.RateLimitPerMinute, "0 turns the default limit off")
+	assert.Equal(t, "redis://10.0.0.5:6379/2", c.RedisURL)
+
+	t.Setenv("RATE_LIMIT_PER_MINUTE", "-1")
+	t.Setenv("RATE_LIMIT_BURST", "2000000")
+	_, err = config.Load()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "RATE_LIMIT_PER_MINUTE must be between 0 and")
+	assert.Contains(t, err.Error(), "RATE_LIMIT_BURST must be between 0 and 1000000")
+}
+
 // readmeDefaults reads README.md's configuration table: variable → default cell.
 func readmeDefaults(t *testing.T) map[string]string {
 	t.Helper()

@@ -24,6 +24,8 @@ type Service struct {
 	clock      ports.Clock
 	batchSize  int
 	flushEvery time.Duration
+	// listener hears each commit (nil: nobody listens).
+	listener ports.CommitListener
 }
 
 var _ ports.Ingester = (*Service)(nil)
@@ -34,6 +36,25 @@ func New(store ports.IngestStore, clock ports.Clock, batchSize int) *Service {
 		batchSize = DefaultBatchSize
 	}
 	return &Service{store: store, clock: clock, batchSize: batchSize, flushEvery: FlushInterval}
+}
+
+// WithListener makes the service tell l about every batch it commits and every flush, after
+// the commit (the realtime streams publish from it).
+func (s *Service) WithListener(l ports.CommitListener) *Service {
+	s.listener = l
+	return s
+}
+
+func (s *Service) committed(b domain.Batch) {
+	if s.listener != nil {
+		s.listener.Committed(b)
+	}
+}
+
+func (s *Service) derived() {
+	if s.listener != nil {
+		s.listener.Derived()
+	}
 }
 
 // Ingest validates events and applies them as one batch (all or nothing). An invalid event fails
@@ -47,7 +68,14 @@ func (s *Service) Ingest(ctx context.Context, events []domain.Event) (domain.Res
 	if len(events) == 0 {
 		return domain.Result{}, nil
 	}
-	return s.store.Apply(ctx, domain.NewBatch(events), s.clock.Now())
+	b := domain.NewBatch(events)
+	res, err := s.store.Apply(ctx, b, s.clock.Now())
+	if err != nil {
+		return res, err
+	}
+	s.committed(b)
+	s.derived()
+	return res, nil
 }
 
 // Progress is called after each committed batch of a stream with the running totals.
@@ -104,10 +132,12 @@ func (s *Service) Stream(ctx context.Context, src Source, progress Progress) (do
 			return total, err
 		}
 		total = total.Add(res)
+		s.committed(d.batch)
 		if time.Since(flushed) >= s.flushEvery {
 			if _, err := s.store.Flush(ctx, s.clock.Now()); err != nil {
 				return total, err
 			}
+			s.derived()
 			flushed = time.Now()
 		}
 		if progress != nil {
@@ -117,14 +147,19 @@ func (s *Service) Stream(ctx context.Context, src Source, progress Progress) (do
 	if err := ctx.Err(); err != nil {
 		return total, err
 	}
-	_, err := s.store.Flush(ctx, s.clock.Now())
-	return total, err
+	if _, err := s.store.Flush(ctx, s.clock.Now()); err != nil {
+		return total, err
+	}
+	s.derived()
+	return total, nil
 }
 
 // flushAfter derives what the committed batches left pending before returning the error that
 // stopped the stream (a failed flush is left to the next one; the stream's error is returned).
 func (s *Service) flushAfter(ctx context.Context, cause error) error {
-	_, _ = s.store.Flush(ctx, s.clock.Now())
+	if _, err := s.store.Flush(ctx, s.clock.Now()); err == nil {
+		s.derived()
+	}
 	return cause
 }
 

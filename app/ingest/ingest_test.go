@@ -120,3 +120,32 @@ func TestStreamStopsAtAFailedBatch(t *testing.T) {
 	assert.Equal(t, [][]string{{"a", "b"}}, store.batches)
 	assert.Equal(t, 2, res.Inserted)
 }
+
+// listener records what the service told it, into the store's call list so the order against
+// the store's calls shows.
+type listener struct{ store *recordingStore }
+
+func (l listener) Committed(b ingest.Batch) {
+	l.store.calls = append(l.store.calls, "committed "+b.Labels[0].Wallet)
+}
+func (l listener) Derived() { l.store.calls = append(l.store.calls, "derived") }
+
+// TestListenerHearsOnlyCommittedBatches: the listener hears each batch after its commit and
+// each flush after it, and never a batch whose commit failed.
+func TestListenerHearsOnlyCommittedBatches(t *testing.T) {
+	store := &recordingStore{failAt: 2}
+	svc := appingest.New(store, clock{}, 2).WithListener(listener{store})
+	_, err := svc.Stream(context.Background(), &source{events: labels("a", "b", "c", "d")}, nil)
+	require.Error(t, err)
+	assert.Equal(t, []string{"pending", "committed a", "pending"}, store.calls, "the failed second batch is not heard")
+
+	store = &recordingStore{failAt: 1}
+	svc = appingest.New(store, clock{}, 0).WithListener(listener{store})
+	_, err = svc.Ingest(context.Background(), labels("x"))
+	require.Error(t, err)
+	assert.Equal(t, []string{"apply"}, store.calls, "a failed apply is not heard")
+	store.failAt = 0
+	_, err = svc.Ingest(context.Background(), labels("y"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"apply", "apply", "committed y", "derived"}, store.calls)
+}

@@ -133,7 +133,7 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, args []str
 		api := wire.LocalURL(cfg.HTTPAddr)
 		fmt.Printf(`
 tokenscope is running (Ctrl-C stops everything)
-  API           %s
+  API           %s   (reference: %s/docs, OpenAPI: %s/openapi.json)
   DEX API       %s   (multi-token detail: /v1/token/{chain}/multi, /v2/token/{chain}/multi)
   Metrics       %s/metrics
   Temporal      %s   (namespace %s)
@@ -143,7 +143,7 @@ tokenscope is running (Ctrl-C stops everything)
 try:
   curl -H "Authorization: Bearer $(cat %s)" "%s/v2/token/search?q=a"
 
-`, api, wire.LocalURL(cfg.DexHTTPAddr), wire.LocalURL(cfg.AdminHTTPAddr), temporalAddr, cfg.TemporalNS, orNone(uiURL), keyFile, keyFile, api)
+`, api, api, api, wire.LocalURL(cfg.DexHTTPAddr), wire.LocalURL(cfg.AdminHTTPAddr), temporalAddr, cfg.TemporalNS, orNone(uiURL), keyFile, keyFile, api)
 	})
 }
 

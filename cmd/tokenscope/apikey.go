@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 )
 
 func init() {
@@ -29,6 +31,8 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	accountID := fs.String("account", "", "account the key belongs to (create; filter for list)")
 	name := fs.String("name", "", "a label for the key (create)")
 	scopes := fs.String("scopes", "read,kyt,webhook,ingest", "comma-separated scopes: read, kyt, webhook, ingest (create)")
+	rate := fs.Int("rate", 0, "this key's rate limit in requests per minute (create; default RATE_LIMIT_PER_MINUTE)")
+	burst := fs.Int("burst", -1, "requests a full bucket allows beyond --rate (create; default RATE_LIMIT_BURST)")
 	if err := fs.Parse(rest); err != nil {
 		return err
 	}
@@ -47,11 +51,16 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		if err != nil {
 			return err
 		}
-		full, key, err := rt.App.Keys.Create(ctx, *accountID, *name, sc)
+		limit, err := keyLimit(cfg, *rate, *burst)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "created key %s for account %s with scopes %s; it is shown only once:\n", key.Prefix, key.AccountID, joinScopes(key.Scopes))
+		full, key, err := rt.App.Keys.CreateLimited(ctx, *accountID, *name, sc, limit)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "created key %s for account %s with scopes %s, rate limit %s; it is shown only once:\n",
+			key.Prefix, key.AccountID, joinScopes(key.Scopes), showLimit(key.Limit))
 		fmt.Println(full)
 		return nil
 	case "list":
@@ -60,13 +69,14 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 			return err
 		}
 		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "PREFIX\tACCOUNT\tNAME\tSCOPES\tCREATED\tSTATE")
+		fmt.Fprintln(tw, "PREFIX\tACCOUNT\tNAME\tSCOPES\tRATE LIMIT\tCREATED\tSTATE")
 		for _, k := range keys {
 			state := "active"
 			if !k.Active() {
 				state = "revoked " + k.RevokedAt.UTC().Format(time.RFC3339)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.Prefix, k.AccountID, k.Name, joinScopes(k.Scopes), k.CreatedAt.UTC().Format(time.RFC3339), state)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Prefix, k.AccountID, k.Name, joinScopes(k.Scopes), showLimit(k.Limit),
+				k.CreatedAt.UTC().Format(time.RFC3339), state)
 		}
 		return tw.Flush()
 	case "revoke":
@@ -81,6 +91,28 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	default:
 		return fault.InvalidParam("subcommand", sub, "create", "list", "revoke")
 	}
+}
+
+// keyLimit is the limit `apikey create` stores: none without --rate or --burst (the key follows
+// the default, even when it changes later); a --burst alone keeps the default rate.
+func keyLimit(cfg config.Config, rate, burst int) (ratelimit.Limit, error) {
+	if rate == 0 && burst < 0 {
+		return ratelimit.Limit{}, nil
+	}
+	if rate == 0 {
+		rate = cfg.RateLimitPerMinute
+	}
+	if burst < 0 {
+		burst = cfg.RateLimitBurst
+	}
+	return ratelimit.New("rate", rate, burst)
+}
+
+func showLimit(l ratelimit.Limit) string {
+	if l.IsZero() {
+		return "default"
+	}
+	return strconv.Itoa(l.PerMinute) + "/min+" + strconv.Itoa(l.Burst)
 }
 
 func joinScopes(s []account.Scope) string {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,10 +18,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func loadCompose(t *testing.T) *types.Project {
+// loadCompose loads the file with the given profiles active (none: what `docker compose up` runs).
+func loadCompose(t *testing.T, profiles ...string) *types.Project {
 	t.Helper()
 	opts, err := cli.NewProjectOptions([]string{filepath.Join("..", "..", "docker-compose.yml")},
-		cli.WithName("tokenscope"), cli.WithWorkingDirectory(filepath.Join("..", "..")))
+		cli.WithName("tokenscope"), cli.WithWorkingDirectory(filepath.Join("..", "..")), cli.WithProfiles(profiles))
 	require.NoError(t, err)
 	p, err := opts.LoadProject(context.Background())
 	require.NoError(t, err, "docker-compose.yml must load under the Compose specification")
@@ -29,7 +31,7 @@ func loadCompose(t *testing.T) *types.Project {
 
 func TestComposeServices(t *testing.T) {
 	p := loadCompose(t)
-	want := []string{"api", "migrate", "postgres", "temporal", "temporal-ui", "worker"}
+	want := []string{"api", "migrate", "postgres", "redis", "temporal", "temporal-ui", "worker"}
 	assert.ElementsMatch(t, want, p.ServiceNames())
 
 	pg := p.Services["postgres"]
@@ -90,6 +92,52 @@ func TestComposeServices(t *testing.T) {
 	assert.Contains(t, strings.Join(api.HealthCheck.Test, " "), ":8080/readyz")
 	assert.Contains(t, strings.Join(p.Services["worker"].HealthCheck.Test, " "), ":8090/readyz")
 	assert.Equal(t, ":8090", *p.Services["worker"].Environment["WORKER_HEALTH_ADDR"])
+}
+
+// TestComposeRedis: the API limits per key in Redis, shared by its replicas.
+func TestComposeRedis(t *testing.T) {
+	p := loadCompose(t)
+	r := p.Services["redis"]
+	assert.Regexp(t, `^redis:\d+$`, r.Image, "redis pinned to a major version")
+	require.NotNil(t, r.HealthCheck)
+	assert.Contains(t, strings.Join(r.HealthCheck.Test, " "), "redis-cli ping")
+	api := p.Services["api"]
+	require.NotNil(t, api.Environment["REDIS_URL"])
+	assert.Contains(t, *api.Environment["REDIS_URL"], "redis://redis:6379")
+	assert.Equal(t, "service_healthy", api.DependsOn["redis"].Condition, "the API is unready without Redis anyway")
+}
+
+// TestComposeDemoProfile: `docker compose --profile demo up` adds the simulator, which runs
+// `tokenscope simulate` live into the database the API serves once the API and a worker are
+// healthy; a plain `docker compose up` leaves it out.
+func TestComposeDemoProfile(t *testing.T) {
+	plain := loadCompose(t)
+	assert.NotContains(t, plain.ServiceNames(), "simulator")
+	assert.Contains(t, plain.DisabledServices, "simulator", "declared, but only under its profile")
+
+	p := loadCompose(t, "demo")
+	require.Contains(t, p.ServiceNames(), "simulator")
+	sim := p.Services["simulator"]
+	assert.Equal(t, []string{"demo"}, sim.Profiles)
+	require.NotNil(t, sim.Build, "built from the repository like the other tokenscope services")
+	assert.Equal(t, "Dockerfile", filepath.Base(sim.Build.Dockerfile))
+	require.GreaterOrEqual(t, len(sim.Command), 1)
+	assert.Equal(t, "simulate", sim.Command[0])
+	_, ok := commands["simulate"]
+	assert.True(t, ok, "`tokenscope simulate` is a registered subcommand")
+	live := -1
+	for i, a := range sim.Command {
+		if a == "--live" && i+1 < len(sim.Command) {
+			live, _ = strconv.Atoi(sim.Command[i+1])
+		}
+	}
+	assert.Positive(t, live, "it keeps trading (--live N), so the market moves")
+	assert.Contains(t, *sim.Environment["DATABASE_URL"], "@postgres:5432/", "the database the API serves")
+	for _, dep := range []string{"api", "worker"} {
+		assert.Equal(t, "service_healthy", sim.DependsOn[dep].Condition, "the simulator waits for %s", dep)
+	}
+	// The profile adds the simulator and nothing else.
+	assert.ElementsMatch(t, append(plain.ServiceNames(), "simulator"), p.ServiceNames())
 }
 
 func TestDockerfileBuildsAStaticBinary(t *testing.T) {

@@ -29,6 +29,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/config"
 	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/account"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 	"github.com/tokenscope/tokenscope/workflows"
 )
 
@@ -87,6 +88,10 @@ func testConfig(t *testing.T) config.Config {
 	cfg.WebhookAllowed = "127.0.0.0/8"
 	cfg.ShutdownTimeout = 5 * time.Second
 	cfg.TemporalNS = sharedTemporal().GetDefaultNamespace()
+	// Rate limits stay on (every response carries the headers) with a default no test reaches;
+	// the in-process limiter unless a test sets REDIS_URL (e2e_ratelimit_test.go).
+	cfg.RedisURL = ""
+	cfg.RateLimitPerMinute, cfg.RateLimitBurst = ratelimit.MaxPerMinute, ratelimit.MaxBurst
 	return cfg
 }
 
@@ -305,5 +310,6 @@ func (e *env) doURL(t *testing.T, method, url string, body any, headers ...strin
 	defer res.Body.Close()
 	raw, err := io.ReadAll(res.Body)
 	require.NoError(t, err)
+	e.checkAgainstSpec(t, req, res.StatusCode, res.Header, raw)
 	return resp{Status: res.StatusCode, Header: res.Header, Body: raw}
 }

@@ -5,19 +5,23 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strconv"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/app/config"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/cmd/internal/progress"
 	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/ports"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 func init() {
@@ -43,7 +47,7 @@ func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		}
 		clock = fixedClock{t}
 	}
-	var in io.Reader = os.Stdin
+	in := os.Stdin
 	if name := fs.Arg(0); name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
@@ -58,15 +62,38 @@ func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	}
 	defer pool.Close()
 	svc := appingest.New(postgres.NewIngestStore(pool), clock, *batch).WithFlushInterval(*flushEvery)
+	stopStreams, err := startIngestStreams(ctx, cfg, log, pool, svc)
+	if err != nil {
+		return err
+	}
+	defer stopStreams()
+	meter := importMeter(in)
 	start := time.Now()
-	res, err := svc.Stream(ctx, ndjson.NewDecoder(bufio.NewReaderSize(in, 1<<20)), func(total ingest.Result) {
+	res, err := svc.Stream(ctx, ndjson.NewDecoder(bufio.NewReaderSize(meter.Reader(in), 1<<20)), func(total ingest.Result) {
+		meter.SetEvents(int64(total.Events))
 		log.Debug("batch committed", "events", total.Events, "trades", total.Trades)
 	})
 	elapsed := time.Since(start)
+	meter.SetEvents(int64(res.Events))
+	meter.Finish(int64(res.Trades), err != nil)
 	fmt.Printf("events=%d inserted=%d skipped=%d trades=%d rederived=%d seconds=%.3f trades_per_second=%d\n",
 		res.Events, res.Inserted, res.Skipped, res.Trades, res.Rederived, elapsed.Seconds(),
 		int64(res.Trades)*int64(time.Second)/max(int64(elapsed), 1))
 	return err
+}
+
+// importMeter is the progress display on stderr when stderr is a terminal (nil otherwise: a
+// log file or CI gets nothing but the summary on stdout). Four redraws a second at most; the
+// total is known when the input is a regular file (a file argument, or stdin redirected from one).
+func importMeter(in *os.File) *progress.Meter {
+	if !term.IsTerminal(int(os.Stderr.Fd())) {
+		return nil
+	}
+	var total int64
+	if st, err := in.Stat(); err == nil && st.Mode().IsRegular() {
+		total = st.Size()
+	}
+	return progress.Start(os.Stderr, total, 250*time.Millisecond)
 }
 
 // fixedClock is the clock of an import run with --at: every batch derives as of that time.
@@ -84,4 +111,19 @@ func parseAt(s string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("--at %q: want an RFC 3339 time or Unix milliseconds", s)
 	}
 	return t, nil
+}
+
+// startIngestStreams makes a process that ingests without serving (import, simulate) publish
+// what it commits: with REDIS_URL its trades and flushes reach the API nodes' stream
+// subscribers; without it, nothing (the subscribers are in other processes). stop publishes
+// what is queued and closes the node.
+func startIngestStreams(ctx context.Context, cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, svc *appingest.Service) (stop func(), err error) {
+	streams, err := wire.ImportStreams(cfg, log, pool, svc)
+	if err != nil || streams == nil {
+		return func() {}, err
+	}
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() { done <- streams.Run(sctx) }()
+	return func() { cancel(); <-done }, nil
 }

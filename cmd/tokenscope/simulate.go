@@ -69,7 +69,15 @@ func runSimulate(ctx context.Context, cfg config.Config, log *slog.Logger, args 
 		return err
 	}
 	defer pool.Close()
-	sink := &simulate.IngestSink{Ingester: appingest.New(postgres.NewIngestStore(pool), wire.SystemClock{}, 0)}
+	svc := appingest.New(postgres.NewIngestStore(pool), wire.SystemClock{}, 0)
+	// With REDIS_URL the simulated market reaches the API nodes' stream subscribers (the
+	// compose demo profile's live page).
+	stopStreams, err := startIngestStreams(ctx, cfg, log, pool, svc)
+	if err != nil {
+		return err
+	}
+	defer stopStreams()
+	sink := &simulate.IngestSink{Ingester: svc}
 	if *trades > 0 {
 		start := time.Now()
 		if err := sim.Backfill(ctx, sink); err != nil {

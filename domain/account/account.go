@@ -1,6 +1,7 @@
 // Package account models who calls the API: accounts, their API keys and the scopes a key
 // grants. Key material is generated from caller-supplied random bytes so the package stays
-// pure; only a SHA-256 of a key is ever stored. Standard library and domain/fault only.
+// pure; only a SHA-256 of a key is ever stored. Standard library, domain/fault, domain/text and
+// domain/ratelimit only.
 package account
 
 import (
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 	"github.com/tokenscope/tokenscope/domain/text"
 )
 
@@ -69,6 +71,8 @@ type Principal struct {
 	AccountID string
 	KeyID     string
 	Scopes    []Scope
+	// Limit is the key's own rate limit; zero means the process default.
+	Limit ratelimit.Limit
 }
 
 // Has reports whether the principal holds scope s.
@@ -100,6 +104,7 @@ type Key struct {
 	CreatedAt  time.Time
 	RevokedAt  *time.Time
 	LastUsedAt *time.Time
+	Limit      ratelimit.Limit // zero: the process default
 }
 
 // NewKey builds a key from id bytes (public, 4+ bytes) and secret bytes (MinRandomBytes+).
@@ -153,5 +158,5 @@ func (k Key) Authenticate(full string) (Principal, error) {
 	if !k.Active() || !k.Matches(full) {
 		return Principal{}, fault.Unauthorized("invalid API key")
 	}
-	return Principal{AccountID: k.AccountID, KeyID: k.ID, Scopes: k.Scopes}, nil
+	return Principal{AccountID: k.AccountID, KeyID: k.ID, Scopes: k.Scopes, Limit: k.Limit}, nil
 }

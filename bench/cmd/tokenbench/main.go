@@ -70,7 +70,7 @@ var scales = map[string]scale{
 // groups are the row groups -only selects by name (next to read operations by number); the fills
 // (and so the import rows' figures) always run, except for deliveries alone, which run on an empty
 // database.
-var groups = []string{"reads", "growth", "kyt", "jobs", "webhooks", "deliveries", "import", "live"}
+var groups = []string{"reads", "growth", "kyt", "jobs", "webhooks", "deliveries", "import", "live", "candles", "streams"}
 
 func main() {
 	scaleName := flag.String("scale", envOr("BENCH_SCALE", "small"), "smoke, small or large")
@@ -401,6 +401,9 @@ func run(ctx context.Context, sc scale, o options) int {
 		if o.want("live") {
 			rows = append(rows, b.liveRows(ctx, t1, liveFill{fill: fill1, end: end}, sc.liveRate, sc.liveDuration, "1×")...)
 		}
+		if o.want("streams") {
+			rows = append(rows, b.streamRows(ctx, liveFill{fill: fill1, end: end}, sc.liveDuration, "1×")...)
+		}
 		if o.want("import") {
 			rows = append(rows, ingest1)
 		}
@@ -441,6 +444,9 @@ func run(ctx context.Context, sc scale, o options) int {
 		rows = b.otherRows(ctx, o, t10, "10×")
 		if o.want("live") {
 			rows = append(rows, b.liveRows(ctx, t10, liveFill{fill: fill2, end: end}, sc.liveRate, sc.liveDuration, "10×")...)
+		}
+		if o.want("streams") {
+			rows = append(rows, b.streamRows(ctx, liveFill{fill: fill2, end: end}, sc.liveDuration, "10×")...)
 		}
 		if o.want("import") {
 			rows = append(rows, ingest1, ingest2)
@@ -510,6 +516,9 @@ func (b *bench) otherRows(ctx context.Context, o options, t targets, data string
 	}
 	if o.want("webhooks") {
 		rows = append(rows, b.webhookRows(ctx)...)
+	}
+	if o.want("candles") {
+		rows = append(rows, b.readRows(ctx, b.candleOps(t), data)...)
 	}
 	if o.want("deliveries") {
 		rows = append(rows, b.webhookDeliveryRows(ctx)...)

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tokenscope/tokenscope/adapters/httpapi"
+	adapterstream "github.com/tokenscope/tokenscope/adapters/stream"
 	"github.com/tokenscope/tokenscope/app/config"
 )
 
@@ -48,13 +49,28 @@ func (l Listeners) Close() {
 // ready, when not nil, is called once every listener accepts connections. The market's read
 // cache follows the writers (Runtime.Versions) for as long.
 func ServeHTTP(ctx context.Context, rt *Runtime, lns Listeners, ready func()) error {
-	deps := httpDeps(rt)
+	deps, closeDeps, err := httpDeps(rt)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	// The stream endpoint shares the main and dex listeners (adapters/stream.Split).
+	streams, err := NewStreams(rt.Cfg, rt.Log, rt.App.Keys, rt.App.Market, rt.App.Candles, rt.App.Ingest, rt.Clock, rt.Registry)
+	if err != nil {
+		return err
+	}
+	mainLn, mainWS := adapterstream.Split(lns.Main)
+	dexLn, dexWS := adapterstream.Split(lns.Dex)
 	apps := []struct {
 		app *fiber.App
 		ln  net.Listener
-	}{{httpapi.New(deps), lns.Main}, {httpapi.NewDex(deps), lns.Dex}, {httpapi.NewAdmin(deps), lns.Admin}}
+	}{{httpapi.New(deps), mainLn}, {httpapi.NewDex(deps), dexLn}, {httpapi.NewAdmin(deps), lns.Admin}}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { rt.Versions.Run(gctx); return nil })
+	g.Go(func() error { return streams.Run(gctx) })
+	for _, ln := range []net.Listener{mainWS, dexWS} {
+		g.Go(func() error { return streams.Server.Serve(gctx, ln) })
+	}
 	for _, a := range apps {
 		g.Go(func() error { return a.app.Listener(a.ln) })
 	}
@@ -72,7 +88,7 @@ func ServeHTTP(ctx context.Context, rt *Runtime, lns Listeners, ready func()) er
 		}
 		return errors.Join(errs...)
 	})
-	err := g.Wait()
+	err = g.Wait()
 	if ctx.Err() != nil {
 		return nil
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/temporal"
 	"github.com/tokenscope/tokenscope/app"
 	"github.com/tokenscope/tokenscope/app/apikey"
+	appcandle "github.com/tokenscope/tokenscope/app/candle"
 	"github.com/tokenscope/tokenscope/app/config"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/market"
@@ -102,9 +103,10 @@ func NewRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc clie
 // buildApplication constructs every use case over real adapters. Each area adds its line.
 func buildApplication(rt *Runtime) *app.Application {
 	a := &app.Application{
-		Keys:   apikey.New(postgres.NewAccountStore(rt.Pool), rt.Clock),
-		Ingest: appingest.New(postgres.NewIngestStore(rt.Pool), rt.Clock, 0),
-		Market: market.New(postgres.NewMarketReader(rt.Pool), market.WithCache(rt.Versions)),
+		Keys:    apikey.New(postgres.NewAccountStore(rt.Pool), rt.Clock),
+		Ingest:  appingest.New(postgres.NewIngestStore(rt.Pool), rt.Clock, 0),
+		Market:  market.New(postgres.NewMarketReader(rt.Pool), market.WithCache(rt.Versions)),
+		Candles: appcandle.New(postgres.NewCandleStore(rt.Pool), rt.Clock),
 	}
 	buildWorkflowAreas(rt, a)
 	return a
@@ -162,12 +164,17 @@ func StartWorkflowProbe(ctx context.Context, rt *Runtime) (stop func()) {
 }
 
 // httpDeps builds what the HTTP adapter needs; call it once per runtime (it registers metrics).
-func httpDeps(rt *Runtime) httpapi.Deps {
-	return httpapi.Deps{
-		App: rt.App, Auth: rt.App.Keys, Checks: ReadinessChecks(rt), Log: rt.Log,
-		Registry: rt.Registry, Metrics: httpapi.NewMetrics(rt.Registry), RequestTimeout: rt.Cfg.RequestTimeout,
-		ReadTimeout: rt.Cfg.HTTPReadTimeout, IngestIdleTimeout: rt.Cfg.IngestIdleTimeout,
+// release closes the rate limiter's Redis client.
+func httpDeps(rt *Runtime) (d httpapi.Deps, release func(), err error) {
+	rl, limiterChecks, release, err := rateLimit(rt.Cfg, rt.Log)
+	if err != nil {
+		return httpapi.Deps{}, release, err
 	}
+	return httpapi.Deps{
+		App: rt.App, Auth: rt.App.Keys, Checks: append(ReadinessChecks(rt), limiterChecks...), Log: rt.Log,
+		Registry: rt.Registry, Metrics: httpapi.NewMetrics(rt.Registry), RequestTimeout: rt.Cfg.RequestTimeout,
+		ReadTimeout: rt.Cfg.HTTPReadTimeout, IngestIdleTimeout: rt.Cfg.IngestIdleTimeout, RateLimit: rl,
+	}, release, nil
 }
 
 // NewWorker builds a worker on the one task queue with every workflow registered.

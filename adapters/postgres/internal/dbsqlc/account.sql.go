@@ -11,18 +11,20 @@ import (
 )
 
 const CreateAPIKey = `-- name: CreateAPIKey :exec
-INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes, created_at, rate_per_minute, rate_burst)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 `
 
 type CreateAPIKeyParams struct {
-	ID        string
-	AccountID string
-	Name      string
-	Prefix    string
-	KeyHash   []byte
-	Scopes    []string
-	CreatedAt time.Time
+	ID            string
+	AccountID     string
+	Name          string
+	Prefix        string
+	KeyHash       []byte
+	Scopes        []string
+	CreatedAt     time.Time
+	RatePerMinute *int32
+	RateBurst     *int32
 }
 
 func (q *Queries) CreateAPIKey(ctx context.Context, db DBTX, arg CreateAPIKeyParams) error {
@@ -34,6 +36,8 @@ func (q *Queries) CreateAPIKey(ctx context.Context, db DBTX, arg CreateAPIKeyPar
 		arg.KeyHash,
 		arg.Scopes,
 		arg.CreatedAt,
+		arg.RatePerMinute,
+		arg.RateBurst,
 	)
 	return err
 }
@@ -54,7 +58,7 @@ func (q *Queries) CreateAccount(ctx context.Context, db DBTX, arg CreateAccountP
 }
 
 const GetAPIKeyByPrefix = `-- name: GetAPIKeyByPrefix :one
-SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at
+SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at, rate_per_minute, rate_burst
 FROM api_keys WHERE prefix = $1
 `
 
@@ -71,12 +75,14 @@ func (q *Queries) GetAPIKeyByPrefix(ctx context.Context, db DBTX, prefix string)
 		&i.CreatedAt,
 		&i.RevokedAt,
 		&i.LastUsedAt,
+		&i.RatePerMinute,
+		&i.RateBurst,
 	)
 	return i, err
 }
 
 const ListAPIKeys = `-- name: ListAPIKeys :many
-SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at
+SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at, rate_per_minute, rate_burst
 FROM api_keys
 WHERE ($1::text IS NULL OR account_id = $1::text)
 ORDER BY created_at, id
@@ -101,6 +107,8 @@ func (q *Queries) ListAPIKeys(ctx context.Context, db DBTX, accountID *string) (
 			&i.CreatedAt,
 			&i.RevokedAt,
 			&i.LastUsedAt,
+			&i.RatePerMinute,
+			&i.RateBurst,
 		); err != nil {
 			return nil, err
 		}

@@ -17,15 +17,17 @@ type Account struct {
 }
 
 type ApiKey struct {
-	ID         string
-	AccountID  string
-	Name       string
-	Prefix     string
-	KeyHash    []byte
-	Scopes     []string
-	CreatedAt  time.Time
-	RevokedAt  *time.Time
-	LastUsedAt *time.Time
+	ID            string
+	AccountID     string
+	Name          string
+	Prefix        string
+	KeyHash       []byte
+	Scopes        []string
+	CreatedAt     time.Time
+	RevokedAt     *time.Time
+	LastUsedAt    *time.Time
+	RatePerMinute *int32
+	RateBurst     *int32
 }
 
 type HotRanking struct {

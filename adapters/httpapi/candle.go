@@ -1,0 +1,90 @@
+package httpapi
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	appcandle "github.com/tokenscope/tokenscope/app/candle"
+	"github.com/tokenscope/tokenscope/domain/candle"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/page"
+)
+
+// tokenCandles is GET /v2/token/{chain}/{tokenAddress}/candles.
+func (h *handlers) tokenCandles(c *fiber.Ctx) error {
+	return h.candles(c, candle.Token, "tokenAddress")
+}
+
+// poolCandles is GET /v2/token/{chain}/pool/{poolAddress}/candles.
+func (h *handlers) poolCandles(c *fiber.Ctx) error {
+	return h.candles(c, candle.Pool, "poolAddress")
+}
+
+// pairCandles is GET /v2/token/{chain}/pair/{pair}/candles (TOKEN_A-TOKEN_B, sorted here).
+func (h *handlers) pairCandles(c *fiber.Ctx) error {
+	return h.candles(c, candle.Pair, "pair")
+}
+
+// candles parses the reference's parameters (resolution, priceType, from, to, limit) and
+// answers a bare array of TokenCandle objects, oldest first. limit=1 without from and to is
+// the current candle.
+func (h *handlers) candles(c *fiber.Ctx, kind candle.Kind, param string) error {
+	ch, err := chain.Parse("chain", c.Params("chain"))
+	if err != nil {
+		return err
+	}
+	subj := candle.Subject{Kind: kind, Chain: ch, Address: c.Params(param)}
+	if kind == candle.Pair {
+		if subj, err = candle.ParsePair(param, ch, subj.Address); err != nil {
+			return err
+		}
+	}
+	q := appcandle.Query{Subject: subj}
+	if q.Res, err = candle.ParseResolution("resolution", queryString(c, "resolution")); err != nil {
+		return err
+	}
+	if q.Price, err = candle.ParsePriceType("priceType", queryString(c, "priceType")); err != nil {
+		return err
+	}
+	if q.From, err = secondsOrMillis(c, "from", false); err != nil {
+		return err
+	}
+	if q.To, err = secondsOrMillis(c, "to", true); err != nil {
+		return err
+	}
+	if q.From != nil && q.To != nil && *q.From > *q.To {
+		return fault.Invalid("from", queryString(c, "from"), "must not be after to").WithCode(fault.CodeInvalidTimestamp)
+	}
+	if q.Limit, err = page.ParseLimit(queryString(c, "limit"), candle.DefaultLimit, candle.MaxLimit); err != nil {
+		return err
+	}
+	list, err := h.app.Candles.Candles(c.UserContext(), q)
+	if err != nil {
+		return err
+	}
+	return sendBody(c, func(b []byte) []byte { return appendArray(b, list, appendCandle) })
+}
+
+// appendCandle writes one TokenCandle: prices and volumes as decimal strings, timestamp (the
+// interval's start, Unix ms) and trades as integers.
+func appendCandle(k *candle.Candle, b []byte) []byte {
+	b = append(b, `{"open":`...)
+	b = appendDecimal(b, k.Open)
+	b = append(b, `,"high":`...)
+	b = appendDecimal(b, k.High)
+	b = append(b, `,"low":`...)
+	b = appendDecimal(b, k.Low)
+	b = append(b, `,"close":`...)
+	b = appendDecimal(b, k.Close)
+	b = append(b, `,"volume":`...)
+	b = appendDecimal(b, k.Volume)
+	b = append(b, `,"timestamp":`...)
+	b = strconv.AppendInt(b, k.Start, 10)
+	b = append(b, `,"trades":`...)
+	b = strconv.AppendInt(b, k.Trades, 10)
+	b = append(b, `,"volumeInTokenAmount":`...)
+	b = appendDecimal(b, k.VolumeInToken)
+	return append(b, '}')
+}

@@ -1,0 +1,80 @@
+package httpapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"strings"
+	"sync"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// GET /docs is the API reference page: Scalar's API reference (npm @scalar/api-reference,
+// version in docsui/package.json, bundle refreshed by docsui/refresh.sh) rendering
+// /openapi.json, with its "test request" client calling this same address. Everything comes
+// from this binary: the bundle is embedded and served at /docs/scalar.js, the page turns off
+// the web fonts Scalar would load from its CDN, its telemetry and its AI agent, and no proxy is
+// configured (the page calls its own origin).
+
+//go:embed docsui/scalar-standalone.js
+var scalarBundle []byte
+
+// docsAssetPath is the bundle's address: a static file of the page, not an API operation, so
+// the OpenAPI document leaves it out (undocumentedRoutes).
+const docsAssetPath = "/docs/scalar.js"
+
+// undocumentedRoutes are routes of the main address the document deliberately does not list.
+var undocumentedRoutes = []string{"GET " + docsAssetPath, "GET " + liveAssetPath}
+
+const docsHTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>tokenscope API reference</title>
+</head>
+<body>
+<div id="app"></div>
+<script src="` + docsAssetPath + `"></script>
+<script>
+Scalar.createApiReference('#app', {
+  url: '/openapi.json',
+  withDefaultFonts: false,
+  telemetry: false,
+  agent: { disabled: true },
+  showDeveloperTools: 'never',
+  defaultOpenAllTags: true,
+  persistAuth: false,
+  authentication: { preferredSecurityScheme: 'bearerAuth' },
+});
+</script>
+</body>
+</html>
+`
+
+func docsPage(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	return c.SendString(docsHTML)
+}
+
+// scalarGzip is the bundle gzipped once, for the clients that accept it (about a quarter of the size).
+var scalarGzip = sync.OnceValue(func() []byte {
+	var b bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	_, _ = w.Write(scalarBundle)
+	_ = w.Close()
+	return b.Bytes()
+})
+
+func docsAsset(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderContentType, "text/javascript; charset=utf-8")
+	c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
+	c.Vary(fiber.HeaderAcceptEncoding)
+	if strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
+		c.Set(fiber.HeaderContentEncoding, "gzip")
+		return c.Send(scalarGzip())
+	}
+	return c.Send(scalarBundle)
+}

@@ -1,0 +1,226 @@
+package stream_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/app/stream"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+func TestParse(t *testing.T) {
+	for name, want := range map[string]stream.Channel{
+		"dex-trade:sol_Tok":                                     {Chain: chain.Sol, Address: "Tok"},
+		"dex-new-token:bsc":                                     {Chain: chain.Bsc},
+		"dex-candle-in-native:eth_0xabc_1M":                     {Chain: chain.Eth, Address: "0xabc", Resolution: "1M"},
+		"dex-pair-candle:sol_A-B_15s":                           {Chain: chain.Sol, Address: "A-B", Resolution: "15s"},
+		"dex-ranking-token-general_stat_num-list:sol_us_stocks": {Chain: chain.Sol, Board: "us_stocks"},
+		"dex-ranking-list:sol_new_pump_fun":                     {Chain: chain.Sol, Board: "new", Dex: "pump_fun"},
+		"dex-ranking-token-bounding-curve-list:sol_new":         {Chain: chain.Sol, Board: "new"},
+	} {
+		got, err := stream.Parse(name)
+		require.NoError(t, err, name)
+		assert.Equal(t, want.Chain, got.Chain, name)
+		assert.Equal(t, want.Address, got.Address, name)
+		assert.Equal(t, want.Resolution, got.Resolution, name)
+		assert.Equal(t, want.Board, got.Board, name)
+		assert.Equal(t, want.Dex, got.Dex, name)
+	}
+	for _, bad := range []string{"dex-trade", "dex-trade:sol", "dex-trade:doge_Tok", "pred:evt:x:act", "dex-new-token:sol_x",
+		"dex-candle:sol_Tok_2m", "dex-candle:sol_Tok", "dex-ranking-list:sol_hot", "dex-ranking-token-bounding-curve-list:sol_trending"} {
+		_, err := stream.Parse(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+// hub records what the publisher sends.
+type hub struct {
+	mu        sync.Mutex
+	reach     map[string]bool
+	local     []string
+	published map[string][][]byte
+	delivered map[string][][]byte
+	announced [][]byte
+	// tags are the last publication's tags per channel.
+	tags map[string]map[string]string
+}
+
+func newHub(local ...string) *hub {
+	h := &hub{reach: map[string]bool{}, local: local, published: map[string][][]byte{}, delivered: map[string][][]byte{}}
+	for _, c := range local {
+		h.reach[c] = true
+	}
+	return h
+}
+
+func (h *hub) Publish(ch string, data []byte, tags map[string]string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.published[ch] = append(h.published[ch], data)
+	if h.tags == nil {
+		h.tags = map[string]map[string]string{}
+	}
+	h.tags[ch] = tags
+	return nil
+}
+
+func (h *hub) Deliver(ch string, data []byte, _ map[string]string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.delivered[ch] = append(h.delivered[ch], data)
+	return nil
+}
+
+func (h *hub) Reaches(ch string) bool  { return h.reach[ch] }
+func (h *hub) LocalChannels() []string { return h.local }
+
+func (h *hub) Announce(data []byte) error {
+	h.mu.Lock()
+	h.announced = append(h.announced, data)
+	h.mu.Unlock()
+	return nil
+}
+
+func (h *hub) count(m map[string][][]byte, ch string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(m[ch])
+}
+
+func (h *hub) last(m map[string][][]byte, ch string) map[string]any {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var v map[string]any
+	if l := m[ch]; len(l) > 0 {
+		_ = json.Unmarshal(l[len(l)-1], &v)
+	}
+	return v
+}
+
+// mkt answers token state with one detail per asked address.
+type mkt struct{ calls int }
+
+func (m *mkt) Multi(_ context.Context, r market.MultiRequest) ([]token.Detail, error) {
+	m.calls++
+	var out []token.Detail
+	for _, a := range r.Addresses {
+		out = append(out, token.Detail{Token: token.Token{Address: a, Chain: r.Chain},
+			MarketData: token.MarketData{PriceInUSD: decimal.RequireFromString("1.5"), Holders: decimal.NewFromInt(7)}})
+	}
+	return out, nil
+}
+
+func (m *mkt) PnLByToken(context.Context, chain.Chain, string, []string, ports.PageRequest) (market.PnLResult, error) {
+	return market.PnLResult{}, nil
+}
+
+func (m *mkt) HotTokens(context.Context, market.HotRequest) ([]token.Detail, error) { return nil, nil }
+
+type clock struct{}
+
+func (clock) Now() time.Time { return time.UnixMilli(1_700_000_000_000) }
+
+func tr(sig, tok string, status trade.Status) trade.Trade {
+	return trade.Trade{Chain: chain.Sol, TransactionSignature: sig, Wallet: "W", PoolAddress: "P", Side: trade.Sell,
+		Status: status, TokenAddress: tok, SideTokenAddress: "So1", TokenAmount: decimal.RequireFromString("3"),
+		SideTokenAmount: decimal.RequireFromString("0.1"), BlockTimestamp: 1_700_000_000_123}
+}
+
+// TestPublisher: trades publish per trade on the channels that may reach a subscriber, failed
+// trades never; after the flush the touched token's state is delivered to this node's
+// subscribers of the token channels only, once per tick however many flushes came.
+func TestPublisher(t *testing.T) {
+	h := newHub("dex-trade:sol_T1", "dex-token-holding:sol_T1", "dex-token-stats:sol_T2")
+	m := &mkt{}
+	p := stream.New(h, m, clock{}, slog.New(slog.NewTextHandler(io.Discard, nil))).WithTick(10 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	p.Committed(ingest.Batch{Trades: []trade.Trade{tr("S1", "T1", trade.Succeeded), tr("S2", "T1", trade.Failed), tr("S3", "T3", trade.Succeeded)}})
+	p.Derived()
+	require.Eventually(t, func() bool { return h.count(h.published, "dex-trade:sol_T1") == 1 }, 5*time.Second, 5*time.Millisecond)
+	msg := h.last(h.published, "dex-trade:sol_T1")
+	assert.Equal(t, "S1", msg["h"])
+	assert.Equal(t, "sell", msg["k"])
+	assert.Equal(t, "So1", msg["btma"], "selling the token, the wallet receives the side token")
+	assert.Equal(t, "0.1", msg["ba"])
+	assert.Equal(t, float64(1_700_000_000_123), msg["t"])
+	assert.Zero(t, h.count(h.published, "dex-trade:sol_T3"), "no subscriber anywhere")
+	h.mu.Lock()
+	tg := h.tags["dex-trade:sol_T1"]
+	h.mu.Unlock()
+	assert.Equal(t, "1700000000000", tg[stream.CommittedTag], "the batch's commit time, for latency")
+	assert.Equal(t, "S1", tg["h"], "the message's keys, for filters")
+
+	// The announcement reaches the node through the hub; here the test hands it back.
+	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return len(h.announced) == 1 }, 5*time.Second, 5*time.Millisecond)
+	p.Announced(h.announced[0])
+	p.Announced(h.announced[0])
+	require.Eventually(t, func() bool { return h.count(h.delivered, "dex-token-holding:sol_T1") >= 1 }, 5*time.Second, 5*time.Millisecond)
+	holding := h.last(h.delivered, "dex-token-holding:sol_T1")
+	assert.Equal(t, "T1", holding["a"])
+	assert.Equal(t, float64(7), holding["h"])
+	assert.Equal(t, float64(1_700_000_000_000), holding["ts"])
+	time.Sleep(50 * time.Millisecond) // further ticks must not repeat it: nothing new was announced
+	assert.Equal(t, 1, h.count(h.delivered, "dex-token-holding:sol_T1"), "two announcements, one tick: one message")
+	assert.Zero(t, h.count(h.delivered, "dex-token-stats:sol_T2"), "T2 was not touched")
+}
+
+// TestCommittedNeverBlocks: with the publisher not running, batches beyond the queue are dropped
+// and counted, and Committed returns at once.
+func TestCommittedNeverBlocks(t *testing.T) {
+	p := stream.New(newHub(), &mkt{}, clock{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for range 1000 {
+		p.Committed(ingest.Batch{})
+		p.Derived()
+	}
+	assert.Equal(t, int64(1000-256), p.Dropped())
+}
+
+// TestNewTokenKeys: the keys the client asserts unchecked (STR!/NUM!) are left out when unknown,
+// never null or of another type; the list channels carry the batch's launches as one array.
+func TestNewTokenKeys(t *testing.T) {
+	h := newHub("dex-new-token:sol", "dex-new-tokens:sol")
+	p := stream.New(h, &mkt{}, clock{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	created := int64(1_690_000_000_000)
+	p.Committed(ingest.Batch{TokensCreated: []ingest.TokenCreated{
+		{Token: token.Token{Chain: chain.Sol, Address: "N1", Name: "One", Symbol: "ONE", Decimals: 6}},
+		{Token: token.Token{Chain: chain.Sol, Address: "N2", Name: "Two", Symbol: "TWO", ImageURL: "https://x/2.png", CreatedAt: &created}},
+	}})
+	require.Eventually(t, func() bool { return h.count(h.published, "dex-new-token:sol") == 2 }, 5*time.Second, 5*time.Millisecond)
+	h.mu.Lock()
+	var first, second map[string]any
+	require.NoError(t, json.Unmarshal(h.published["dex-new-token:sol"][0], &first))
+	require.NoError(t, json.Unmarshal(h.published["dex-new-token:sol"][1], &second))
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal(h.published["dex-new-tokens:sol"][0], &list))
+	h.mu.Unlock()
+	for _, k := range []string{"iu", "de", "cgi", "sm", "lf", "mt"} {
+		assert.NotContains(t, first, k)
+	}
+	assert.Equal(t, float64(6), first["dec"])
+	assert.IsType(t, float64(0), first["cts"], "cts is a number even when the launch time is unknown")
+	assert.Equal(t, "https://x/2.png", second["iu"])
+	assert.Equal(t, float64(created), second["cts"])
+	assert.Len(t, list, 2)
+}

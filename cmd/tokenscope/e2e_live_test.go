@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tokenscope/tokenscope/adapters/ndjson"
+	"github.com/tokenscope/tokenscope/adapters/postgres"
+	"github.com/tokenscope/tokenscope/domain/account"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/internal/browsertest"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+// TestLivePage opens /live in headless Chromium with a read-only key, on a token that is on
+// the chain's hot list, and checks that a trade POSTed to /v2/ingest while the page is open
+// shows up on it: on the token's trade tape, in the trade count of its hot-list row and as the
+// close of the chart's current bar. The page takes live data from the WebSocket stream when the
+// server has /connection/websocket, and polls the REST operations otherwise; its chart history
+// comes from the candles operation, or from the tape's trades without it. The test checks it
+// picked the right ones, and then runs the page again with polling forced, so both feeds stay
+// covered.
+func TestLivePage(t *testing.T) {
+	e := newEnv(t)
+	// Which feed the page picks by itself: the stream when the server serves its endpoint.
+	auto := "websocket"
+	if streamStatus(t, e) == http.StatusNotFound {
+		auto = "polling"
+	}
+	t.Run("its own choice", func(t *testing.T) { checkLivePage(t, e, "", auto) })
+	t.Run("polling", func(t *testing.T) { checkLivePage(t, e, "poll", "polling") })
+}
+
+// streamStatus is the status of a plain GET of the stream's path (no upgrade), on a connection
+// of its own: a server that serves the stream hands the whole connection to it, so a kept-alive
+// connection would carry the test's next API requests there.
+func streamStatus(t *testing.T, e *env) int {
+	t.Helper()
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	res, err := client.Get(e.base + "/connection/websocket")
+	require.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	return res.StatusCode
+}
+
+// checkLivePage opens the page with ?feed=feedParam (none: the page's choice) and checks that
+// it took its live data from wantFeed and showed a trade ingested while it was open.
+func checkLivePage(t *testing.T, e *env, feedParam, wantFeed string) {
+	ctx := context.Background()
+	tok := fmt.Sprintf("LivePageTok%d", time.Now().UnixNano())
+	created := edgeToken(tok)
+	created.Token.Symbol = "LIVE"
+	now := time.Now()
+	first := mktTrade("LivePageSig0"+tok, "LiveW1", tok, "LivePool", "BUY", "10", "2", now.Add(-30*time.Second), 500)
+	_, err := e.rt.App.Ingest.Ingest(ctx, []ingest.Event{created, first})
+	require.NoError(t, err)
+	// The hot list is the ranking the refresh loop stores; this test stores it itself.
+	require.NoError(t, postgres.NewIngestStore(e.rt.Pool).ReplaceHotTokens(ctx, chain.Sol, ranking.Duration1h,
+		[]ports.HotEntry{{Address: tok, Rank: 1, Score: dd("1")}}, now))
+
+	// And where the chart's bars come from.
+	wantChart := "candles"
+	if e.do(t, "GET", "/v2/token/sol/"+tok+"/candles?resolution=1m", nil).Status == 404 {
+		wantChart = "trades"
+	}
+
+	b := newBrowser(t, 3*time.Minute)
+	key := e.keyFor(t, "live", account.ScopeRead)
+	query := url.Values{"key": {key}}
+	if feedParam != "" {
+		query.Set("feed", feedParam)
+	}
+	page := e.base + "/live?" + query.Encode() + "#chain=sol&d=1h&token=" + url.QueryEscape(tok)
+	hotTrades := `#hot-rows tr[data-a="` + tok + `"] td[data-f="trades"]`
+	// Generous bounds against a hang, not timing assertions.
+	step := func(what string, timeout time.Duration, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(b.ctx, timeout)
+		defer cancel()
+		if err := chromedp.Do(sctx, steps...); err != nil {
+			path := browsertest.Screenshot(t, b.ctx, "live-page-"+wantFeed+"-failed.png")
+			t.Fatalf("%s: %v (screenshot %s; console problems %q)", what, err, path, b.problems())
+		}
+	}
+	step("open the page", 30*time.Second,
+		chromedp.Navigate(page),
+		chromedp.WaitVisible(`#feed[data-kind="`+wantFeed+`"]`),
+		chromedp.WaitVisible(hotTrades),
+		chromedp.WaitVisible(`#tape tr[data-h="LivePageSig0`+tok+`"]`),
+		chromedp.WaitVisible(`#chart[data-source="`+wantChart+`"] canvas`),
+		chromedp.Poll[chromedp.Void](`document.querySelector('#chart').dataset.lastClose === "2"`),
+	)
+	before, err := chromedp.Run(b.ctx, chromedp.Text(hotTrades))
+	require.NoError(t, err)
+	require.Equal(t, "1", strings.TrimSpace(before), "the hot row counts the trade stored before the page opened")
+	address, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.href`))
+	require.NoError(t, err)
+	require.NotContains(t, address, key, "the page drops ?key= from the address bar")
+
+	second := mktTrade("LivePageSig1"+tok, "LiveW2", tok, "LivePool", "SELL", "4", "2.5", time.Now(), 501)
+	line, err := ndjson.Marshal(second)
+	require.NoError(t, err)
+	r := e.do(t, "POST", "/v2/ingest", string(line)+"\n", "Content-Type", "application/x-ndjson")
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+
+	step("the ingested trade reaches the page", 30*time.Second,
+		chromedp.WaitVisible(`#tape tr[data-h="LivePageSig1`+tok+`"]`),
+		chromedp.Poll[chromedp.Void](`document.querySelector('`+hotTrades+`').textContent === "2"`),
+		chromedp.Poll[chromedp.Void](`document.querySelector('#chart').dataset.lastClose === "2.5"`),
+		// The dex-candle channel (or its polled stand-in) sends the current bar, not only the tape.
+		chromedp.Poll[chromedp.Void](`document.querySelector('#chart').dataset.liveBar === "candle channel"`),
+		chromedp.Poll[chromedp.Void](`document.querySelector('#chart').dataset.lastClose === "2.5"`),
+	)
+	side, err := chromedp.Run(b.ctx, chromedp.Text(`#tape tr[data-h="LivePageSig1`+tok+`"] td:nth-child(2)`))
+	require.NoError(t, err)
+	require.Equal(t, "sell", strings.TrimSpace(side))
+	top, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('#tape tr').dataset.h`))
+	require.NoError(t, err)
+	require.Equal(t, "LivePageSig1"+tok, top, "the newest trade heads the tape")
+	require.Empty(t, b.problems(), "the page threw or broke its content policy")
+	browsertest.Screenshot(t, b.ctx, "live-page-"+wantFeed+".png")
+	t.Logf("feed %s, chart from %s", wantFeed, wantChart)
+}
