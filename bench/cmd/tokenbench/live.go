@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -254,6 +255,7 @@ type sender struct {
 // sample is a trade whose freshness the prober measures.
 type sample struct {
 	chain, token, signature string
+	blockMs                 int64 // the trade's block time, which bounds the trade-list probe
 	acked                   time.Time
 }
 
@@ -354,7 +356,7 @@ func (p *postBody) Emit(_ context.Context, e ingest.Event) error {
 		key := string(v.Chain) + "/" + v.TokenAddress
 		if last, seen := p.lastSent[key]; p.pickSample && p.sample == nil && v.Status == trade.Succeeded &&
 			(!seen || now-last > coldFor.Milliseconds()) {
-			p.sample = &sample{chain: string(v.Chain), token: v.TokenAddress, signature: v.TransactionSignature}
+			p.sample = &sample{chain: string(v.Chain), token: v.TokenAddress, signature: v.TransactionSignature, blockMs: now}
 		}
 		p.lastSent[key] = now
 		p.trades++
@@ -387,7 +389,11 @@ func (p *prober) run(ctx context.Context, b *bench, samples <-chan sample) {
 	for smp := range samples {
 		seen := [2]bool{}
 		deadline := smp.acked.Add(probeLimit)
-		trades := b.st.httpURL + "/v2/trade/" + smp.chain + "?" + url.Values{"tokenAddress": {smp.token}, "limit": {"20"}}.Encode()
+		// The list is bounded to the sample's millisecond: later trades of a busy token (the rest of
+		// the same POST, other senders' POSTs) would otherwise push it off the newest-first page.
+		ms := strconv.FormatInt(smp.blockMs, 10)
+		trades := b.st.httpURL + "/v2/trade/" + smp.chain + "?" + url.Values{"tokenAddress": {smp.token},
+			"afterTimestamp": {ms}, "beforeTimestamp": {ms}, "limit": {"100"}}.Encode()
 		v1 := smp.chain
 		if v1 == string(chain.Eth) {
 			v1 = string(chain.Ethereum) // the v1 paths' spelling
