@@ -9,3 +9,8 @@ SELECT pg_advisory_unlock(sqlc.arg(key));
 -- name: AdvisoryXactLock :exec
 -- Held until the transaction ends (derivedStateLock).
 SELECT pg_advisory_xact_lock(sqlc.arg(key));
+
+-- name: AdvisoryXactLockShared :exec
+-- Held until the transaction ends; shared holders do not exclude each other (derivedStateLock
+-- under the per-chain locks).
+SELECT pg_advisory_xact_lock_shared(sqlc.arg(key));

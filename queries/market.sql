@@ -64,9 +64,16 @@ FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::te
     AS r(chain, address, windows)
 ON CONFLICT (chain, address) DO UPDATE SET windows = p.windows OR EXCLUDED.windows;
 
+-- name: PendingChains :many
+-- Those of the chains with pending tokens (one index probe each): the chain locks a flush takes
+-- before reading them.
+SELECT c::text AS chain FROM unnest(sqlc.arg(chains)::text[]) AS c
+WHERE EXISTS (SELECT 1 FROM market_pending p WHERE p.chain = c) ORDER BY c;
+
 -- name: PendingTokens :many
--- The first max pending tokens in key order: one flush chunk.
-SELECT chain, address, windows FROM market_pending ORDER BY chain, address LIMIT sqlc.arg(max)::bigint;
+-- The first max pending tokens of the chains in key order: one flush chunk.
+SELECT chain, address, windows FROM market_pending WHERE chain = ANY(sqlc.arg(chains)::text[])
+ORDER BY chain, address LIMIT sqlc.arg(max)::bigint;
 
 -- name: ClearPending :exec
 -- Drops the marks of the tokens (chains[i], addresses[i]) a flush derived.

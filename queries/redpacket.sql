@@ -25,3 +25,8 @@ SELECT claimed_count FROM red_packets WHERE id = $1;
 -- name: CountRedPacketClaims :one
 -- Bounded by the packet's maxClaims.
 SELECT count(*) FROM red_packet_claims WHERE packet_id = $1;
+
+-- name: LockRedPackets :exec
+-- Locks the packets' rows in id order before a batch's claims and expiries read them one by
+-- one, so two batches over the same packets wait for each other instead of deadlocking.
+SELECT id FROM red_packets WHERE id = ANY(sqlc.arg(ids)::text[]) ORDER BY id FOR UPDATE;

@@ -16,10 +16,14 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -32,19 +36,73 @@ func refArrays(refs []ports.TokenRef) ([]string, []string) {
 	return cs, as
 }
 
-// derivedStateLock is the transaction-scoped advisory lock every writer of derived market state
-// (ingest batches, window refreshes) holds. Those writers lock token_market, token_stats and
-// positions rows of many tokens in different orders (a batch upserts market rows before its
-// windows; a refresh writes windows and then the 24h figures on token_market), which deadlocked
-// under `make run`'s live trading. Serialising them costs little: a batch is already one
-// transaction over every token it touches. Readers never take it.
+// derivedStateLock guards derived market state. Its writers (ingest batches, flushes, window
+// refreshes, position re-derivation) lock token_market, token_stats and positions rows of many
+// tokens in different orders (a batch upserts market rows before its windows; a refresh writes
+// windows and then the 24h figures on token_market), which deadlocked under `make run`'s live
+// trading while nothing serialised them. Every derived row belongs to one chain, so the lock is
+// one per chain: a writer holds the lock of each chain it writes (transaction-scoped advisory
+// locks, taken in chain order at the start of the transaction, so two writers never wait on
+// each other in a cycle), and writers of different chains run side by side on their own
+// backends. All of them also hold derivedStateLock itself in shared mode: a process of an
+// earlier version, which takes it exclusively, still excludes them all. Readers take nothing.
 const derivedStateLock = 7_346_502
 
-func lockDerivedState(ctx context.Context, tx pgx.Tx) error {
-	if err := dbsqlc.New().AdvisoryXactLock(ctx, tx, derivedStateLock); err != nil {
+// chainLockKey is the advisory lock key of c's derived state: derivedStateLock in the high
+// half, a hash of the chain in the low half (a collision only serialises two chains).
+func chainLockKey(c chain.Chain) int64 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(c))
+	return derivedStateLock<<32 | int64(h.Sum32())
+}
+
+// lockDerivedState takes, in tx, the derived-state locks of chains (in any order, repeats
+// allowed): derivedStateLock shared, then each chain's lock in chain order.
+func lockDerivedState(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) error {
+	q := dbsqlc.New()
+	if err := q.AdvisoryXactLockShared(ctx, tx, derivedStateLock); err != nil {
 		return fmt.Errorf("lock derived state: %w", err)
 	}
+	sorted := slices.Clone(chains)
+	slices.Sort(sorted)
+	for _, c := range slices.Compact(sorted) {
+		if err := q.AdvisoryXactLock(ctx, tx, chainLockKey(c)); err != nil {
+			return fmt.Errorf("lock derived state of %s: %w", c, err)
+		}
+	}
 	return nil
+}
+
+// batchChains is every chain whose derived state b may write: the chains its events name.
+// A red packet expiry names none; it writes only its packet's row, which the store locks.
+func batchChains(b ingest.Batch) []chain.Chain {
+	var cs []chain.Chain
+	for _, e := range b.TokensCreated {
+		cs = append(cs, e.Token.Chain)
+	}
+	for _, e := range b.TokensMigrated {
+		cs = append(cs, e.Chain)
+	}
+	for _, e := range b.PoolsCreated {
+		cs = append(cs, e.Pool.Chain)
+	}
+	for _, t := range b.Trades {
+		cs = append(cs, t.Chain)
+	}
+	for _, s := range b.Snapshots {
+		cs = append(cs, s.Chain)
+	}
+	for _, e := range b.RedPacketsCreated {
+		cs = append(cs, e.Packet.Chain)
+	}
+	for _, e := range b.Claims {
+		cs = append(cs, e.Claim.Chain)
+	}
+	for _, e := range b.Labels {
+		cs = append(cs, e.Chain)
+	}
+	slices.Sort(cs)
+	return slices.Compact(cs)
 }
 
 // keyedJoins makes the rest of tx join by index probes only (no hash or merge joins). Every read
@@ -59,4 +117,22 @@ func keyedJoins(ctx context.Context, tx pgx.Tx) error {
 		return fmt.Errorf("planner settings: %w", err)
 	}
 	return nil
+}
+
+// chainsOf converts chain names read from the database.
+func chainsOf(names []string) []chain.Chain {
+	cs := make([]chain.Chain, len(names))
+	for i, n := range names {
+		cs[i] = chain.Chain(n)
+	}
+	return cs
+}
+
+// chainsOfRefs is the chains of refs (repeats included).
+func chainsOfRefs(refs []ports.TokenRef) []chain.Chain {
+	cs := make([]chain.Chain, len(refs))
+	for i, r := range refs {
+		cs[i] = r.Chain
+	}
+	return cs
 }

@@ -56,11 +56,20 @@ func (s *IngestStore) Flush(ctx context.Context, now time.Time) (int, error) {
 
 // flushChunkIn derives up to flushChunk pending tokens in tx and drops their marks; it returns them.
 func flushChunkIn(ctx context.Context, tx pgx.Tx, now time.Time) ([]ports.TokenRef, error) {
-	if err := lockDerivedState(ctx, tx); err != nil {
+	q := dbsqlc.New()
+	// The chains with marks, then their locks: marks of a locked chain can only be added or
+	// cleared by this transaction from here on, and marks of other chains are left for later.
+	chains, err := q.PendingChains(ctx, tx, chain.Strings(chain.V2))
+	if err != nil {
+		return nil, fmt.Errorf("pending chains: %w", err)
+	}
+	if len(chains) == 0 {
+		return nil, nil
+	}
+	if err := lockDerivedState(ctx, tx, chainsOf(chains)...); err != nil {
 		return nil, err
 	}
-	q := dbsqlc.New()
-	rows, err := q.PendingTokens(ctx, tx, flushChunk)
+	rows, err := q.PendingTokens(ctx, tx, dbsqlc.PendingTokensParams{Chains: chains, Max: flushChunk})
 	if err != nil {
 		return nil, fmt.Errorf("pending tokens: %w", err)
 	}

@@ -96,7 +96,7 @@ func (s *IngestStore) apply(ctx context.Context, b ingest.Batch, now time.Time, 
 
 // applyIn applies the batch in tx (see Apply) and returns the tokens it touched.
 func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pending bool) (ingest.Result, []ports.TokenRef, error) {
-	if err := lockDerivedState(ctx, tx); err != nil {
+	if err := lockDerivedState(ctx, tx, batchChains(b)...); err != nil {
 		return ingest.Result{}, nil, err
 	}
 	// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
@@ -109,7 +109,7 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 	a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{},
 		buckets: newBucketDeltas(now), groups: groupDeltas{}}
 	steps := []func(context.Context, ingest.Batch) error{
-		a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.claims, a.expiries,
+		a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.lockPackets, a.claims, a.expiries,
 		func(ctx context.Context, _ ingest.Batch) error { return a.positions(ctx) },
 		func(ctx context.Context, _ ingest.Batch) error { return a.derivedTotals(ctx) },
 	}
@@ -621,6 +621,24 @@ func loadPacket(ctx context.Context, tx pgx.Tx, id string) (redpacket.RedPacket,
 func savePacket(ctx context.Context, tx pgx.Tx, p redpacket.RedPacket) error {
 	return dbsqlc.New().SaveRedPacket(ctx, tx, dbsqlc.SaveRedPacketParams{ID: p.ID, ClaimedCount: p.ClaimedCount,
 		ClaimedAmount: p.ClaimedAmount, RefundedAmount: p.RefundedAmount, Expired: p.Expired})
+}
+
+// lockPackets locks the rows of every packet b's claims and expiries name, in id order.
+func (a *applier) lockPackets(ctx context.Context, b ingest.Batch) error {
+	if len(b.Claims)+len(b.Expiries) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(b.Claims)+len(b.Expiries))
+	for _, e := range b.Claims {
+		ids = append(ids, e.Claim.PacketID)
+	}
+	for _, e := range b.Expiries {
+		ids = append(ids, e.PacketID)
+	}
+	if err := a.q.LockRedPackets(ctx, a.tx, ids); err != nil {
+		return fmt.Errorf("lock red packets: %w", err)
+	}
+	return nil
 }
 
 func (a *applier) claims(ctx context.Context, b ingest.Batch) error {

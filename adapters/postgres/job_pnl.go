@@ -40,7 +40,7 @@ func (r *WalletRederiver) RederivePosition(ctx context.Context, c chain.Chain, w
 	n := 0
 	err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
 		// Serialised with ingest batches, which insert new pairs without a conflict check.
-		if err := lockDerivedState(ctx, tx); err != nil {
+		if err := lockDerivedState(ctx, tx, c); err != nil {
 			return err
 		}
 		if err := r.q.LockPosition(ctx, tx, dbsqlc.LockPositionParams{Chain: string(c), Wallet: wallet, TokenAddress: token}); err != nil {

@@ -148,7 +148,7 @@ func planRound(st dbsqlc.GetRefreshStateRow, end int64) roundPlan {
 // derived-state lock, and records the chunk's last token as the round's position.
 func refreshPart(ctx context.Context, conn *pgx.Conn, part []windowTarget, now time.Time) error {
 	return writeAnnounced(ctx, conn, marketTokens(refsOf(part)), func(tx pgx.Tx) error {
-		if err := lockDerivedState(ctx, tx); err != nil {
+		if err := lockDerivedState(ctx, tx, chainsOfRefs(refsOf(part))...); err != nil {
 			return err
 		}
 		// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.

@@ -6,8 +6,6 @@ package ingest
 
 import (
 	"context"
-	"errors"
-	"io"
 	"time"
 
 	domain "github.com/tokenscope/tokenscope/domain/ingest"
@@ -105,53 +103,37 @@ func (s *Service) WithFlushInterval(d time.Duration) *Service {
 
 // Stream reads events from src and applies them in batches of the service's batch size. Each
 // batch commits on its own (pending: the market data of its tokens is derived at the next flush,
-// at most the flush interval later and at the end of the stream): a malformed line stops the stream with the source's error naming the
-// line and field, and the batches before it stay committed (re-sending the whole stream is safe,
-// since every event is idempotent). The returned result counts the committed batches.
+// at most the flush interval later and at the end of the stream): a malformed line stops the
+// stream with the source's error naming the line and field, and the batches completed before it
+// stay committed (re-sending the whole stream is safe, since every event is idempotent). The
+// returned result counts the committed batches.
 //
-// Reading runs one batch ahead of applying, in its own goroutine: decoding is CPU work in this
-// process while applying waits on Postgres, so overlapping them keeps both busy. Batches are
-// still applied one at a time and in stream order.
+// The stream is split into lanes, one per chain (laneKey): each lane cuts its own events into
+// batches and applies them one at a time, in stream order, on its own goroutine, while the
+// caller's goroutine reads and decodes ahead. Lanes of different chains commit side by side (the
+// store locks derived state per chain), so decoding, each chain's batches and the database's
+// work on them overlap; the order between events of one chain, and between the events of one red
+// packet, is kept.
 func (s *Service) Stream(ctx context.Context, src Source, progress Progress) (domain.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan decoded, 1)
-	go s.decode(ctx, src, batches)
-	var total domain.Result
-	flushed := time.Now()
-	for d := range batches {
-		if d.err != nil {
-			return total, s.flushAfter(ctx, d.err)
-		}
-		res, err := s.store.ApplyPending(ctx, d.batch, s.clock.Now())
-		if err != nil {
-			cancel()
-			for range batches {
-				// Let the decoder see the cancellation and close the channel.
-			}
-			return total, err
-		}
-		total = total.Add(res)
-		s.committed(d.batch)
-		if time.Since(flushed) >= s.flushEvery {
-			if _, err := s.store.Flush(ctx, s.clock.Now()); err != nil {
-				return total, err
-			}
-			s.derived()
-			flushed = time.Now()
-		}
-		if progress != nil {
-			progress(total)
-		}
+	st := &stream{svc: s, progress: progress, flushed: time.Now(), cancel: cancel}
+	decodeErr := st.split(ctx, src)
+	st.wait()
+	if st.err != nil {
+		return st.total, st.err
+	}
+	if decodeErr != nil {
+		return st.total, s.flushAfter(ctx, decodeErr)
 	}
 	if err := ctx.Err(); err != nil {
-		return total, err
+		return st.total, err
 	}
 	if _, err := s.store.Flush(ctx, s.clock.Now()); err != nil {
-		return total, err
+		return st.total, err
 	}
 	s.derived()
-	return total, nil
+	return st.total, nil
 }
 
 // flushAfter derives what the committed batches left pending before returning the error that
@@ -161,49 +143,4 @@ func (s *Service) flushAfter(ctx context.Context, cause error) error {
 		s.derived()
 	}
 	return cause
-}
-
-// decoded is one full batch of a stream, or the error that ended it.
-type decoded struct {
-	batch domain.Batch
-	err   error
-}
-
-// decode cuts the stream into batches and sends them in order; a decoding error is sent after
-// every complete batch before it, and the partial batch it interrupted is dropped. It closes out
-// when done or when ctx ends.
-func (s *Service) decode(ctx context.Context, src Source, out chan<- decoded) {
-	defer close(out)
-	send := func(d decoded) bool {
-		select {
-		case out <- d:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	batch := make([]domain.Event, 0, s.batchSize)
-	for {
-		e, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			send(decoded{err: err})
-			return
-		}
-		batch = append(batch, e)
-		if len(batch) >= s.batchSize {
-			if !send(decoded{batch: domain.NewBatch(batch)}) {
-				return
-			}
-			batch = make([]domain.Event, 0, s.batchSize)
-		}
-		if err := ctx.Err(); err != nil {
-			return
-		}
-	}
-	if len(batch) > 0 {
-		send(decoded{batch: domain.NewBatch(batch)})
-	}
 }

@@ -38,3 +38,14 @@ func (q *Queries) AdvisoryXactLock(ctx context.Context, db DBTX, key int64) erro
 	_, err := db.Exec(ctx, AdvisoryXactLock, key)
 	return err
 }
+
+const AdvisoryXactLockShared = `-- name: AdvisoryXactLockShared :exec
+SELECT pg_advisory_xact_lock_shared($1)
+`
+
+// Held until the transaction ends; shared holders do not exclude each other (derivedStateLock
+// under the per-chain locks).
+func (q *Queries) AdvisoryXactLockShared(ctx context.Context, db DBTX, key int64) error {
+	_, err := db.Exec(ctx, AdvisoryXactLockShared, key)
+	return err
+}

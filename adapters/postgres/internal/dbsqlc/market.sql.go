@@ -245,13 +245,46 @@ func (q *Queries) MarketInputs(ctx context.Context, db DBTX, arg MarketInputsPar
 	return items, nil
 }
 
-const PendingTokens = `-- name: PendingTokens :many
-SELECT chain, address, windows FROM market_pending ORDER BY chain, address LIMIT $1::bigint
+const PendingChains = `-- name: PendingChains :many
+SELECT c::text AS chain FROM unnest($1::text[]) AS c
+WHERE EXISTS (SELECT 1 FROM market_pending p WHERE p.chain = c) ORDER BY c
 `
 
-// The first max pending tokens in key order: one flush chunk.
-func (q *Queries) PendingTokens(ctx context.Context, db DBTX, max int64) ([]MarketPending, error) {
-	rows, err := db.Query(ctx, PendingTokens, max)
+// Those of the chains with pending tokens (one index probe each): the chain locks a flush takes
+// before reading them.
+func (q *Queries) PendingChains(ctx context.Context, db DBTX, chains []string) ([]string, error) {
+	rows, err := db.Query(ctx, PendingChains, chains)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var chain string
+		if err := rows.Scan(&chain); err != nil {
+			return nil, err
+		}
+		items = append(items, chain)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const PendingTokens = `-- name: PendingTokens :many
+SELECT chain, address, windows FROM market_pending WHERE chain = ANY($1::text[])
+ORDER BY chain, address LIMIT $2::bigint
+`
+
+type PendingTokensParams struct {
+	Chains []string
+	Max    int64
+}
+
+// The first max pending tokens of the chains in key order: one flush chunk.
+func (q *Queries) PendingTokens(ctx context.Context, db DBTX, arg PendingTokensParams) ([]MarketPending, error) {
+	rows, err := db.Query(ctx, PendingTokens, arg.Chains, arg.Max)
 	if err != nil {
 		return nil, err
 	}

@@ -153,6 +153,17 @@ func (q *Queries) LockRedPacket(ctx context.Context, db DBTX, id string) (LockRe
 	return i, err
 }
 
+const LockRedPackets = `-- name: LockRedPackets :exec
+SELECT id FROM red_packets WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
+`
+
+// Locks the packets' rows in id order before a batch's claims and expiries read them one by
+// one, so two batches over the same packets wait for each other instead of deadlocking.
+func (q *Queries) LockRedPackets(ctx context.Context, db DBTX, ids []string) error {
+	_, err := db.Exec(ctx, LockRedPackets, ids)
+	return err
+}
+
 const RedPacketClaimedCount = `-- name: RedPacketClaimedCount :one
 SELECT claimed_count FROM red_packets WHERE id = $1
 `
