@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,14 +34,48 @@ func markPending(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowed
 }
 
 // Flush derives the market data (and the windows, where due) of every pending token as of now,
-// in chunks of flushChunk tokens, one transaction each under the derived-state lock, which also
-// drops their marks. It returns how many tokens it derived.
+// and drops their marks. Each chain with marks is flushed on its own connection, side by side
+// with the others (the chains' derived state is locked per chain), in chunks of flushChunk
+// tokens, one transaction each. It returns how many tokens it derived; on a failure, the first
+// error (chunks committed before it stay committed).
 func (s *IngestStore) Flush(ctx context.Context, now time.Time) (int, error) {
+	chains, err := dbsqlc.New().PendingChains(ctx, s.pool, chain.Strings(chain.V2))
+	if err != nil {
+		return 0, interpretError(err, "flush market", "")
+	}
+	if len(chains) <= 1 {
+		return s.flushChains(ctx, chains, now)
+	}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		total    int
+		firstErr error
+	)
+	for _, c := range chains {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := s.flushChains(ctx, []string{c}, now)
+			mu.Lock()
+			defer mu.Unlock()
+			total += n
+			if firstErr == nil {
+				firstErr = err
+			}
+		}()
+	}
+	wg.Wait()
+	return total, firstErr
+}
+
+// flushChains flushes the pending tokens of chains (every chain: none given) chunk by chunk.
+func (s *IngestStore) flushChains(ctx context.Context, chains []string, now time.Time) (int, error) {
 	total := 0
 	for {
 		var n int
 		err := writeAnnouncedBy(ctx, s.pool, func(tx pgx.Tx) (marketChange, error) {
-			refs, err := flushChunkIn(ctx, tx, now)
+			refs, err := flushChunkIn(ctx, tx, chains, now)
 			n = len(refs)
 			return tokensChanged(refs), err
 		})
@@ -54,17 +89,20 @@ func (s *IngestStore) Flush(ctx context.Context, now time.Time) (int, error) {
 	}
 }
 
-// flushChunkIn derives up to flushChunk pending tokens in tx and drops their marks; it returns them.
-func flushChunkIn(ctx context.Context, tx pgx.Tx, now time.Time) ([]ports.TokenRef, error) {
+// flushChunkIn derives up to flushChunk pending tokens of chains (every chain with marks: none
+// given) in tx and drops their marks; it returns them.
+func flushChunkIn(ctx context.Context, tx pgx.Tx, chains []string, now time.Time) ([]ports.TokenRef, error) {
 	q := dbsqlc.New()
-	// The chains with marks, then their locks: marks of a locked chain can only be added or
-	// cleared by this transaction from here on, and marks of other chains are left for later.
-	chains, err := q.PendingChains(ctx, tx, chain.Strings(chain.V2))
-	if err != nil {
-		return nil, fmt.Errorf("pending chains: %w", err)
-	}
 	if len(chains) == 0 {
-		return nil, nil
+		// The chains with marks, then their locks: marks of a locked chain can only be added or
+		// cleared by this transaction from here on, and marks of other chains are left for later.
+		var err error
+		if chains, err = q.PendingChains(ctx, tx, chain.Strings(chain.V2)); err != nil {
+			return nil, fmt.Errorf("pending chains: %w", err)
+		}
+		if len(chains) == 0 {
+			return nil, nil
+		}
 	}
 	if err := lockDerivedState(ctx, tx, chainsOf(chains)...); err != nil {
 		return nil, err

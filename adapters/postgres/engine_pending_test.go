@@ -61,3 +61,28 @@ func TestPendingBatchesWaitForTheFlush(t *testing.T) {
 	assert.Equal(t, 2, count(`SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'`))
 	assert.Equal(t, 2, count(`SELECT holders FROM token_market WHERE address = 'tok1'`))
 }
+
+// TestFlushDerivesEveryChain: tokens left pending on several chains are all derived by one
+// Flush (each chain on its own connection), and their marks are dropped.
+func TestFlushDerivesEveryChain(t *testing.T) {
+	ctx := context.Background()
+	pgtest.Truncate(t, engineTables...)
+	db := pgtest.Pool(t)
+	s := postgres.NewIngestStore(db)
+	ethTrade := swap("w", trade.Buy, "4", "3", 10*time.Second, "0xe1")
+	ethTrade.Chain, ethTrade.TokenAddress, ethTrade.PoolAddress = chain.Eth, "0xtok", "0xpool"
+	_, err := s.ApplyPending(ctx, ingest.NewBatch([]ingest.Event{tokenEvent(chain.Sol, "tok1"), tokenEvent(chain.Eth, "0xtok"),
+		tokenEvent(chain.Bsc, "0xbsc"), swap("a", trade.Buy, "10", "2", 30*time.Second, "p1"), ethTrade}), now)
+	require.NoError(t, err)
+	n, err := s.Flush(ctx, now)
+	require.NoError(t, err)
+	assert.Equal(t, 3, n)
+	var pending, markets int
+	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM market_pending`).Scan(&pending))
+	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM token_market WHERE (chain, address) IN (('sol','tok1'),('eth','0xtok'),('bsc','0xbsc'))`).Scan(&markets))
+	assert.Zero(t, pending)
+	assert.Equal(t, 3, markets)
+	var trades int
+	require.NoError(t, db.QueryRow(ctx, `SELECT trades FROM token_stats WHERE chain = 'eth' AND address = '0xtok' AND window_name = '1m'`).Scan(&trades))
+	assert.Equal(t, 1, trades)
+}
