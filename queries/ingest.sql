@@ -19,9 +19,15 @@ INSERT INTO wallet_labels (chain, wallet, label) VALUES ($1, $2, $3) ON CONFLICT
 
 -- name: SolPriceUSD :one
 -- The side-token price of the newest successful sol trade (its side token is SOL), newest in
--- trade.Compare order: time, then height, signature (bytewise) and instruction index.
-SELECT side_token_price_usd FROM trades WHERE chain = 'sol' AND status = 'SUCCEEDED'
-ORDER BY block_timestamp_ms DESC, block_height DESC, tx_signature COLLATE "C" DESC, instruction_index DESC LIMIT 1;
+-- trade.Compare order: time, then height, signature (bytewise) and instruction index. The newest
+-- time comes first, in the order of trades_chain_time_idx (one step down it, whatever the
+-- statistics say); only that millisecond's trades are sorted. Ordering all the sol trades by the
+-- four keys at once let a planner on stale statistics (a bulk import) sort every sol trade.
+SELECT x.side_token_price_usd FROM trades x
+WHERE x.chain = 'sol' AND x.status = 'SUCCEEDED' AND x.block_timestamp_ms = (
+    SELECT t.block_timestamp_ms FROM trades t WHERE t.chain = 'sol' AND t.status = 'SUCCEEDED'
+    ORDER BY t.block_timestamp_ms DESC LIMIT 1)
+ORDER BY x.block_height DESC, x.tx_signature COLLATE "C" DESC, x.instruction_index DESC LIMIT 1;
 
 -- name: MigrateToken :one
 -- No row when the token is unknown or already migrated.

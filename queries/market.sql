@@ -24,7 +24,9 @@ JOIN token_market m ON m.chain = r.chain AND m.address = r.address;
 -- name: MarketInputs :many
 -- The market inputs of the tokens (chains[i], addresses[i]) that have a tokens row: the tokens row,
 -- the newest successful trade (in trade.Compare order), the bonding-curve pool and the TVL over all the token's pools
--- (loadMarketInputs).
+-- (loadMarketInputs). The newest trade's time is one step down trades_token_time_idx; only that
+-- millisecond's trades are sorted (as SolPriceUSD: with the four sort keys at once, a planner on
+-- stale statistics sorted every trade of the token).
 SELECT t.chain, t.address, COALESCE(t.creator_address, '') AS creator_address,
     t.total_supply, t.circulating_supply, t.curve_target_native, (t.migrated_at_ms IS NOT NULL)::boolean AS migrated,
     COALESCE(lt.token_price_usd, 0) AS price_usd, COALESCE(lt.token_price_native, 0) AS price_native,
@@ -35,8 +37,10 @@ SELECT t.chain, t.address, COALESCE(t.creator_address, '') AS creator_address,
 FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
 JOIN tokens t ON t.chain = r.chain AND t.address = r.address
 LEFT JOIN LATERAL (SELECT token_price_usd, token_price_native, block_timestamp_ms FROM trades x
-    WHERE x.chain = t.chain AND x.token_address = t.address AND x.status = 'SUCCEEDED'
-    ORDER BY block_timestamp_ms DESC, block_height DESC, tx_signature COLLATE "C" DESC, instruction_index DESC LIMIT 1) lt ON true
+    WHERE x.chain = t.chain AND x.token_address = t.address AND x.status = 'SUCCEEDED' AND x.block_timestamp_ms = (
+        SELECT y.block_timestamp_ms FROM trades y WHERE y.chain = t.chain AND y.token_address = t.address
+            AND y.status = 'SUCCEEDED' ORDER BY y.block_timestamp_ms DESC LIMIT 1)
+    ORDER BY block_height DESC, tx_signature COLLATE "C" DESC, instruction_index DESC LIMIT 1) lt ON true
 LEFT JOIN pools cp ON cp.chain = t.chain AND cp.address = t.curve_pool_address
 LEFT JOIN LATERAL (SELECT max(tvl_usd) AS max_usd, max(tvl_sol) AS max_sol, sum(tvl_usd) AS sum_usd, sum(tvl_sol) AS sum_sol
     FROM pools p WHERE p.chain = t.chain AND (p.token_a_address = t.address OR p.token_b_address = t.address)) pl ON true;
