@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
@@ -404,19 +405,19 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 			t.SideTokenAmountInNative, t.SideTokenAmountInUSD, t.SideTokenPriceInNative, t.SideTokenPriceInUSD, t.DexImage,
 			t.DexProgramAddress, t.DexProtocolFamily, nowMs}
 	}
-	// Replays are found by primary-key probes; the rest go straight into trades with COPY. No
-	// other transaction inserts trades meanwhile: every batch holds the derived-state lock.
-	cs, sigs, ixs := make([]string, len(b.Trades)), make([]string, len(b.Trades)), make([]int32, len(b.Trades))
-	for i, t := range b.Trades {
-		cs[i], sigs[i], ixs[i] = string(t.Chain), t.TransactionSignature, t.InstructionIndex
-	}
-	stored, err := a.q.ExistingTrades(ctx, a.tx, dbsqlc.ExistingTradesParams{Chains: cs, Signatures: sigs, Indexes: ixs})
+	// Replays (a client's retry, a restarted import) are rare: the batch goes straight into trades
+	// with COPY under a savepoint, and only when the primary key rejects a row is the COPY undone
+	// and the stored keys looked up (primary-key probes), the rest COPYed again. No other
+	// transaction inserts trades meanwhile: every batch holds the derived-state lock.
+	copied, err := a.copyTrades(ctx, rows)
 	if err != nil {
-		return fmt.Errorf("find replayed trades: %w", err)
+		return err
 	}
-	replay := make(map[trade.Key]bool, len(stored))
-	for _, k := range stored {
-		replay[trade.Key{Chain: chain.Chain(k.Chain), TransactionSignature: k.TxSignature, InstructionIndex: k.InstructionIndex}] = true
+	var replay map[trade.Key]bool
+	if !copied {
+		if replay, err = a.existingTrades(ctx, b.Trades); err != nil {
+			return err
+		}
 	}
 	fresh := rows[:0]
 	for i, t := range b.Trades {
@@ -430,14 +431,59 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 			a.buckets.addTrade(t)
 		}
 	}
-	// hand-built: COPY into trades; the column list is tradeColumns (sqlc's :copyfrom would fix it twice).
-	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"trades"}, tradeColumns, pgx.CopyFromRows(fresh)); err != nil {
-		return fmt.Errorf("copy trades: %w", err)
+	if !copied {
+		// hand-built: COPY into trades; the column list is tradeColumns (sqlc's :copyfrom would fix it twice).
+		if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"trades"}, tradeColumns, pgx.CopyFromRows(fresh)); err != nil {
+			return fmt.Errorf("copy trades: %w", err)
+		}
 	}
 	a.res.Inserted += len(fresh)
 	a.res.Skipped += len(b.Trades) - len(fresh)
 	a.res.Trades += len(fresh)
 	return nil
+}
+
+// copyTrades COPYs rows (tradeColumns) into trades under a savepoint and reports whether they went
+// in. When the primary key rejects one (a replay), the COPY is undone and copyTrades returns
+// false: the caller looks the stored keys up and COPYs the others.
+func (a *applier) copyTrades(ctx context.Context, rows [][]any) (bool, error) {
+	sp, err := a.tx.Begin(ctx)
+	if err != nil {
+		return false, fmt.Errorf("copy trades: %w", err)
+	}
+	// hand-built: COPY into trades; the column list is tradeColumns (sqlc's :copyfrom would fix it twice).
+	_, err = sp.CopyFrom(ctx, pgx.Identifier{"trades"}, tradeColumns, pgx.CopyFromRows(rows))
+	if err == nil {
+		if err := sp.Commit(ctx); err != nil {
+			return false, fmt.Errorf("copy trades: %w", err)
+		}
+		return true, nil
+	}
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" || pgErr.ConstraintName != "trades_pkey" {
+		return false, fmt.Errorf("copy trades: %w", err)
+	}
+	if err := sp.Rollback(ctx); err != nil {
+		return false, fmt.Errorf("copy trades: %w", err)
+	}
+	return false, nil
+}
+
+// existingTrades finds which of trades are stored already, by primary-key probes.
+func (a *applier) existingTrades(ctx context.Context, trades []trade.Trade) (map[trade.Key]bool, error) {
+	cs, sigs, ixs := make([]string, len(trades)), make([]string, len(trades)), make([]int32, len(trades))
+	for i, t := range trades {
+		cs[i], sigs[i], ixs[i] = string(t.Chain), t.TransactionSignature, t.InstructionIndex
+	}
+	stored, err := a.q.ExistingTrades(ctx, a.tx, dbsqlc.ExistingTradesParams{Chains: cs, Signatures: sigs, Indexes: ixs})
+	if err != nil {
+		return nil, fmt.Errorf("find replayed trades: %w", err)
+	}
+	replay := make(map[trade.Key]bool, len(stored))
+	for _, k := range stored {
+		replay[trade.Key{Chain: chain.Chain(k.Chain), TransactionSignature: k.TxSignature, InstructionIndex: k.InstructionIndex}] = true
+	}
+	return replay, nil
 }
 
 // copyStaged COPYs rows (cols) into the per-connection temporary table; with ddl it first runs
