@@ -408,7 +408,8 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 	// Replays (a client's retry, a restarted import) are rare: the batch goes straight into trades
 	// with COPY under a savepoint, and only when the primary key rejects a row is the COPY undone
 	// and the stored keys looked up (primary-key probes), the rest COPYed again. No other
-	// transaction inserts trades meanwhile: every batch holds the derived-state lock.
+	// transaction inserts trades of these chains meanwhile: every batch holds its chains' locks
+	// (lockDerivedState), and a trade's key starts with its chain.
 	copied, err := a.copyTrades(ctx, rows)
 	if err != nil {
 		return err
