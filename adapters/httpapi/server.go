@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/pprof"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tokenscope/tokenscope/app"
@@ -35,6 +36,9 @@ type Deps struct {
 	IngestIdleTimeout time.Duration
 	// RateLimit limits each key's authenticated requests on the main and dex APIs.
 	RateLimit RateLimit
+	// Pprof serves Go's runtime profiles (net/http/pprof's /debug/pprof/) on the admin address
+	// only: a CPU profile of the service under load is what shows where a request's time goes.
+	Pprof bool
 }
 
 func (d Deps) readTimeout() time.Duration {
@@ -115,6 +119,9 @@ func NewAdmin(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope-admin")
 	if d.Registry != nil {
 		f.Get("/metrics", metricsHandler(d.Registry))
+	}
+	if d.Pprof {
+		f.Use(pprof.New())
 	}
 	f.Use(notFound)
 	return f

@@ -17,6 +17,7 @@ type Config struct {
 	HTTPAddr            string
 	DexHTTPAddr         string
 	AdminHTTPAddr       string        // /metrics (and health) for operators; no authentication
+	AdminPprof          bool          // also serve Go's profiles (/debug/pprof/) on AdminHTTPAddr
 	HTTPReadTimeout     time.Duration // how long a client may take to send a request
 	IngestIdleTimeout   time.Duration // how long a streamed POST /v2/ingest body may send nothing
 	WorkerHealthAddr    string        // the worker's /healthz and /readyz
@@ -107,6 +108,7 @@ func Load() (Config, error) {
 	c.SSEHeartbeat = duration("SSE_HEARTBEAT", 15*time.Second, &errs)
 	c.RefreshInterval = duration("MARKET_REFRESH_INTERVAL", 2*time.Second, &errs)
 	c.SimulateOnDev = boolean("DEV_SIMULATE", true, &errs)
+	c.AdminPprof = boolean("ADMIN_PPROF", false, &errs)
 	c.RateLimitPerMinute = integer("RATE_LIMIT_PER_MINUTE", 6000, &errs)
 	if c.RateLimitPerMinute < 0 || c.RateLimitPerMinute > 1_000_000_000 {
 		errs = append(errs, "RATE_LIMIT_PER_MINUTE must be between 0 and 1000000000, got "+strconv.Itoa(c.RateLimitPerMinute))

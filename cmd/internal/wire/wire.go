@@ -174,6 +174,7 @@ func httpDeps(rt *Runtime) (d httpapi.Deps, release func(), err error) {
 		App: rt.App, Auth: rt.App.Keys, Checks: append(ReadinessChecks(rt), limiterChecks...), Log: rt.Log,
 		Registry: rt.Registry, Metrics: httpapi.NewMetrics(rt.Registry), RequestTimeout: rt.Cfg.RequestTimeout,
 		ReadTimeout: rt.Cfg.HTTPReadTimeout, IngestIdleTimeout: rt.Cfg.IngestIdleTimeout, RateLimit: rl,
+		Pprof: rt.Cfg.AdminPprof,
 	}, release, nil
 }
 
