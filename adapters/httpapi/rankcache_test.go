@@ -143,3 +143,98 @@ func TestRankingAnswersAreReusedOnlyWhileTheirReadIsCurrent(t *testing.T) {
 		"another duration has its own read")
 	assert.Equal(t, 3, r.readCount())
 }
+
+// pricedReaders serves token details at a price the test can change, and counts the reads.
+type pricedReaders struct {
+	*readers
+	mu    sync.Mutex
+	price string
+	reads int
+}
+
+func (r *pricedReaders) TokenDetails(_ context.Context, c chain.Chain, addrs []string) ([]token.Detail, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reads++
+	out := make([]token.Detail, len(addrs))
+	for i, a := range addrs {
+		out[i] = token.Detail{Token: token.Token{Chain: c, Address: a, Name: "Token " + a, Symbol: a}}
+		out[i].MarketData.PriceInUSD = decimal.RequireFromString(r.price)
+	}
+	return out, nil
+}
+
+func (r *pricedReaders) set(price string) {
+	r.mu.Lock()
+	r.price = price
+	r.mu.Unlock()
+}
+
+func (r *pricedReaders) readCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reads
+}
+
+// TestMultiAnswersAreReusedOnlyWhileTheirTokensAreCurrent: a repeated multi-token detail request
+// is answered with the kept bytes (no read) until a write to its tokens is announced, then with
+// the new details. A kept answer is found by the request's bytes as sent, so a request that
+// differs from a kept one only in its spelling (an escaped path parameter, an invalid extra
+// parameter) is still parsed and refused as before.
+func TestMultiAnswersAreReusedOnlyWhileTheirTokensAreCurrent(t *testing.T) {
+	versions := &testVersions{v: 1}
+	r := &pricedReaders{readers: newReaders(), price: "1.5"}
+	store := &keyStore{keys: map[string]account.Key{}}
+	keys := apikey.New(store, wallClock{})
+	full, _, err := keys.Create(context.Background(), fixtureAccount, "multi", account.AllScopes)
+	require.NoError(t, err)
+	a := &app.Application{Keys: keys, Market: market.New(r, market.WithCache(versions))}
+	reg := prometheus.NewRegistry()
+	srv := &server{app: httpapi.NewDex(httpapi.Deps{App: a, Auth: keys, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Registry: reg, Metrics: httpapi.NewMetrics(reg), RequestTimeout: 5 * time.Second}), key: full}
+
+	prices := func(res result) []string {
+		t.Helper()
+		require.Equal(t, 200, res.status, "%s", res.body)
+		assert.Equal(t, "application/json", res.header.Get("Content-Type"))
+		assert.NotEmpty(t, res.header.Get("X-Request-Id"))
+		var list []struct {
+			Address    string
+			MarketData struct{ PriceInUsd string } `json:"marketData"`
+		}
+		require.NoError(t, json.Unmarshal(res.body, &list), "%s", res.body)
+		out := []string{}
+		for _, x := range list {
+			out = append(out, x.Address+"="+x.MarketData.PriceInUsd)
+		}
+		return out
+	}
+	const path = "/v1/token/sol/multi?tokenAddresses=aaa,bbb"
+	first := srv.get(t, path)
+	assert.Equal(t, []string{"aaa=1.5", "bbb=1.5"}, prices(first))
+	assert.Equal(t, 1, r.readCount())
+
+	r.set("2.25") // written, not announced yet
+	again := srv.get(t, path)
+	assert.Equal(t, first.body, again.body, "the same request, nothing announced: the same bytes")
+	assert.NotEqual(t, first.header.Get("X-Request-Id"), again.header.Get("X-Request-Id"), "each answer has its own request id")
+	assert.Equal(t, 1, r.readCount(), "and no read")
+
+	escaped := srv.get(t, "/v1/token/%73ol/multi?tokenAddresses=aaa,bbb")
+	assert.Equal(t, 400, escaped.status, "a path parameter is not decoded, kept answer or not: %s", escaped.body)
+	assert.Contains(t, string(escaped.body), "chain")
+	bad := srv.get(t, path+"&sortBy=nonsense")
+	assert.Equal(t, 400, bad.status, "%s", bad.body)
+	assert.Contains(t, string(bad.body), "sortBy")
+	unauthenticated := srv.do(t, "GET", path)
+	assert.Equal(t, 401, unauthenticated.status, "a kept answer is served only past authentication")
+
+	versions.announce()
+	assert.Equal(t, []string{"aaa=2.25", "bbb=2.25"}, prices(srv.get(t, path)), "a write was announced: the new details")
+	assert.Equal(t, 2, r.readCount())
+	assert.Equal(t, []string{"aaa=2.25", "bbb=2.25"}, prices(srv.get(t, path)))
+	assert.Equal(t, 2, r.readCount())
+	assert.Equal(t, []string{"bbb=2.25"}, prices(srv.get(t, "/v1/token/sol/multi?tokenAddresses=bbb")),
+		"another request has its own answer, from the kept details")
+	assert.Equal(t, 2, r.readCount())
+}

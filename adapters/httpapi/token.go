@@ -82,6 +82,9 @@ func multiRequest(c *fiber.Ctx, ch chain.Chain, fields []token.Field) (market.Mu
 // multiTokens is operation 2, GET {dex_base_url}/v1/token/{chain}/multi: the multi-detail shape
 // over the ten chains of the v1 path.
 func (h *handlers) multiTokens(c *fiber.Ctx) error {
+	if h.sendKeptMulti(c) {
+		return nil
+	}
 	ch, err := chain.ParseMulti("chain", c.Params("chain"))
 	if err != nil {
 		return err
@@ -96,6 +99,9 @@ func (h *handlers) multiTokens(c *fiber.Ctx) error {
 // multiTokensV2 is the public API's v2 path, GET /v2/token/{chain}/multi: the same lookup over
 // the v2 chains, rendered as v2 token records.
 func (h *handlers) multiTokensV2(c *fiber.Ctx) error {
+	if h.sendKeptMulti(c) {
+		return nil
+	}
 	ch, err := chain.Parse("chain", c.Params("chain"))
 	if err != nil {
 		return err
