@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -34,6 +35,9 @@ type encodedBody struct {
 type keptTokens struct {
 	chain chain.Chain
 	addrs []string
+	// current is the market's version (market.Service.Version) when the tokens were last found
+	// at the kept body's version: while the market reports it still, they are.
+	current *atomic.Uint64
 }
 
 type encodedBodies struct {
@@ -152,8 +156,16 @@ func (h *handlers) sendKeptMulti(c *fiber.Ctx) bool {
 	if !ok {
 		return false
 	}
-	if v := h.app.Market.TokensVersion(e.about.chain, e.about.addrs); v == 0 || v != e.version {
+	// The market's version is read before the tokens' (Version's contract).
+	cur := h.app.Market.Version()
+	if cur == 0 {
 		return false
+	}
+	if cur != e.about.current.Load() {
+		if v := h.app.Market.TokensVersion(e.about.chain, e.about.addrs); v == 0 || v != e.version {
+			return false
+		}
+		e.about.current.Store(cur)
 	}
 	sendKeptBody(c, e.body)
 	return true
@@ -169,5 +181,5 @@ func (h *handlers) sendMulti(c *fiber.Ctx, r market.MultiRequest, encode func([]
 	return sendKept(c, h.multis, v, func() ([]token.Detail, uint64, error) {
 		ds, err := h.app.Market.Multi(c.UserContext(), r)
 		return ds, v, err
-	}, encode, keptTokens{chain: ch, addrs: r.Addresses})
+	}, encode, keptTokens{chain: ch, addrs: r.Addresses, current: new(atomic.Uint64)})
 }

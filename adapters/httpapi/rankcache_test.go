@@ -238,3 +238,76 @@ func TestMultiAnswersAreReusedOnlyWhileTheirTokensAreCurrent(t *testing.T) {
 		"another request has its own answer, from the kept details")
 	assert.Equal(t, 2, r.readCount())
 }
+
+// tokenVersions are market versions with a version per token (ports.MarketVersions): announce
+// moves the sequence and the named tokens' versions to it.
+type tokenVersions struct {
+	mu     sync.Mutex
+	seq    uint64
+	tokens map[string]uint64
+}
+
+func (tv *tokenVersions) Current() uint64 {
+	tv.mu.Lock()
+	defer tv.mu.Unlock()
+	return tv.seq
+}
+
+func (tv *tokenVersions) TokensVersion(_ chain.Chain, addrs []string) uint64 {
+	tv.mu.Lock()
+	defer tv.mu.Unlock()
+	out := uint64(1)
+	for _, a := range addrs {
+		out = max(out, tv.tokens[a])
+	}
+	return out
+}
+
+func (tv *tokenVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 { return tv.Current() }
+
+func (tv *tokenVersions) announce(addrs ...string) {
+	tv.mu.Lock()
+	defer tv.mu.Unlock()
+	tv.seq++
+	for _, a := range addrs {
+		tv.tokens[a] = tv.seq
+	}
+}
+
+// TestMultiAnswersOutliveChangesToOtherTokens: a kept multi-token detail answer stays in use
+// while the market announces changes to other tokens only, and is replaced once one of its own
+// tokens changes.
+func TestMultiAnswersOutliveChangesToOtherTokens(t *testing.T) {
+	versions := &tokenVersions{seq: 1, tokens: map[string]uint64{}}
+	r := &pricedReaders{readers: newReaders(), price: "1.5"}
+	store := &keyStore{keys: map[string]account.Key{}}
+	keys := apikey.New(store, wallClock{})
+	full, _, err := keys.Create(context.Background(), fixtureAccount, "multi", account.AllScopes)
+	require.NoError(t, err)
+	a := &app.Application{Keys: keys, Market: market.New(r, market.WithCache(versions))}
+	reg := prometheus.NewRegistry()
+	srv := &server{app: httpapi.NewDex(httpapi.Deps{App: a, Auth: keys, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Registry: reg, Metrics: httpapi.NewMetrics(reg), RequestTimeout: 5 * time.Second}), key: full}
+
+	const path = "/v2/token/sol/multi?tokenAddresses=aaa&tokenAddresses=bbb"
+	first := srv.get(t, path)
+	require.Equal(t, 200, first.status, "%s", first.body)
+	assert.Equal(t, 1, r.readCount())
+
+	r.set("2.25")
+	for range 3 {
+		versions.announce("zzz")
+		again := srv.get(t, path)
+		assert.Equal(t, first.body, again.body, "only another token changed: the same bytes")
+		assert.Equal(t, 1, r.readCount(), "and no read")
+	}
+
+	versions.announce("bbb")
+	changed := srv.get(t, path)
+	require.Equal(t, 200, changed.status, "%s", changed.body)
+	assert.NotEqual(t, first.body, changed.body, "one of its tokens changed: a new answer")
+	assert.Contains(t, string(changed.body), `"2.25"`)
+	assert.Equal(t, 2, r.readCount())
+	assert.Equal(t, changed.body, srv.get(t, path).body)
+	assert.Equal(t, 2, r.readCount())
+}

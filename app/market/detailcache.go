@@ -104,3 +104,14 @@ func (s *Service) TokensVersion(c chain.Chain, addrs []string) uint64 {
 	}
 	return s.versions.TokensVersion(c, addrs)
 }
+
+// Version is the market's latest version (ports.MarketVersions.Current), or 0 when nothing
+// read is reused: while it stays the same, no TokensVersion changes, so a caller that found
+// TokensVersion(c, addrs) at v after observing Version at s may take it as still v while
+// Version reports s.
+func (s *Service) Version() uint64 {
+	if s.details == nil {
+		return 0
+	}
+	return s.versions.Current()
+}
