@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tokenscope/tokenscope/adapters/httpapi"
 	"github.com/tokenscope/tokenscope/domain/account"
 )
 
@@ -164,6 +165,18 @@ func TestMetricsCountEveryRequest(t *testing.T) {
 	} {
 		assert.Contains(t, text, want)
 	}
+}
+
+// TestProfilesOnlyOnTheAdminAddressWhenAsked: Go's profiles (Deps.Pprof) are served on the
+// admin address only, and only when enabled.
+func TestProfilesOnlyOnTheAdminAddressWhenAsked(t *testing.T) {
+	off := newServer(t, io.Discard)
+	assert.Equal(t, http.StatusNotFound, (&server{app: off.admin}).do(t, "GET", "/debug/pprof/").status, "off by default")
+	on := newServer(t, io.Discard, func(d *httpapi.Deps) { d.Pprof = true })
+	assert.Equal(t, http.StatusOK, (&server{app: on.admin}).do(t, "GET", "/debug/pprof/").status)
+	assert.Equal(t, http.StatusOK, (&server{app: on.admin}).do(t, "GET", "/debug/pprof/cmdline").status)
+	assert.Equal(t, http.StatusNotFound, on.get(t, "/debug/pprof/").status, "never on the API address")
+	assert.Equal(t, http.StatusNotFound, (&server{app: on.dex, key: on.key}).get(t, "/debug/pprof/").status, "nor on the dex address")
 }
 
 func TestScopesAreEnforced(t *testing.T) {
