@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -159,69 +158,11 @@ func withTimeout(d time.Duration) fiber.Handler {
 		if d <= 0 || streamedPaths[c.Path()] {
 			return c.Next()
 		}
-		ctx := &deadlineContext{parent: c.UserContext(), deadline: time.Now().Add(d)}
-		defer ctx.end()
+		ctx, cancel := context.WithTimeout(c.UserContext(), d)
+		defer cancel()
 		c.SetUserContext(ctx)
 		return c.Next()
 	}
-}
-
-// deadlineContext is context.WithDeadline(parent, deadline), canceled when its request ends,
-// whose timer is made only once something waits on it (Done, Err, AfterFunc: a query, a
-// derived context). A request answered from memory (a kept multi-token or ranking body, a
-// cached key) never does, and the timer was a tenth of such a request's CPU in the handler
-// chain (BenchmarkTokenHandler/multi-10).
-type deadlineContext struct {
-	parent   context.Context
-	deadline time.Time
-
-	mu     sync.Mutex
-	ctx    context.Context // the real context, once made
-	cancel context.CancelFunc
-	ended  bool
-}
-
-// made returns the real context, making it on first use (already canceled after end).
-func (d *deadlineContext) made() context.Context {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.ctx == nil {
-		d.ctx, d.cancel = context.WithDeadline(d.parent, d.deadline)
-		if d.ended {
-			d.cancel()
-		}
-	}
-	return d.ctx
-}
-
-// end cancels the context: its request is over.
-func (d *deadlineContext) end() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.ended = true
-	if d.cancel != nil {
-		d.cancel()
-	}
-}
-
-func (d *deadlineContext) Deadline() (time.Time, bool) {
-	if p, ok := d.parent.Deadline(); ok && p.Before(d.deadline) {
-		return p, true
-	}
-	return d.deadline, true
-}
-
-func (d *deadlineContext) Done() <-chan struct{} { return d.made().Done() }
-
-func (d *deadlineContext) Err() error { return d.made().Err() }
-
-// Value is the parent's: the context adds no value of its own.
-func (d *deadlineContext) Value(key any) any { return d.parent.Value(key) }
-
-// AfterFunc lets a context derived from this one (context.WithCancel…) follow it without a
-// goroutine of its own (the context package looks for this method).
-func (d *deadlineContext) AfterFunc(f func()) (stop func() bool) {
-	return context.AfterFunc(d.made(), f)
 }
 
 // presentedKey reads the key from `Authorization: Bearer <key>` or `X-API-KEY: <key>`
