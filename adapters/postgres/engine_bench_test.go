@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,11 +76,13 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 		in, err := os.Open(file)
 		require.NoError(b, err)
 		svc := appingest.New(postgres.NewIngestStore(pool), wallClock{}, appingest.DefaultBatchSize).WithFlushInterval(time.Minute)
+		stopProfile := profileIngest(b)
 		cpu0 := cpuNow(b, ctx, pool)
 		start := time.Now()
 		res, err := svc.Stream(ctx, ndjson.NewDecoder(bufio.NewReaderSize(in, 1<<20)), nil)
 		ingestTook := time.Since(start)
 		goCPU, dbCPU := cpuNow(b, ctx, pool).since(cpu0)
+		stopProfile()
 		in.Close()
 		require.NoError(b, err)
 
@@ -133,6 +136,23 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 		b.ReportMetric(float64(tradesBytes)/float64(res.Trades)*1e6/(1<<20), "trades_MiB/Mtrades")
 		b.ReportMetric(float64(allBytes)/float64(res.Trades)*1e6/(1<<20), "engine_MiB/Mtrades")
 		b.Logf("events=%d trades=%d ingest=%s copy=%s", res.Events, res.Trades, ingestTook, copyTook)
+	}
+}
+
+// profileIngest writes a CPU profile of the ingest alone (not the simulation that writes its
+// input, nor the raw COPY it is compared with) to TOKENSCOPE_BENCH_CPUPROFILE when that is set;
+// the returned function stops it. Do not combine it with go test's -cpuprofile.
+func profileIngest(b *testing.B) (stop func()) {
+	path := os.Getenv("TOKENSCOPE_BENCH_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	require.NoError(b, err)
+	require.NoError(b, pprof.StartCPUProfile(f))
+	return func() {
+		pprof.StopCPUProfile()
+		require.NoError(b, f.Close())
 	}
 }
 
