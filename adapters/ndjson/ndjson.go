@@ -154,6 +154,16 @@ func unmarshalTypeFirst(b []byte) (ingest.Event, bool) {
 		return nil, false
 	}
 	typ := string(rest[:end])
+	if typ == string(ingest.TypeTrade) {
+		var tw tradeWire
+		if scanTrade(b, &tw) && tw.Type == typ {
+			p := &parser{}
+			if e := tw.event(p); p.err == nil {
+				return e, true
+			}
+			return nil, false
+		}
+	}
 	w := newWire(ingest.Type(typ))
 	if w == nil {
 		return nil, false

@@ -182,3 +182,67 @@ func TestTypeFirstLinesDecodeAsTheGeneralPath(t *testing.T) {
 		assert.Equal(t, fmt.Sprint(werr), fmt.Sprint(err), line)
 	}
 }
+
+// Trade lines take a hand-written scanner before encoding/json; whatever it accepts must decode
+// exactly as the general path does, and whatever it refuses is left to encoding/json. The seeds
+// cover what the scanner decides itself (numbers, whitespace, repeated keys, non-ASCII) and what
+// it must hand over (null, escapes, wrong kinds, overflows, unknown or differently cased keys).
+func FuzzTradeLinesDecodeAsTheGeneralPath(f *testing.F) {
+	line, err := ndjson.Marshal(ingest.Trade{Trade: sampleTrade()})
+	require.NoError(f, err)
+	tr := string(line)
+	body := strings.TrimPrefix(tr, `{"type":"trade",`)
+	replace := func(old, new string) string {
+		require.Contains(f, tr, old)
+		return strings.Replace(tr, old, new, 1)
+	}
+	for _, s := range []string{
+		tr,
+		` ` + tr + "\t",
+		`{"type":"trade" , ` + strings.ReplaceAll(body, `":`, `" :`+"\n"),
+		replace(`"tokenAmount":"100"`, `"tokenAmount":100`),
+		replace(`"tokenAmount":"100"`, `"tokenAmount":-0.5e-3`),
+		replace(`"tokenAmount":"100"`, `"tokenAmount":1E+400`),
+		replace(`"tokenAmount":"100"`, `"tokenAmount":01`),
+		replace(`"tokenAmount":"100"`, `"tokenAmount":1.`),
+		replace(`"tokenAmount":"100"`, `"tokenAmount":-`),
+		replace(`"tokenAmount":"100"`, `"tokenAmount":null`),
+		replace(`"tokenAmount":"100"`, `"tokenAmount":"abc"`),
+		replace(`"tokenAmount":"100"`, `"tokenAmount":"1é"`),
+		replace(`"tokenAmount":"100"`, `"tokenAmount":"1\u00e9"`),
+		replace(`"tokenAmount":"100"`, `"tokenAmount":"100","tokenAmount":"7"`),
+		replace(`"instructionIndex":2`, `"instructionIndex":2147483648`),
+		replace(`"instructionIndex":2`, `"instructionIndex":-0`),
+		replace(`"instructionIndex":2`, `"instructionIndex":2.0`),
+		replace(`"instructionIndex":2`, `"instructionIndex":2e0`),
+		replace(`"instructionIndex":2`, `"instructionIndex":"2"`),
+		replace(`"blockHeight":100`, `"blockHeight":9223372036854775808`),
+		replace(`"blockHeight":100`, `"blockHeight":null`),
+		replace(`"accountOwnerAddress":"w1"`, `"accountOwnerAddress":"wé1"`),
+		replace(`"accountOwnerAddress":"w1"`, "\"accountOwnerAddress\":\"w\xff1\""),
+		replace(`"accountOwnerAddress":"w1"`, "\"accountOwnerAddress\":\"w\t1\""),
+		replace(`"accountOwnerAddress":"w1"`, `"accountOwnerAddress":"w\/1"`),
+		replace(`"accountOwnerAddress":"w1"`, `"accountOwnerAddress":1`),
+		replace(`"accountOwnerAddress":"w1"`, `"AccountOwnerAddress":"w1"`),
+		replace(`"accountOwnerAddress":"w1"`, `"accountOwnerAddress":"w1","accountOwnerAddress":"w2"`),
+		replace(`"side":"BUY"`, `"side":"buy"`),
+		replace(`"side":"BUY"`, `"side":"HOLD"`),
+		replace(`"status":"SUCCEEDED"`, `"status":"FAILED"`),
+		`{"type":"trade","unknown":1,` + body,
+		`{"type":"trade",` + body + `,`,
+		`{"type":"trade",` + strings.TrimSuffix(body, `}`) + `,}`,
+		`{"type":"trade",` + strings.TrimSuffix(body, `}`) + `,"type":"wallet.label"}`,
+		`{"type":"trade"}`,
+		`{"type":"trade",}`,
+		`{"type":"trade"` + body,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		e, field, err := ndjson.Unmarshal([]byte(line))
+		we, wfield, werr := ndjson.UnmarshalGeneral([]byte(line))
+		assert.Equal(t, we, e, line)
+		assert.Equal(t, wfield, field, line)
+		assert.Equal(t, fmt.Sprint(werr), fmt.Sprint(err), line)
+	})
+}
