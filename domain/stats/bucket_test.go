@@ -41,7 +41,7 @@ func bucketsOf(trades []trade.Trade) []stats.Bucket {
 		a.Note(t)
 		last[t.Wallet] = a
 		for _, r := range stats.Resolutions {
-			at(t.BlockTimestamp, r).AddTrade(t)
+			at(t.BlockTimestamp, r).AddTrade(&t)
 		}
 	}
 	for _, a := range last {
