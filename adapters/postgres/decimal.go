@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"strings"
+	"strconv"
 
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -54,59 +54,80 @@ func (encodeDecimalBinary) Encode(value any, buf []byte) ([]byte, error) {
 // appendNumeric appends d in Postgres's binary numeric form: the digit count, the weight (the
 // power of 10,000 of the first digit), the sign and the display scale (int16 each), then the
 // base-10,000 digits. The display scale is what pgx's encoder sends (the decimal's places, 0
-// for a positive exponent), so the stored value and its text are the same.
+// for a positive exponent), so the stored value and its text are the same. A coefficient of up
+// to 18 digits (every amount the simulator and real trades carry) is read without copying it
+// and without allocating.
 func appendNumeric(buf []byte, d decimal.Decimal) ([]byte, error) {
 	exp := d.Exponent()
 	if exp < -math.MaxInt16 {
 		return nil, fmt.Errorf("cannot encode numeric: exponent %d is out of range", exp)
 	}
-	co := d.Coefficient()
+	var scratch [48]byte
+	var digits []byte
 	var sign uint16
-	if co.Sign() < 0 {
-		sign = 0x4000
-		co.Neg(co)
+	if d.NumDigits() <= 18 {
+		v := d.CoefficientInt64()
+		if v < 0 {
+			sign, v = 0x4000, -v
+		}
+		digits = strconv.AppendUint(scratch[:0], uint64(v), 10)
+	} else {
+		co := d.Coefficient()
+		if co.Sign() < 0 {
+			sign = 0x4000
+			co.Neg(co)
+		}
+		digits = co.Append(scratch[:0], 10)
 	}
+	zero := len(digits) == 1 && digits[0] == '0'
 	dscale := uint16(0)
-	digits := co.Text(10)
 	if exp < 0 {
 		dscale = uint16(-exp)
-	} else if co.Sign() != 0 {
-		digits += strings.Repeat("0", int(exp))
-		exp = 0
+	} else if !zero {
+		for ; exp > 0; exp-- {
+			digits = append(digits, '0')
+		}
 	}
 	frac := int(-exp) // the last frac decimal digits are the fraction
-	if frac > len(digits) {
-		digits = strings.Repeat("0", frac-len(digits)) + digits
-	}
-	// Pad the integer part on the left and the fraction on the right to whole base-10,000 digits.
-	intLen := len(digits) - frac
+	// Pad the integer part on the left and the fraction on the right to whole base-10,000 digits
+	// (a fraction longer than the digits first gets its leading zeros).
+	leadFrac := max(frac-len(digits), 0)
+	intLen := len(digits) + leadFrac - frac
 	lead := (4 - intLen%4) % 4
 	trail := (4 - frac%4) % 4
-	padded := strings.Repeat("0", lead) + digits + strings.Repeat("0", trail)
-	groups := make([]uint16, 0, len(padded)/4)
-	for i := 0; i < len(padded); i += 4 {
-		groups = append(groups, uint16(padded[i]-'0')*1000+uint16(padded[i+1]-'0')*100+uint16(padded[i+2]-'0')*10+
-			uint16(padded[i+3]-'0'))
+	n := (lead + leadFrac + len(digits) + trail) / 4
+	// digit is the i-th decimal digit of the padded string.
+	digit := func(i int) uint16 {
+		i -= lead + leadFrac
+		if i < 0 || i >= len(digits) {
+			return 0
+		}
+		return uint16(digits[i] - '0')
+	}
+	group := func(g int) uint16 {
+		i := 4 * g
+		return digit(i)*1000 + digit(i+1)*100 + digit(i+2)*10 + digit(i+3)
 	}
 	weight := (lead+intLen)/4 - 1
-	for len(groups) > 0 && groups[0] == 0 {
-		groups, weight = groups[1:], weight-1
+	first, last := 0, n
+	for first < last && group(first) == 0 {
+		first, weight = first+1, weight-1
 	}
-	for len(groups) > 0 && groups[len(groups)-1] == 0 {
-		groups = groups[:len(groups)-1]
+	for last > first && group(last-1) == 0 {
+		last--
 	}
-	if len(groups) == 0 {
+	if first == last {
 		weight, sign = 0, 0
 	}
-	if len(groups) > math.MaxUint16 || weight > math.MaxInt16 || weight < math.MinInt16 {
+	if last-first > math.MaxUint16 || weight > math.MaxInt16 || weight < math.MinInt16 {
 		return nil, fmt.Errorf("cannot encode numeric: %s is out of range", d)
 	}
-	buf = binary.BigEndian.AppendUint16(buf, uint16(len(groups)))
+	buf = binary.BigEndian.AppendUint16(buf, uint16(last-first))
 	buf = binary.BigEndian.AppendUint16(buf, uint16(int16(weight)))
 	buf = binary.BigEndian.AppendUint16(buf, sign)
 	buf = binary.BigEndian.AppendUint16(buf, dscale)
-	for _, g := range groups {
-		buf = binary.BigEndian.AppendUint16(buf, g)
+	for g := first; g < last; g++ {
+		buf = binary.BigEndian.AppendUint16(buf, group(g))
 	}
 	return buf, nil
 }

@@ -57,7 +57,7 @@ func (d *bucketDeltas) at(ref ports.TokenRef, ms int64, res stats.Resolution) *s
 }
 
 // addTrade adds the successful trade t to its bucket of every resolution.
-func (d *bucketDeltas) addTrade(t trade.Trade) {
+func (d *bucketDeltas) addTrade(t *trade.Trade) {
 	ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
 	for _, r := range stats.Resolutions {
 		if b := d.at(ref, t.BlockTimestamp, r); b != nil {
@@ -77,23 +77,43 @@ func (d *bucketDeltas) moveActivity(ref ports.TokenRef, old, updated stats.LastA
 	}
 }
 
-// bucketColumns are the token_buckets columns writeBuckets stages, in bucketValues order.
+// bucketColumns are the token_buckets columns writeBuckets stages, in copyBucket order.
 var bucketColumns = []string{
 	"chain", "address", "res_ms", "start_ms", "buys", "sells", "buy_volume", "sell_volume", "buy_volume_usd",
 	"sell_volume_usd", "open_usd", "open_ms", "open_height", "open_sig", "open_ix", "close_usd", "close_ms",
 	"close_height", "close_sig", "close_ix", "high_usd", "low_usd", "last_buyers", "last_sellers", "last_traders",
 }
 
-func bucketValues(k bucketKey, b *stats.Bucket) []any {
-	row := []any{string(k.ref.Chain), k.ref.Address, int64(k.res), k.start, b.Buys, b.Sells, b.BuyVolume, b.SellVolume,
-		b.BuyVolumeInUSD, b.SellVolumeInUSD}
+func copyBucket(c *copyRows, k bucketKey, b *stats.Bucket) {
+	c.row(len(bucketColumns))
+	c.text(string(k.ref.Chain))
+	c.text(k.ref.Address)
+	c.int8(int64(k.res))
+	c.int8(k.start)
+	c.int8(b.Buys)
+	c.int8(b.Sells)
+	c.numeric(b.BuyVolume)
+	c.numeric(b.SellVolume)
+	c.numeric(b.BuyVolumeInUSD)
+	c.numeric(b.SellVolumeInUSD)
 	if b.Trades() > 0 {
-		row = append(row, b.Open.Price, b.Open.At, b.Open.Height, b.Open.Signature, b.Open.Index,
-			b.Close.Price, b.Close.At, b.Close.Height, b.Close.Signature, b.Close.Index, b.High, b.Low)
+		for _, m := range [...]*stats.Mark{&b.Open, &b.Close} {
+			c.numeric(m.Price)
+			c.int8(m.At)
+			c.int8(m.Height)
+			c.text(m.Signature)
+			c.int4(m.Index)
+		}
+		c.numeric(b.High)
+		c.numeric(b.Low)
 	} else {
-		row = append(row, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+		for range 12 {
+			c.null()
+		}
 	}
-	return append(row, b.LastBuyers, b.LastSellers, b.LastTraders)
+	c.int8(b.LastBuyers)
+	c.int8(b.LastSellers)
+	c.int8(b.LastTraders)
 }
 
 // bucketMerge is the ON CONFLICT clause that adds a staged delta to a stored bucket, as
@@ -126,17 +146,17 @@ const bucketStaging = `CREATE TEMP TABLE IF NOT EXISTS ingest_buckets (LIKE toke
 // writeBuckets adds the deltas to token_buckets: COPY into ingest_buckets, then one
 // INSERT … ON CONFLICT that merges.
 func writeBuckets(ctx context.Context, tx pgx.Tx, d *bucketDeltas) error {
-	rows := make([][]any, 0, len(d.m))
+	rows := newCopyRows(len(d.m) * 256)
 	for k, b := range d.m {
 		if b.Trades() == 0 && b.LastBuyers == 0 && b.LastSellers == 0 && b.LastTraders == 0 {
 			continue // moves that cancelled out
 		}
-		rows = append(rows, bucketValues(k, b))
+		copyBucket(rows, k, b)
 	}
-	if len(rows) == 0 {
+	if rows.rows == 0 {
 		return nil
 	}
-	if err := copyStaged(ctx, tx, bucketStaging, "ingest_buckets", bucketColumns, rows, "buckets"); err != nil {
+	if err := copyStagedRows(ctx, tx, bucketStaging, "ingest_buckets", bucketColumns, rows, "buckets"); err != nil {
 		return err
 	}
 	cols := joinCols(bucketColumns)

@@ -65,7 +65,12 @@ func (d groupDeltas) add(ref ports.TokenRef, groups []string, balance decimal.De
 			d[k] = t
 		}
 		t.Holders += sign
-		t.Holdings = t.Holdings.Add(balance.Mul(decimal.NewFromInt(sign)))
+		if sign < 0 {
+			// balance × −1, exponent kept, as Mul by −1 gives (one allocation, not three).
+			t.Holdings = t.Holdings.Sub(balance)
+		} else {
+			t.Holdings = t.Holdings.Add(balance)
+		}
 	}
 }
 
@@ -75,17 +80,22 @@ const groupStaging = `CREATE TEMP TABLE IF NOT EXISTS ingest_groups (LIKE token_
 
 // writeGroups adds the deltas to token_holder_groups (COPY, then one INSERT … ON CONFLICT).
 func writeGroups(ctx context.Context, tx pgx.Tx, d groupDeltas) error {
-	rows := make([][]any, 0, len(d))
+	rows := newCopyRows(len(d) * 96)
 	for k, t := range d {
 		if t.Holders == 0 && t.Holdings.IsZero() {
 			continue
 		}
-		rows = append(rows, []any{string(k.ref.Chain), k.ref.Address, k.group, t.Holders, t.Holdings})
+		rows.row(len(groupColumns))
+		rows.text(string(k.ref.Chain))
+		rows.text(k.ref.Address)
+		rows.text(k.group)
+		rows.int8(t.Holders)
+		rows.numeric(t.Holdings)
 	}
-	if len(rows) == 0 {
+	if rows.rows == 0 {
 		return nil
 	}
-	if err := copyStaged(ctx, tx, groupStaging, "ingest_groups", groupColumns, rows, "holder groups"); err != nil {
+	if err := copyStagedRows(ctx, tx, groupStaging, "ingest_groups", groupColumns, rows, "holder groups"); err != nil {
 		return err
 	}
 	// hand-built: ingest_groups is a temporary table.

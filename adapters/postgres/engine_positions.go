@@ -34,7 +34,7 @@ func (a *applier) positions(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var out, fresh [][]any
+	fresh, out := newCopyRows(len(byKey)*256), newCopyRows(len(byKey)*256)
 	for k, ts := range byKey {
 		var oldBalance decimal.Decimal
 		var oldFirst *int64
@@ -56,15 +56,14 @@ func (a *applier) positions(ctx context.Context) error {
 		a.groups.add(ref, heldGroups(k.wallet, ls, c, oldFirst), oldBalance, -1)
 		a.groups.add(ref, heldGroups(k.wallet, ls, c, r.firstHeight), r.pos.Balance, 1)
 		if existing[k] == nil {
-			fresh = append(fresh, r.values(k, a.now))
+			r.copyTo(fresh, k, a.now)
 		} else {
-			out = append(out, r.values(k, a.now))
+			r.copyTo(out, k, a.now)
 		}
 	}
 	// New pairs go straight into wallet_positions: no other transaction writes a pair meanwhile
 	// (ingest batches and the calculate-pnl job hold the derived-state lock).
-	// hand-built: COPY into wallet_positions; the column list is positionColumns.
-	if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"wallet_positions"}, positionColumns, pgx.CopyFromRows(fresh)); err != nil {
+	if _, err := fresh.copyInto(ctx, a.tx, "wallet_positions", positionColumns); err != nil {
 		return fmt.Errorf("copy new positions: %w", err)
 	}
 	return writePositions(ctx, a.tx, out)

@@ -392,18 +392,9 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 		return nil
 	}
 	nowMs := a.now.UnixMilli()
-	rows := make([][]any, len(b.Trades))
-	for i, t := range b.Trades {
-		var slot *int64
-		if t.BlockSlot != 0 {
-			s := t.BlockSlot
-			slot = &s
-		}
-		rows[i] = []any{string(t.Chain), t.TransactionSignature, t.InstructionIndex, t.BlockHeight, slot, t.BlockTimestamp,
-			t.Wallet, t.PoolAddress, string(t.Side), string(t.Status), t.TokenAddress, t.TokenAmount, t.TokenAmountInNative,
-			t.TokenAmountInUSD, t.TokenPriceInNative, t.TokenPriceInUSD, t.SideTokenAddress, t.SideTokenAmount,
-			t.SideTokenAmountInNative, t.SideTokenAmountInUSD, t.SideTokenPriceInNative, t.SideTokenPriceInUSD, t.DexImage,
-			t.DexProgramAddress, t.DexProtocolFamily, nowMs}
+	rows := newCopyRows(len(b.Trades) * 640)
+	for i := range b.Trades {
+		copyTrade(rows, &b.Trades[i], nowMs)
 	}
 	// Replays (a client's retry, a restarted import) are rare: the batch goes straight into trades
 	// with COPY under a savepoint, and only when the primary key rejects a row is the COPY undone
@@ -419,41 +410,46 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 		if replay, err = a.existingTrades(ctx, b.Trades); err != nil {
 			return err
 		}
+		rows = newCopyRows((len(b.Trades) - len(replay)) * 640)
 	}
-	fresh := rows[:0]
-	for i, t := range b.Trades {
-		if replay[t.Key()] {
+	a.newTrades = make([]trade.Trade, 0, max(len(b.Trades)-len(replay), 0))
+	for i := range b.Trades {
+		t := &b.Trades[i]
+		if len(replay) > 0 && replay[t.Key()] {
 			continue
 		}
-		fresh = append(fresh, rows[i])
-		a.newTrades = append(a.newTrades, t)
+		if !copied {
+			copyTrade(rows, t, nowMs)
+		}
+		a.newTrades = append(a.newTrades, *t)
 		a.touchByTrade(t.Chain, t.TokenAddress, t.BlockTimestamp)
 		if t.Succeeded() {
 			a.buckets.addTrade(t)
 		}
 	}
 	if !copied {
-		// hand-built: COPY into trades; the column list is tradeColumns (sqlc's :copyfrom would fix it twice).
-		if _, err := a.tx.CopyFrom(ctx, pgx.Identifier{"trades"}, tradeColumns, pgx.CopyFromRows(fresh)); err != nil {
+		// COPY into trades; the column list is tradeColumns (sqlc's :copyfrom would fix it twice).
+		if _, err := rows.copyInto(ctx, a.tx, "trades", tradeColumns); err != nil {
 			return fmt.Errorf("copy trades: %w", err)
 		}
 	}
-	a.res.Inserted += len(fresh)
-	a.res.Skipped += len(b.Trades) - len(fresh)
-	a.res.Trades += len(fresh)
+	fresh := len(a.newTrades)
+	a.res.Inserted += fresh
+	a.res.Skipped += len(b.Trades) - fresh
+	a.res.Trades += fresh
 	return nil
 }
 
 // copyTrades COPYs rows (tradeColumns) into trades under a savepoint and reports whether they went
 // in. When the primary key rejects one (a replay), the COPY is undone and copyTrades returns
 // false: the caller looks the stored keys up and COPYs the others.
-func (a *applier) copyTrades(ctx context.Context, rows [][]any) (bool, error) {
+func (a *applier) copyTrades(ctx context.Context, rows *copyRows) (bool, error) {
 	sp, err := a.tx.Begin(ctx)
 	if err != nil {
 		return false, fmt.Errorf("copy trades: %w", err)
 	}
-	// hand-built: COPY into trades; the column list is tradeColumns (sqlc's :copyfrom would fix it twice).
-	_, err = sp.CopyFrom(ctx, pgx.Identifier{"trades"}, tradeColumns, pgx.CopyFromRows(rows))
+	// COPY into trades; the column list is tradeColumns (sqlc's :copyfrom would fix it twice).
+	_, err = rows.copyInto(ctx, sp, "trades", tradeColumns)
 	if err == nil {
 		if err := sp.Commit(ctx); err != nil {
 			return false, fmt.Errorf("copy trades: %w", err)
@@ -468,6 +464,41 @@ func (a *applier) copyTrades(ctx context.Context, rows [][]any) (bool, error) {
 		return false, fmt.Errorf("copy trades: %w", err)
 	}
 	return false, nil
+}
+
+// copyTrade writes t as a trades row (tradeColumns) ingested at nowMs; a zero block slot is NULL.
+func copyTrade(c *copyRows, t *trade.Trade, nowMs int64) {
+	c.row(len(tradeColumns))
+	c.text(string(t.Chain))
+	c.text(t.TransactionSignature)
+	c.int4(t.InstructionIndex)
+	c.int8(t.BlockHeight)
+	if t.BlockSlot != 0 {
+		c.int8(t.BlockSlot)
+	} else {
+		c.null()
+	}
+	c.int8(t.BlockTimestamp)
+	c.text(t.Wallet)
+	c.text(t.PoolAddress)
+	c.text(string(t.Side))
+	c.text(string(t.Status))
+	c.text(t.TokenAddress)
+	c.numeric(t.TokenAmount)
+	c.numeric(t.TokenAmountInNative)
+	c.numeric(t.TokenAmountInUSD)
+	c.numeric(t.TokenPriceInNative)
+	c.numeric(t.TokenPriceInUSD)
+	c.text(t.SideTokenAddress)
+	c.numeric(t.SideTokenAmount)
+	c.numeric(t.SideTokenAmountInNative)
+	c.numeric(t.SideTokenAmountInUSD)
+	c.numeric(t.SideTokenPriceInNative)
+	c.numeric(t.SideTokenPriceInUSD)
+	c.text(t.DexImage)
+	c.text(t.DexProgramAddress)
+	c.text(t.DexProtocolFamily)
+	c.int8(nowMs)
 }
 
 // existingTrades finds which of trades are stored already, by primary-key probes.
@@ -499,6 +530,20 @@ func copyStaged(ctx context.Context, tx pgx.Tx, ddl, table string, cols []string
 	}
 	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("copy %s: %w", what, err)
+	}
+	return nil
+}
+
+// copyStagedRows is copyStaged for rows written with copyRows.
+func copyStagedRows(ctx context.Context, tx pgx.Tx, ddl, table string, cols []string, rows *copyRows, what string) error {
+	if ddl != "" {
+		// hand-built: DDL of the per-connection temporary table, which is not in the schema sqlc reads.
+		if _, err := tx.Exec(ctx, ddl); err != nil {
+			return fmt.Errorf("stage %s: %w", what, err)
+		}
+	}
+	if _, err := rows.copyInto(ctx, tx, table, cols); err != nil {
 		return fmt.Errorf("copy %s: %w", what, err)
 	}
 	return nil

@@ -55,7 +55,9 @@ func (r *WalletRederiver) RederivePosition(ctx context.Context, c chain.Chain, w
 		if row == nil {
 			return r.q.DeletePosition(ctx, tx, dbsqlc.DeletePositionParams{Chain: string(c), Wallet: wallet, TokenAddress: token})
 		}
-		return writePositions(ctx, tx, [][]any{row.values(k, now)})
+		rows := newCopyRows(512)
+		row.copyTo(rows, k, now)
+		return writePositions(ctx, tx, rows)
 	})
 	if err != nil {
 		return 0, interpretError(err, "rederive position", wallet+"/"+token)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
@@ -45,17 +46,34 @@ var positionColumns = []string{
 	"last_buy_ms", "last_sell_ms", "last_trade_ms", "updated_at_ms",
 }
 
-// values is the row of pair k written at now, in positionColumns order.
-func (r *positionRow) values(k posKey, now time.Time) []any {
-	p := r.pos
-	return []any{string(k.chain), k.wallet, k.token, p.Balance, p.CostInUSD, p.BuyAmount, p.BuyAmountInUSD,
-		p.SellAmount, p.SellAmountInUSD, p.SoldCostInUSD, p.RealizedProfitInUSD, p.Buys, p.Sells, p.FirstBuyAt, p.LastSellAt,
-		r.last.BlockTimestamp, r.last.BlockHeight, r.last.TransactionSignature, r.last.InstructionIndex, r.firstHeight,
-		r.act.Buy, r.act.Sell, r.act.Trade, now.UnixMilli()}
+// copyTo writes the row of pair k at now to c, in positionColumns order.
+func (r *positionRow) copyTo(c *copyRows, k posKey, now time.Time) {
+	p := &r.pos
+	c.row(len(positionColumns))
+	c.text(string(k.chain))
+	c.text(k.wallet)
+	c.text(k.token)
+	for _, d := range [...]*decimal.Decimal{&p.Balance, &p.CostInUSD, &p.BuyAmount, &p.BuyAmountInUSD, &p.SellAmount,
+		&p.SellAmountInUSD, &p.SoldCostInUSD, &p.RealizedProfitInUSD} {
+		c.numeric(*d)
+	}
+	c.int8(p.Buys)
+	c.int8(p.Sells)
+	c.int8OrNull(p.FirstBuyAt)
+	c.int8OrNull(p.LastSellAt)
+	c.int8(r.last.BlockTimestamp)
+	c.int8(r.last.BlockHeight)
+	c.text(r.last.TransactionSignature)
+	c.int4(r.last.InstructionIndex)
+	c.int8OrNull(r.firstHeight)
+	c.int8(r.act.Buy)
+	c.int8(r.act.Sell)
+	c.int8(r.act.Trade)
+	c.int8(now.UnixMilli())
 }
 
 // scan reads a wallet_positions row selected as positionColumns (see selectPositionColumns) into
-// r, the inverse of values.
+// r, the inverse of copyTo.
 func (r *positionRow) scan(row pgx.Row) (posKey, error) {
 	var c string
 	var updatedAt int64
@@ -117,13 +135,13 @@ func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionR
 // DELETE ROWS empties it after every transaction.
 const positionStaging = `CREATE TEMP TABLE IF NOT EXISTS ingest_positions (LIKE wallet_positions) ON COMMIT DELETE ROWS`
 
-// writePositions upserts rows (each a positionRow.values) into wallet_positions: COPY into a
-// temporary table, then one INSERT … SELECT … ON CONFLICT.
-func writePositions(ctx context.Context, tx pgx.Tx, rows [][]any) error {
-	if len(rows) == 0 {
+// writePositions upserts rows (each written by positionRow.copyTo) into wallet_positions: COPY
+// into a temporary table, then one INSERT … SELECT … ON CONFLICT.
+func writePositions(ctx context.Context, tx pgx.Tx, rows *copyRows) error {
+	if rows.rows == 0 {
 		return nil
 	}
-	if err := copyStaged(ctx, tx, positionStaging, "ingest_positions", positionColumns, rows, "positions"); err != nil {
+	if err := copyStagedRows(ctx, tx, positionStaging, "ingest_positions", positionColumns, rows, "positions"); err != nil {
 		return err
 	}
 	set := make([]string, 0, len(positionColumns))
