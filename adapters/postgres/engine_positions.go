@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
@@ -34,19 +35,28 @@ func (a *applier) positions(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fresh, out := newCopyRows(len(byKey)*256), newCopyRows(len(byKey)*256)
-	for k, ts := range byKey {
+	fresh, out := newCopyRows((len(byKey)-len(existing))*256), newCopyRows(len(existing)*256)
+	var ts []*trade.Trade
+	for k, ix := range byKey {
+		ts = ts[:0]
+		for _, i := range ix {
+			ts = append(ts, &a.newTrades[i])
+		}
+		if len(ts) > 1 {
+			slices.SortStableFunc(ts, func(x, y *trade.Trade) int { return trade.Compare(*x, *y) })
+		}
+		stored := existing[k]
 		var oldBalance decimal.Decimal
 		var oldFirst *int64
 		var oldAct stats.LastActivity
-		if r := existing[k]; r != nil {
+		if r := stored; r != nil {
 			oldBalance, oldAct = r.pos.Balance, r.act
 			if r.firstHeight != nil {
 				h := *r.firstHeight
 				oldFirst = &h
 			}
 		}
-		r, err := a.advancePosition(ctx, k, trade.Sorted(ts), existing[k])
+		r, err := a.advancePosition(ctx, k, ts, stored)
 		if err != nil {
 			return err
 		}
@@ -55,7 +65,7 @@ func (a *applier) positions(ctx context.Context) error {
 		ls, c := labels[[2]string{string(k.chain), k.wallet}], creations[ref]
 		a.groups.add(ref, heldGroups(k.wallet, ls, c, oldFirst), oldBalance, -1)
 		a.groups.add(ref, heldGroups(k.wallet, ls, c, r.firstHeight), r.pos.Balance, 1)
-		if existing[k] == nil {
+		if stored == nil {
 			r.copyTo(fresh, k, a.now)
 		} else {
 			r.copyTo(out, k, a.now)
@@ -69,16 +79,19 @@ func (a *applier) positions(ctx context.Context) error {
 	return writePositions(ctx, a.tx, out)
 }
 
-// tradesByPosition groups trades by (chain, wallet, token) and lists the keys, in the order they
-// first appear, as the parallel arrays loadPositions takes.
-func tradesByPosition(trades []trade.Trade) (byKey map[posKey][]trade.Trade, chains, wallets, tokens []string) {
-	byKey = map[posKey][]trade.Trade{}
-	for _, t := range trades {
+// tradesByPosition groups trades by (chain, wallet, token), as indexes into trades in their
+// order there, and lists the keys, in the order they first appear, as the parallel arrays
+// loadPositions takes.
+func tradesByPosition(trades []trade.Trade) (byKey map[posKey][]int32, chains, wallets, tokens []string) {
+	byKey = make(map[posKey][]int32, len(trades))
+	for i := range trades {
+		t := &trades[i]
 		k := posKey{t.Chain, t.Wallet, t.TokenAddress}
-		if _, ok := byKey[k]; !ok {
+		ix, ok := byKey[k]
+		if !ok {
 			chains, wallets, tokens = append(chains, string(k.chain)), append(wallets, k.wallet), append(tokens, k.token)
 		}
-		byKey[k] = append(byKey[k], t)
+		byKey[k] = append(ix, int32(i))
 	}
 	return byKey, chains, wallets, tokens
 }
@@ -113,11 +126,11 @@ func loadPositions(ctx context.Context, tx pgx.Tx, chains, wallets, tokens []str
 // advancePosition applies the pair k's new trades ts (sorted) to its stored position r (nil for a
 // new pair) when they all sort after its last applied trade, and otherwise rebuilds it from every
 // stored trade (counted as rederived).
-func (a *applier) advancePosition(ctx context.Context, k posKey, ts []trade.Trade, r *positionRow) (*positionRow, error) {
+func (a *applier) advancePosition(ctx context.Context, k posKey, ts []*trade.Trade, r *positionRow) (*positionRow, error) {
 	if r == nil {
 		r = &positionRow{}
 	}
-	if r.exists && trade.Compare(ts[0], r.last) <= 0 {
+	if r.exists && trade.Compare(*ts[0], r.last) <= 0 {
 		rr, _, err := rederivePosition(ctx, a.tx, k)
 		if err != nil {
 			return nil, err
@@ -129,12 +142,12 @@ func (a *applier) advancePosition(ctx context.Context, k posKey, ts []trade.Trad
 		return rr, nil
 	}
 	for _, t := range ts {
-		if err := r.pos.Apply(t); err != nil {
+		if err := r.pos.Apply(*t); err != nil {
 			return nil, err
 		}
 		r.noteFirstBuy(t)
-		r.act.Note(t)
+		r.act.Note(*t)
 	}
-	r.last = ts[len(ts)-1]
+	r.last = *ts[len(ts)-1]
 	return r, nil
 }

@@ -92,7 +92,7 @@ func selectPositionColumns(alias string) string {
 	return alias + "." + strings.Join(positionColumns, ", "+alias+".")
 }
 
-func (r *positionRow) noteFirstBuy(t trade.Trade) {
+func (r *positionRow) noteFirstBuy(t *trade.Trade) {
 	if t.Side == trade.Buy && t.Succeeded() && (r.firstHeight == nil || t.BlockHeight < *r.firstHeight) {
 		h := t.BlockHeight
 		r.firstHeight = &h
@@ -124,9 +124,9 @@ func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionR
 	r := &positionRow{pos: pos, exists: true}
 	sorted := trade.Sorted(trades)
 	r.last = sorted[len(sorted)-1]
-	for _, t := range sorted {
-		r.noteFirstBuy(t)
-		r.act.Note(t)
+	for i := range sorted {
+		r.noteFirstBuy(&sorted[i])
+		r.act.Note(sorted[i])
 	}
 	return r, len(trades), nil
 }

@@ -37,8 +37,6 @@ func key(e Event) string {
 		return string(v.Chain) + "|" + v.Address
 	case PoolCreated:
 		return string(v.Pool.Chain) + "|" + v.Pool.Address
-	case Trade:
-		return v.Key().String()
 	case PoolSnapshot:
 		k := v.Key()
 		return string(k.Chain) + "|" + k.PoolAddress + "|" + itoa(k.BlockHeight)
@@ -77,11 +75,32 @@ func itoa(n int64) string {
 }
 
 // NewBatch groups events by type and drops in-batch duplicates. The events are not validated
-// here; the decoder and the use case do that with line numbers at hand.
+// here; the decoder and the use case do that with line numbers at hand. Trades, most of a
+// stream, are keyed by trade.Key itself and copied once into a list sized for them.
 func NewBatch(events []Event) Batch {
 	var b Batch
+	trades := 0
+	for _, e := range events {
+		if _, ok := e.(Trade); ok {
+			trades++
+		}
+	}
+	seenTrades := make(map[trade.Key]struct{}, trades)
+	if trades > 0 {
+		b.Trades = make([]trade.Trade, 0, trades)
+	}
 	seen := make(map[Type]map[string]bool, len(AllTypes))
 	for _, e := range events {
+		if v, ok := e.(Trade); ok {
+			k := v.Key()
+			if _, dup := seenTrades[k]; dup {
+				b.Duplicates++
+				continue
+			}
+			seenTrades[k] = struct{}{}
+			b.Trades = append(b.Trades, v.Trade)
+			continue
+		}
 		t := e.Type()
 		if seen[t] == nil {
 			seen[t] = map[string]bool{}
@@ -99,8 +118,6 @@ func NewBatch(events []Event) Batch {
 			b.TokensMigrated = append(b.TokensMigrated, v)
 		case PoolCreated:
 			b.PoolsCreated = append(b.PoolsCreated, v)
-		case Trade:
-			b.Trades = append(b.Trades, v.Trade)
 		case PoolSnapshot:
 			b.Snapshots = append(b.Snapshots, v.Snapshot)
 		case RedPacketCreated:
