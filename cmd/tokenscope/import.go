@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -39,6 +40,7 @@ func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	if fs.NArg() != 1 {
 		return fmt.Errorf("usage: tokenscope import [--batch N] [--at TIME] FILE")
 	}
+	importGC()
 	var clock ports.Clock = wire.SystemClock{}
 	if *at != "" {
 		t, err := parseAt(*at)
@@ -94,6 +96,20 @@ func importMeter(in *os.File) *progress.Meter {
 		total = st.Size()
 	}
 	return progress.Start(os.Stderr, total, 250*time.Millisecond)
+}
+
+// importGC lets an import's heap grow to 5× its live data between collections (GOGC=400)
+// instead of 2×, under a 1 GiB soft limit, unless GOGC or GOMEMLIMIT say otherwise. An import
+// allocates a batch's events and deltas and drops them at its commit; with the default, the
+// collector took about a sixth of the process's CPU. Measured on 98,528 trades (100 tokens, last
+// hour; docs/engine-benchmarks.md): CPU 3.2 → 2.7 s, peak RSS 127 → 265 MiB.
+func importGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(1 << 30)
+	}
 }
 
 // fixedClock is the clock of an import run with --at: every batch derives as of that time.
