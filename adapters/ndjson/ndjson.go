@@ -276,6 +276,9 @@ func (p *parser) dec(field string, n Num) decimal.Decimal {
 	if n == "" {
 		return decimal.Zero
 	}
+	if d, ok := plainDecimal(string(n)); ok {
+		return d
+	}
 	d, err := decimal.NewFromString(string(n))
 	if err != nil {
 		p.fail(field, fault.Invalid(field, string(n), "must be a decimal number"))

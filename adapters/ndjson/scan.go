@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
 )
 
 // scanTrade decodes a trade line into w without encoding/json, for the common shape: one
@@ -259,4 +261,41 @@ func (s *scanner) int64(v *int64) bool {
 		*v = n
 	}
 	return ok
+}
+
+// plainDecimal parses s when it is digits with an optional leading minus and an optional point
+// between digits, at most 18 characters besides the point: the decimal decimal.NewFromString
+// makes of it (big.NewInt of the digits, exponent minus the fraction's length), without its
+// general scanning (exponents, the Unicode minus, long coefficients), which it leaves to
+// NewFromString by reporting false.
+func plainDecimal(s string) (decimal.Decimal, bool) {
+	i, neg := 0, false
+	if len(s) > 0 && s[0] == '-' {
+		i, neg = 1, true
+	}
+	var v int64
+	digits, point := 0, -1
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			v = v*10 + int64(c-'0')
+			digits++
+		case c == '.' && point < 0 && digits > 0:
+			point = i
+		default:
+			return decimal.Decimal{}, false
+		}
+	}
+	numLen, exp := len(s), 0
+	if point >= 0 {
+		numLen--
+		exp = -(len(s) - point - 1)
+	}
+	if digits == 0 || numLen > 18 || point == len(s)-1 {
+		return decimal.Decimal{}, false
+	}
+	if neg {
+		v = -v
+	}
+	return decimal.New(v, int32(exp)), true
 }
