@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
@@ -29,8 +30,17 @@ type copyRows struct {
 // of the header extension (both zero).
 const copySignature = "PGCOPY\n\377\r\n\000"
 
+// copyBuffers keeps the buffers of finished COPYs for the next batch's: a batch's streams are
+// megabytes, and allocating (zeroing) and growing them anew each time showed in the profile.
+var copyBuffers sync.Pool
+
 func newCopyRows(sizeHint int) *copyRows {
-	c := &copyRows{buf: make([]byte, 0, len(copySignature)+8+sizeHint)}
+	c := &copyRows{}
+	if p, ok := copyBuffers.Get().(*[]byte); ok && cap(*p) >= sizeHint/2 {
+		c.buf = (*p)[:0]
+	} else {
+		c.buf = make([]byte, 0, len(copySignature)+8+sizeHint)
+	}
 	c.buf = append(c.buf, copySignature...)
 	c.buf = binary.BigEndian.AppendUint32(c.buf, 0)
 	c.buf = binary.BigEndian.AppendUint32(c.buf, 0)
@@ -92,6 +102,15 @@ func (c *copyRows) numeric(d decimal.Decimal) {
 	c.buf = buf
 }
 
+// release gives the buffer back for another copyRows; c is empty afterwards.
+func (c *copyRows) release() {
+	if cap(c.buf) <= 64<<20 {
+		buf := c.buf[:0]
+		copyBuffers.Put(&buf)
+	}
+	c.buf, c.rows = nil, 0
+}
+
 // copyInto COPYs the rows into table (cols, in the order every row wrote its fields) in tx and
 // returns how many rows were copied. No rows copy nothing and send nothing.
 func (c *copyRows) copyInto(ctx context.Context, tx pgx.Tx, table string, cols []string) (int64, error) {
@@ -110,10 +129,13 @@ func (c *copyRows) copyInto(ctx context.Context, tx pgx.Tx, table string, cols [
 	tag, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(c.buf),
 		"COPY "+pgx.Identifier{table}.Sanitize()+" ("+strings.Join(quoted, ", ")+") FROM STDIN (FORMAT binary)")
 	if err != nil {
+		// Not released: on some failures pgconn returns before its writer stopped reading.
 		return 0, err
 	}
-	if n := tag.RowsAffected(); n != int64(c.rows) {
-		return n, fmt.Errorf("copied %d of %d rows", n, c.rows)
+	want := int64(c.rows)
+	c.release()
+	if n := tag.RowsAffected(); n != want {
+		return n, fmt.Errorf("copied %d of %d rows", n, want)
 	}
-	return tag.RowsAffected(), nil
+	return want, nil
 }

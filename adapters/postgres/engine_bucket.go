@@ -146,7 +146,7 @@ const bucketStaging = `CREATE TEMP TABLE IF NOT EXISTS ingest_buckets (LIKE toke
 // writeBuckets adds the deltas to token_buckets: COPY into ingest_buckets, then one
 // INSERT … ON CONFLICT that merges.
 func writeBuckets(ctx context.Context, tx pgx.Tx, d *bucketDeltas) error {
-	rows := newCopyRows(len(d.m) * 256)
+	rows := newCopyRows(len(d.m) * 512)
 	for k, b := range d.m {
 		if b.Trades() == 0 && b.LastBuyers == 0 && b.LastSellers == 0 && b.LastTraders == 0 {
 			continue // moves that cancelled out

@@ -35,7 +35,7 @@ func (a *applier) positions(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fresh, out := newCopyRows((len(byKey)-len(existing))*256), newCopyRows(len(existing)*256)
+	fresh, out := newCopyRows((len(byKey)-len(existing))*512), newCopyRows(len(existing)*512)
 	var ts []*trade.Trade
 	for k, ix := range byKey {
 		ts = ts[:0]

@@ -46,14 +46,25 @@ func writeWindows(ctx context.Context, tx pgx.Tx, windows []windowStats, now tim
 		return nil
 	}
 	end := now.UnixMilli()
-	out := make([][]any, len(windows))
-	for i, w := range windows {
-		s := w.stats
-		out[i] = []any{string(w.ref.Chain), w.ref.Address, string(w.window), s.Buys, s.Sells, s.Trades, s.Buyers, s.Sellers,
-			s.Traders, s.BuyVolume, s.SellVolume, s.TotalVolume, s.BuyVolumeInUSD, s.SellVolumeInUSD, s.TotalVolumeInUSD,
-			s.OpenInUSD, s.CloseInUSD, s.HighInUSD, s.LowInUSD, s.PriceChangeRatioInUSD, s.CurrentLiquidityInUSD, end}
+	out := newCopyRows(len(windows) * 320)
+	for i := range windows {
+		w := &windows[i]
+		s := &w.stats
+		out.row(len(statsColumns))
+		out.text(string(w.ref.Chain))
+		out.text(w.ref.Address)
+		out.text(string(w.window))
+		for _, n := range [...]int64{s.Buys, s.Sells, s.Trades, s.Buyers, s.Sellers, s.Traders} {
+			out.int8(n)
+		}
+		for _, d := range [...]*decimal.Decimal{&s.BuyVolume, &s.SellVolume, &s.TotalVolume, &s.BuyVolumeInUSD,
+			&s.SellVolumeInUSD, &s.TotalVolumeInUSD, &s.OpenInUSD, &s.CloseInUSD, &s.HighInUSD, &s.LowInUSD,
+			&s.PriceChangeRatioInUSD, &s.CurrentLiquidityInUSD} {
+			out.numeric(*d)
+		}
+		out.int8(end)
 	}
-	if err := copyStaged(ctx, tx, "", "ingest_stats", statsColumns, out, "stats"); err != nil {
+	if err := copyStagedRows(ctx, tx, "", "ingest_stats", statsColumns, out, "stats"); err != nil {
 		return err
 	}
 	cols := joinCols(statsColumns)

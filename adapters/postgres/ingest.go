@@ -392,7 +392,7 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 		return nil
 	}
 	nowMs := a.now.UnixMilli()
-	rows := newCopyRows(len(b.Trades) * 640)
+	rows := newCopyRows(len(b.Trades) * 900)
 	for i := range b.Trades {
 		copyTrade(rows, &b.Trades[i], nowMs)
 	}
@@ -410,7 +410,7 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 		if replay, err = a.existingTrades(ctx, b.Trades); err != nil {
 			return err
 		}
-		rows = newCopyRows((len(b.Trades) - len(replay)) * 640)
+		rows = newCopyRows((len(b.Trades) - len(replay)) * 900)
 	}
 	a.newTrades = make([]trade.Trade, 0, max(len(b.Trades)-len(replay), 0))
 	for i := range b.Trades {
