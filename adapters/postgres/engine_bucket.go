@@ -30,37 +30,58 @@ type bucketKey struct {
 	start int64
 }
 
-// bucketDeltas are a batch's changes to token_buckets, one merged delta per bucket. Second
-// buckets are only kept for block times from secondsFrom (now − stats.SecondsKept) on: no window
-// reads an older one (a change to one is dropped, never read).
+// bucketDeltas are a batch's changes to token_buckets, one merged delta per bucket, by token
+// and then by bucket (so a trade hashes its token's strings once, not once per resolution).
+// Second buckets are only kept for block times from secondsFrom (now − stats.SecondsKept) on:
+// no window reads an older one (a change to one is dropped, never read).
 type bucketDeltas struct {
-	m           map[bucketKey]*stats.Bucket
+	m           map[ports.TokenRef]map[bucketSlot]*stats.Bucket
 	secondsFrom int64
+	n           int // buckets in m
+}
+
+// bucketSlot is a bucket of a token: its resolution and start.
+type bucketSlot struct {
+	res   stats.Resolution
+	start int64
 }
 
 func newBucketDeltas(now time.Time) *bucketDeltas {
-	return &bucketDeltas{m: map[bucketKey]*stats.Bucket{}, secondsFrom: now.Add(-stats.SecondsKept).UnixMilli()}
+	return &bucketDeltas{m: map[ports.TokenRef]map[bucketSlot]*stats.Bucket{},
+		secondsFrom: now.Add(-stats.SecondsKept).UnixMilli()}
 }
 
-// at is the delta of the bucket of resolution res holding ms, nil for a second no longer kept.
-func (d *bucketDeltas) at(ref ports.TokenRef, ms int64, res stats.Resolution) *stats.Bucket {
+// of is the token ref's deltas.
+func (d *bucketDeltas) of(ref ports.TokenRef) map[bucketSlot]*stats.Bucket {
+	tb := d.m[ref]
+	if tb == nil {
+		tb = map[bucketSlot]*stats.Bucket{}
+		d.m[ref] = tb
+	}
+	return tb
+}
+
+// at is the delta in tb of the bucket of resolution res holding ms, nil for a second no longer
+// kept.
+func (d *bucketDeltas) at(tb map[bucketSlot]*stats.Bucket, ms int64, res stats.Resolution) *stats.Bucket {
 	if res == stats.Second && ms < d.secondsFrom {
 		return nil
 	}
-	k := bucketKey{ref, res, stats.BucketStart(ms, res)}
-	b := d.m[k]
+	k := bucketSlot{res, stats.BucketStart(ms, res)}
+	b := tb[k]
 	if b == nil {
 		b = &stats.Bucket{Start: k.start, Res: res}
-		d.m[k] = b
+		tb[k] = b
+		d.n++
 	}
 	return b
 }
 
 // addTrade adds the successful trade t to its bucket of every resolution.
 func (d *bucketDeltas) addTrade(t *trade.Trade) {
-	ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
+	tb := d.of(ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress})
 	for _, r := range stats.Resolutions {
-		if b := d.at(ref, t.BlockTimestamp, r); b != nil {
+		if b := d.at(tb, t.BlockTimestamp, r); b != nil {
 			b.AddTrade(t)
 		}
 	}
@@ -68,9 +89,14 @@ func (d *bucketDeltas) addTrade(t *trade.Trade) {
 
 // moveActivity records that a wallet's last activity on the token ref went from old to updated.
 func (d *bucketDeltas) moveActivity(ref ports.TokenRef, old, updated stats.LastActivity) {
-	for _, m := range old.Moves(updated) {
+	moves := old.Moves(updated)
+	if len(moves) == 0 {
+		return
+	}
+	tb := d.of(ref)
+	for _, m := range moves {
 		for _, r := range stats.Resolutions {
-			if b := d.at(ref, m.At, r); b != nil {
+			if b := d.at(tb, m.At, r); b != nil {
 				b.Apply(m)
 			}
 		}
@@ -146,12 +172,14 @@ const bucketStaging = `CREATE TEMP TABLE IF NOT EXISTS ingest_buckets (LIKE toke
 // writeBuckets adds the deltas to token_buckets: COPY into ingest_buckets, then one
 // INSERT … ON CONFLICT that merges.
 func writeBuckets(ctx context.Context, tx pgx.Tx, d *bucketDeltas) error {
-	rows := newCopyRows(len(d.m) * 512)
-	for k, b := range d.m {
-		if b.Trades() == 0 && b.LastBuyers == 0 && b.LastSellers == 0 && b.LastTraders == 0 {
-			continue // moves that cancelled out
+	rows := newCopyRows(d.n * 512)
+	for ref, tb := range d.m {
+		for s, b := range tb {
+			if b.Trades() == 0 && b.LastBuyers == 0 && b.LastSellers == 0 && b.LastTraders == 0 {
+				continue // moves that cancelled out
+			}
+			copyBucket(rows, bucketKey{ref, s.res, s.start}, b)
 		}
-		copyBucket(rows, k, b)
 	}
 	if rows.rows == 0 {
 		return nil
