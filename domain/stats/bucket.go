@@ -39,7 +39,7 @@ type Mark struct {
 }
 
 // MarkOf is t's mark.
-func MarkOf(t trade.Trade) Mark {
+func MarkOf(t *trade.Trade) Mark {
 	return Mark{At: t.BlockTimestamp, Height: t.BlockHeight, Signature: t.TransactionSignature, Index: t.InstructionIndex,
 		Price: t.TokenPriceInUSD}
 }
@@ -89,8 +89,7 @@ func (b *Bucket) AddTrade(t *trade.Trade) {
 	default:
 		return // not a trade of either side: Merge adds nothing for it
 	}
-	m := Mark{At: t.BlockTimestamp, Height: t.BlockHeight, Signature: t.TransactionSignature, Index: t.InstructionIndex,
-		Price: t.TokenPriceInUSD}
+	m := MarkOf(t)
 	if !had {
 		b.Open, b.Close, b.High, b.Low = m, m, m.Price, m.Price
 		return
