@@ -101,7 +101,7 @@ func importMeter(in *os.File) *progress.Meter {
 // importGC lets an import's heap grow to 5× its live data between collections (GOGC=400)
 // instead of 2×, under a 1 GiB soft limit, unless GOGC or GOMEMLIMIT say otherwise. An import
 // allocates a batch's events and deltas and drops them at its commit; with the default, the
-// collector took about a sixth of the process's CPU. Measured (docs/engine-benchmarks.md, fourth
+// collector took about a sixth of the process's CPU. Measured (docs/engine-benchmarks.md, fifth
 // round): 144,249 trades of 20,000 tokens, CPU 9.3 → 6.3 s, peak RSS 264–291 → 580 MiB; 98,528
 // trades of 100 tokens, CPU 2.35 → 2.29 s, peak RSS 241 → 562 MiB.
 func importGC() {
