@@ -119,15 +119,6 @@ func keyedJoins(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// chainsOf converts chain names read from the database.
-func chainsOf(names []string) []chain.Chain {
-	cs := make([]chain.Chain, len(names))
-	for i, n := range names {
-		cs[i] = chain.Chain(n)
-	}
-	return cs
-}
-
 // chainsOfRefs is the chains of refs (repeats included).
 func chainsOfRefs(refs []ports.TokenRef) []chain.Chain {
 	cs := make([]chain.Chain, len(refs))

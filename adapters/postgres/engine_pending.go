@@ -43,9 +43,6 @@ func (s *IngestStore) Flush(ctx context.Context, now time.Time) (int, error) {
 	if err != nil {
 		return 0, interpretError(err, "flush market", "")
 	}
-	if len(chains) <= 1 {
-		return s.flushChains(ctx, chains, now)
-	}
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -56,7 +53,7 @@ func (s *IngestStore) Flush(ctx context.Context, now time.Time) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, err := s.flushChains(ctx, []string{c}, now)
+			n, err := s.flushChain(ctx, chain.Chain(c), now)
 			mu.Lock()
 			defer mu.Unlock()
 			total += n
@@ -69,13 +66,13 @@ func (s *IngestStore) Flush(ctx context.Context, now time.Time) (int, error) {
 	return total, firstErr
 }
 
-// flushChains flushes the pending tokens of chains (every chain: none given) chunk by chunk.
-func (s *IngestStore) flushChains(ctx context.Context, chains []string, now time.Time) (int, error) {
+// flushChain flushes the pending tokens of c chunk by chunk.
+func (s *IngestStore) flushChain(ctx context.Context, c chain.Chain, now time.Time) (int, error) {
 	total := 0
 	for {
 		var n int
 		err := writeAnnouncedBy(ctx, s.pool, func(tx pgx.Tx) (marketChange, error) {
-			refs, err := flushChunkIn(ctx, tx, chains, now)
+			refs, err := flushChunkIn(ctx, tx, c, now)
 			n = len(refs)
 			return tokensChanged(refs), err
 		})
@@ -89,25 +86,15 @@ func (s *IngestStore) flushChains(ctx context.Context, chains []string, now time
 	}
 }
 
-// flushChunkIn derives up to flushChunk pending tokens of chains (every chain with marks: none
-// given) in tx and drops their marks; it returns them.
-func flushChunkIn(ctx context.Context, tx pgx.Tx, chains []string, now time.Time) ([]ports.TokenRef, error) {
-	q := dbsqlc.New()
-	if len(chains) == 0 {
-		// The chains with marks, then their locks: marks of a locked chain can only be added or
-		// cleared by this transaction from here on, and marks of other chains are left for later.
-		var err error
-		if chains, err = q.PendingChains(ctx, tx, chain.Strings(chain.V2)); err != nil {
-			return nil, fmt.Errorf("pending chains: %w", err)
-		}
-		if len(chains) == 0 {
-			return nil, nil
-		}
-	}
-	if err := lockDerivedState(ctx, tx, chainsOf(chains)...); err != nil {
+// flushChunkIn derives up to flushChunk pending tokens of c in tx, under c's lock (marks of c can
+// only be added or cleared by this transaction from there on), and drops their marks; it returns
+// them.
+func flushChunkIn(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time) ([]ports.TokenRef, error) {
+	if err := lockDerivedState(ctx, tx, c); err != nil {
 		return nil, err
 	}
-	rows, err := q.PendingTokens(ctx, tx, dbsqlc.PendingTokensParams{Chains: chains, Max: flushChunk})
+	q := dbsqlc.New()
+	rows, err := q.PendingTokens(ctx, tx, dbsqlc.PendingTokensParams{Chains: []string{string(c)}, Max: flushChunk})
 	if err != nil {
 		return nil, fmt.Errorf("pending tokens: %w", err)
 	}

@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,20 +44,20 @@ func (s *laneStore) Apply(context.Context, ingest.Batch, time.Time) (ingest.Resu
 
 func (s *laneStore) ApplyPending(ctx context.Context, b ingest.Batch, _ time.Time) (ingest.Result, error) {
 	names := batchNames(b)
-	if s.release != "" && contains(names, s.release) {
+	if s.release != "" && slices.Contains(names, s.release) {
 		close(s.released)
 	}
-	if s.hold != "" && contains(names, s.hold) {
+	if s.hold != "" && slices.Contains(names, s.hold) {
 		select {
 		case <-s.released:
 		case <-time.After(time.Minute):
 			return ingest.Result{}, errors.New("the other lane never started while this batch was held: lanes ran one after the other")
 		}
 	}
-	if s.fail != "" && contains(names, s.fail) {
+	if s.fail != "" && slices.Contains(names, s.fail) {
 		return ingest.Result{}, errors.New("store down")
 	}
-	if s.cancelled != "" && contains(names, s.cancelled) {
+	if s.cancelled != "" && slices.Contains(names, s.cancelled) {
 		select {
 		case <-ctx.Done():
 			return ingest.Result{}, ctx.Err()
@@ -92,15 +93,6 @@ func batchNames(b ingest.Batch) []string {
 		out = append(out, "expire "+e.PacketID)
 	}
 	return out
-}
-
-func contains(ss []string, s string) bool {
-	for _, v := range ss {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func label(c chain.Chain, w string) ingest.Event {
@@ -144,28 +136,15 @@ func TestStreamSplitsIntoLanesByChain(t *testing.T) {
 	assert.Equal(t, len(events), res.Inserted)
 	assert.Equal(t, len(events), last)
 	assert.Equal(t, [][]string{
-		{"bsc:create p1", "claim p1"}, // batchNames lists labels first, then packets
+		{"create p1", "claim p1"},
 		{"eth:e1", "eth:e2"},
 		{"eth:e3"},
 		{"expire old"},
 		{"expire p1"},
 		{"sol:s1", "sol:s2"},
 		{"sol:s3", "sol:s4"},
-	}, fixNames(store.sorted()))
+	}, store.sorted())
 	assert.Equal(t, 1, store.flushes, "one flush at the end of the stream")
-}
-
-// fixNames prefixes a packet creation with its lane's chain for readability of the expected
-// value above; other names are left alone.
-func fixNames(bs [][]string) [][]string {
-	for _, b := range bs {
-		for i, n := range b {
-			if n == "create p1" {
-				b[i] = "bsc:create p1"
-			}
-		}
-	}
-	return bs
 }
 
 // TestStreamLanesRunSideBySide: a sol batch held in the store does not keep the eth lane from
