@@ -22,7 +22,7 @@ import (
 // token_buckets: per token, per resolution (stats.Resolutions), what its successful trades in
 // each bucket sum to, and the wallets whose last buy/sell/trade lies in it. A batch adds its
 // trades and moves its wallets' last activity (bucketDeltas, writeBuckets); windows are read back
-// as the sum of at most 59 + 59 + 25 buckets each (loadBuckets, stats.WindowFromBuckets).
+// as the sum of at most 59 + 59 + 25 buckets each (loadBuckets, stats.WindowSum).
 
 type bucketKey struct {
 	ref   ports.TokenRef
@@ -281,8 +281,7 @@ func bucketWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, liqui
 	for _, t := range targets {
 		for i, w := range token.AllWindows {
 			if t.windows&(1<<i) != 0 {
-				out = append(out, windowStats{ref: t.ref, window: w,
-					stats: stats.WindowFromBuckets(buckets[t.ref], now, w, liquidity[t.ref])})
+				out = append(out, windowOf(t.ref, w, stats.WindowSum(buckets[t.ref], now, w), liquidity[t.ref]))
 			}
 		}
 	}

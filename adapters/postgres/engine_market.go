@@ -71,6 +71,13 @@ func deriveMarket(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowR
 	if err := writeMarket(ctx, tx, rows, now); err != nil {
 		return err
 	}
+	// The other tokens' windows carry the liquidity just derived (their sums are kept by the
+	// batches' deltas, writeWindowDeltas).
+	// hand-built: reads the temporary table ingest_market, which is not in the schema sqlc reads.
+	if _, err := tx.Exec(ctx, `UPDATE token_stats t SET current_liquidity_usd = s.total_tvl_usd FROM ingest_market s
+		WHERE t.chain = s.chain AND t.address = s.address AND t.current_liquidity_usd <> s.total_tvl_usd`); err != nil {
+		return fmt.Errorf("window liquidity: %w", err)
+	}
 	return writeWindows(ctx, tx, windows, now)
 }
 
@@ -116,6 +123,14 @@ func writeMarket(ctx context.Context, tx pgx.Tx, rows [][]any, now time.Time) er
 	}
 	if err := copyStaged(ctx, tx, "", "ingest_market", marketColumns, rows, "market"); err != nil {
 		return err
+	}
+	// A row without 24h figures copies them from the token's stored 24h window, which the
+	// batches' deltas keep current.
+	// hand-built: updates the temporary table ingest_market, which is not in the schema sqlc reads.
+	if _, err := tx.Exec(ctx, `UPDATE ingest_market s SET volume_24h_usd = t.total_volume_usd, trades_24h = t.trades
+		FROM token_stats t WHERE s.volume_24h_usd IS NULL AND t.chain = s.chain AND t.address = s.address
+		AND t.window_name = '24h'`); err != nil {
+		return fmt.Errorf("24h market figures: %w", err)
 	}
 	var set, vals, olds, news []string
 	for _, c := range marketColumns[2:] {

@@ -15,10 +15,11 @@ import (
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
-// TestPendingBatchesWaitForTheFlush: a batch applied pending writes its trades, positions and
-// buckets but leaves the token's market data and windows, marked in market_pending, to Flush;
-// Flush derives them as if the batch had been applied whole, clears the marks and announces the
-// tokens it derived; a second Flush has nothing to do. The refresh loop flushes first.
+// TestPendingBatchesWaitForTheFlush: a batch applied pending writes its trades, positions,
+// buckets and window deltas (its trades count in the windows at once) but leaves the token's
+// market data, marked in market_pending, to Flush; Flush derives it as if the batch had been
+// applied whole, clears the marks and announces the tokens it derived; a second Flush has nothing
+// to do. The refresh loop flushes first.
 func TestPendingBatchesWaitForTheFlush(t *testing.T) {
 	ctx := context.Background()
 	pgtest.Truncate(t, engineTables...)
@@ -37,7 +38,8 @@ func TestPendingBatchesWaitForTheFlush(t *testing.T) {
 	assert.Equal(t, 1, count(`SELECT count(*) FROM trades`))
 	assert.Equal(t, 1, count(`SELECT count(*) FROM wallet_positions`))
 	assert.Equal(t, 1, count(`SELECT count(*) FROM market_pending WHERE windows`))
-	assert.Equal(t, 0, count(`SELECT count(*) FROM token_stats`), "windows wait for the flush")
+	assert.Equal(t, 1, count(`SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'`),
+		"the batch's trades are in the windows at once")
 	assert.Equal(t, 0, count(`SELECT count(*) FROM token_market`), "so does the market row")
 
 	before := v.TokensVersion(chain.Sol, []string{"tok1"})
@@ -55,6 +57,8 @@ func TestPendingBatchesWaitForTheFlush(t *testing.T) {
 	// A mark left behind (a stream that died before its flush) is derived by the next refresh round.
 	_, err = s.ApplyPending(ctx, ingest.NewBatch([]ingest.Event{swap("b", trade.Buy, "5", "3", 20*time.Second, "p2")}), now)
 	require.NoError(t, err)
+	assert.Equal(t, 2, count(`SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'`))
+	assert.Equal(t, 1, count(`SELECT holders FROM token_market WHERE address = 'tok1'`))
 	_, err = s.RefreshWindows(ctx, now)
 	require.NoError(t, err)
 	assert.Equal(t, 0, count(`SELECT count(*) FROM market_pending`))

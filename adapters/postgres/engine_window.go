@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -19,13 +21,21 @@ var statsColumns = []string{
 	"chain", "address", "window_name", "buys", "sells", "trades", "buyers", "sellers", "traders", "buy_volume",
 	"sell_volume", "total_volume", "buy_volume_usd", "sell_volume_usd", "total_volume_usd", "open_usd", "close_usd",
 	"high_usd", "low_usd", "price_change_ratio_usd", "current_liquidity_usd", "updated_at_ms",
+	"open_ms", "open_height", "open_sig", "open_ix", "close_ms", "close_height", "close_sig", "close_ix",
 }
 
-// windowStats is one token_stats row before it is written.
+// windowStats is one token_stats row before it is written: the window's statistics and the keys
+// of its open and close trades (zero when it holds no trade).
 type windowStats struct {
-	ref    ports.TokenRef
-	window token.Window
-	stats  token.PeriodStats
+	ref         ports.TokenRef
+	window      token.Window
+	stats       token.PeriodStats
+	open, close stats.Mark
+}
+
+// windowOf is the token_stats row of ref's window w whose buckets merge to sum.
+func windowOf(ref ports.TokenRef, w token.Window, sum stats.Bucket, liquidity decimal.Decimal) windowStats {
+	return windowStats{ref: ref, window: w, stats: sum.Period(liquidity), open: sum.Open, close: sum.Close}
 }
 
 // computeWindows derives every window of refs as of now from their time buckets
@@ -45,25 +55,8 @@ func writeWindows(ctx context.Context, tx pgx.Tx, windows []windowStats, now tim
 	if len(windows) == 0 {
 		return nil
 	}
-	end := now.UnixMilli()
-	out := newCopyRows(len(windows) * 320)
-	for i := range windows {
-		w := &windows[i]
-		s := &w.stats
-		out.row(len(statsColumns))
-		out.text(string(w.ref.Chain))
-		out.text(w.ref.Address)
-		out.text(string(w.window))
-		for _, n := range [...]int64{s.Buys, s.Sells, s.Trades, s.Buyers, s.Sellers, s.Traders} {
-			out.int8(n)
-		}
-		for _, d := range [...]*decimal.Decimal{&s.BuyVolume, &s.SellVolume, &s.TotalVolume, &s.BuyVolumeInUSD,
-			&s.SellVolumeInUSD, &s.TotalVolumeInUSD, &s.OpenInUSD, &s.CloseInUSD, &s.HighInUSD, &s.LowInUSD,
-			&s.PriceChangeRatioInUSD, &s.CurrentLiquidityInUSD} {
-			out.numeric(*d)
-		}
-		out.int8(end)
-	}
+	out := newCopyRows(len(windows) * 400)
+	copyWindows(out, windows, now)
 	if err := copyStagedRows(ctx, tx, "", "ingest_stats", statsColumns, out, "stats"); err != nil {
 		return err
 	}
@@ -81,6 +74,47 @@ func writeWindows(ctx context.Context, tx pgx.Tx, windows []windowStats, now tim
 		return fmt.Errorf("upsert stats: %w", err)
 	}
 	return nil
+}
+
+// copyWindows writes windows as token_stats rows (statsColumns) updated at now.
+func copyWindows(out *copyRows, windows []windowStats, now time.Time) {
+	end := now.UnixMilli()
+	for i := range windows {
+		w := &windows[i]
+		s := &w.stats
+		out.row(len(statsColumns))
+		out.text(string(w.ref.Chain))
+		out.text(w.ref.Address)
+		out.text(string(w.window))
+		for _, n := range [...]int64{s.Buys, s.Sells, s.Trades, s.Buyers, s.Sellers, s.Traders} {
+			out.int8(n)
+		}
+		for _, d := range [...]*decimal.Decimal{&s.BuyVolume, &s.SellVolume, &s.TotalVolume, &s.BuyVolumeInUSD,
+			&s.SellVolumeInUSD, &s.TotalVolumeInUSD, &s.OpenInUSD, &s.CloseInUSD, &s.HighInUSD, &s.LowInUSD,
+			&s.PriceChangeRatioInUSD, &s.CurrentLiquidityInUSD} {
+			out.numeric(*d)
+		}
+		out.int8(end)
+		copyMarks(out, s.Trades > 0, &w.open, &w.close)
+	}
+}
+
+// copyMarks writes the keys (time, height, signature, index) of an open and a close mark, or
+// NULLs when there is no trade.
+func copyMarks(c *copyRows, traded bool, marks ...*stats.Mark) {
+	for _, m := range marks {
+		if !traded {
+			c.null()
+			c.null()
+			c.null()
+			c.null()
+			continue
+		}
+		c.int8(m.At)
+		c.int8(m.Height)
+		c.text(m.Signature)
+		c.int4(m.Index)
+	}
 }
 
 // windowSet is a set of token.AllWindows: bit i stands for token.AllWindows[i].
@@ -147,4 +181,88 @@ func windowLiquidity(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports
 		known = append(known, ref)
 	}
 	return liquidity, known, nil
+}
+
+// windowDeltas are the changes a batch's bucket deltas make to the windows of their tokens as of
+// now (stats.WindowDelta): one row per token and window that changed, without liquidity.
+func windowDeltas(d *bucketDeltas, now time.Time) []windowStats {
+	var out []windowStats
+	var buf []stats.Bucket
+	for ref, tb := range d.m {
+		buf = buf[:0]
+		for _, b := range tb {
+			buf = append(buf, *b)
+		}
+		for _, w := range token.AllWindows {
+			sum := stats.WindowDelta(buf, now, w)
+			if sum.Trades() == 0 && sum.LastBuyers == 0 && sum.LastSellers == 0 && sum.LastTraders == 0 {
+				continue
+			}
+			out = append(out, windowOf(ref, w, sum, decimal.Zero))
+		}
+	}
+	return out
+}
+
+// windowMerge is the ON CONFLICT clause that adds a staged window delta to a stored window, as
+// stats.Bucket.Merge adds buckets (bucketMerge): counts and volumes add, the earlier open and the
+// later close win (a stored window without keys, from before migration 0045 until the next full
+// refresh round, keeps its open and takes the delta's close), extremes; the price change is
+// recomputed from the merged open and close with the domain's division (div_round18).
+// Liquidity stays: the flush that derives the token's market row sets it.
+var windowMerge = func() string {
+	var set []string
+	for _, c := range []string{"buys", "sells", "trades", "buyers", "sellers", "traders", "buy_volume", "sell_volume",
+		"total_volume", "buy_volume_usd", "sell_volume_usd", "total_volume_usd"} {
+		set = append(set, c+" = s."+c+" + EXCLUDED."+c)
+	}
+	key := func(t, side string) string {
+		return "(" + t + "." + side + "_ms, " + t + "." + side + "_height, " + t + "." + side + "_sig, " + t + "." + side + "_ix)"
+	}
+	wins := map[string]string{
+		"open":  "(EXCLUDED.trades > 0 AND (s.trades = 0 OR (s.open_ms IS NOT NULL AND " + key("EXCLUDED", "open") + " < " + key("s", "open") + ")))",
+		"close": "(EXCLUDED.trades > 0 AND (s.trades = 0 OR s.close_ms IS NULL OR " + key("EXCLUDED", "close") + " > " + key("s", "close") + "))",
+	}
+	merged := func(side, c string) string {
+		return "CASE WHEN " + wins[side] + " THEN EXCLUDED." + side + c + " ELSE s." + side + c + " END"
+	}
+	for _, side := range []string{"open", "close"} {
+		for _, c := range []string{"_usd", "_ms", "_height", "_sig", "_ix"} {
+			set = append(set, side+c+" = "+merged(side, c))
+		}
+	}
+	extreme := func(c, f string) string {
+		return c + " = CASE WHEN EXCLUDED.trades = 0 THEN s." + c + " WHEN s.trades = 0 THEN EXCLUDED." + c +
+			" ELSE " + f + "(s." + c + ", EXCLUDED." + c + ") END"
+	}
+	set = append(set, extreme("high_usd", "GREATEST"), extreme("low_usd", "LEAST"),
+		"price_change_ratio_usd = div_round18(("+merged("close", "_usd")+") - ("+merged("open", "_usd")+"), "+merged("open", "_usd")+")",
+		"updated_at_ms = EXCLUDED.updated_at_ms")
+	return strings.Join(set, ", ")
+}()
+
+// windowStaging is the per-connection table writeWindowDeltas copies deltas into.
+const windowStaging = `CREATE TEMP TABLE IF NOT EXISTS ingest_window_deltas (LIKE token_stats) ON COMMIT DELETE ROWS`
+
+// writeWindowDeltas adds a batch's window deltas (windowDeltas) to token_stats: COPY into
+// ingest_window_deltas, then one INSERT … ON CONFLICT that merges (windowMerge). Only tokens with
+// a tokens row have windows: the flush that derives a token created later computes its windows
+// from its buckets.
+func writeWindowDeltas(ctx context.Context, tx pgx.Tx, deltas []windowStats, now time.Time) error {
+	if len(deltas) == 0 {
+		return nil
+	}
+	out := newCopyRows(len(deltas) * 400)
+	copyWindows(out, deltas, now)
+	if err := copyStagedRows(ctx, tx, windowStaging, "ingest_window_deltas", statsColumns, out, "window deltas"); err != nil {
+		return err
+	}
+	cols := joinCols(statsColumns)
+	// hand-built: the column list and merge clause are generated from statsColumns; ingest_window_deltas is a temporary table.
+	if _, err := tx.Exec(ctx, `INSERT INTO token_stats AS s (`+cols+`) SELECT d.`+strings.Join(statsColumns, ", d.")+`
+		FROM ingest_window_deltas d JOIN tokens t ON t.chain = d.chain AND t.address = d.address
+		ON CONFLICT (chain, address, window_name) DO UPDATE SET `+windowMerge); err != nil {
+		return fmt.Errorf("merge window deltas: %w", err)
+	}
+	return nil
 }

@@ -107,7 +107,7 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 	if err := keyedJoins(ctx, tx); err != nil {
 		return ingest.Result{}, nil, err
 	}
-	a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{}, windowed: map[ports.TokenRef]bool{},
+	a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{},
 		buckets: newBucketDeltas(now), groups: groupDeltas{}}
 	steps := []func(context.Context, ingest.Batch) error{
 		a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.lockPackets, a.claims, a.expiries,
@@ -120,11 +120,17 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 		}
 	}
 	touched := a.touchedRefs()
+	// Windows of the tokens created in the batch are computed from their buckets when their
+	// market data is derived (trades of them may have come first, and had no windows).
+	windowed := make(map[ports.TokenRef]bool, len(a.created))
+	for _, ref := range a.created {
+		windowed[ref] = true
+	}
 	if pending {
-		if err := markPending(ctx, tx, touched, a.windowed); err != nil {
+		if err := markPending(ctx, tx, touched, windowed); err != nil {
 			return ingest.Result{}, nil, err
 		}
-	} else if err := deriveMarket(ctx, tx, touched, a.windowed, now); err != nil {
+	} else if err := deriveMarket(ctx, tx, touched, windowed, now); err != nil {
 		return ingest.Result{}, nil, err
 	}
 	return a.res, touched, nil
@@ -136,11 +142,6 @@ type applier struct {
 	now     time.Time
 	res     ingest.Result
 	touched map[ports.TokenRef]bool
-	// windowed are the touched tokens whose windows the batch recomputes: every token touched by
-	// something other than a trade, and every token with a new trade inside the 24h window
-	// (now − 24h, now]. A token whose new trades are all older cannot see any window change; the
-	// refresh loop keeps decaying windows current.
-	windowed map[ports.TokenRef]bool
 	// newTrades are the trades this batch actually inserted (replays excluded).
 	newTrades []trade.Trade
 	// buckets and groups are the batch's changes to token_buckets and token_holder_groups.
@@ -156,6 +157,9 @@ func (a *applier) derivedTotals(ctx context.Context) error {
 	if err := writeBuckets(ctx, a.tx, a.buckets); err != nil {
 		return err
 	}
+	if err := writeWindowDeltas(ctx, a.tx, windowDeltas(a.buckets, a.now), a.now); err != nil {
+		return err
+	}
 	if err := writeGroups(ctx, a.tx, a.groups); err != nil {
 		return err
 	}
@@ -165,16 +169,6 @@ func (a *applier) derivedTotals(ctx context.Context) error {
 func (a *applier) touch(c chain.Chain, addr string) {
 	ref := ports.TokenRef{Chain: c, Address: addr}
 	a.touched[ref] = true
-	a.windowed[ref] = true
-}
-
-// touchByTrade marks a token touched by a new trade at block time ms.
-func (a *applier) touchByTrade(c chain.Chain, addr string, ms int64) {
-	ref := ports.TokenRef{Chain: c, Address: addr}
-	a.touched[ref] = true
-	if ms > a.now.UnixMilli()-token.Window24h.Duration().Milliseconds() {
-		a.windowed[ref] = true
-	}
 }
 
 func (a *applier) touchedRefs() []ports.TokenRef {
@@ -422,7 +416,7 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 			copyTrade(rows, t, nowMs)
 		}
 		a.newTrades = append(a.newTrades, *t)
-		a.touchByTrade(t.Chain, t.TokenAddress, t.BlockTimestamp)
+		a.touch(t.Chain, t.TokenAddress)
 		if t.Succeeded() {
 			a.buckets.addTrade(t)
 		}

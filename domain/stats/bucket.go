@@ -163,10 +163,10 @@ func Cover(start int64) []Span {
 // In reports whether bucket b is one of the span's.
 func (s Span) In(b *Bucket) bool { return b.Res == s.Res && b.Start >= s.From && b.Start < s.To }
 
-// WindowFromBuckets is Window computed from a token's buckets instead of its trades: the merge of
-// the buckets Cover(WindowStart(now, w)) selects (buckets may hold any others, which are ignored),
-// equal to Window over the trades they were built from.
-func WindowFromBuckets(buckets []Bucket, now time.Time, w token.Window, liquidityUSD decimal.Decimal) token.PeriodStats {
+// WindowSum is the merge of the buckets Cover(WindowStart(now, w)) selects among a token's buckets
+// (they may hold any others, which are ignored): its Period equals Window over the trades the
+// buckets were built from.
+func WindowSum(buckets []Bucket, now time.Time, w token.Window) Bucket {
 	spans := Cover(WindowStart(now, w))
 	var sum Bucket
 	for i := range buckets {
@@ -177,13 +177,34 @@ func WindowFromBuckets(buckets []Bucket, now time.Time, w token.Window, liquidit
 			}
 		}
 	}
-	s := token.PeriodStats{CurrentLiquidityInUSD: liquidityUSD, Buys: sum.Buys, Sells: sum.Sells, Trades: sum.Trades(),
-		Buyers: sum.LastBuyers, Sellers: sum.LastSellers, Traders: sum.LastTraders,
-		BuyVolume: sum.BuyVolume, SellVolume: sum.SellVolume, TotalVolume: sum.BuyVolume.Add(sum.SellVolume),
-		BuyVolumeInUSD: sum.BuyVolumeInUSD, SellVolumeInUSD: sum.SellVolumeInUSD,
-		TotalVolumeInUSD: sum.BuyVolumeInUSD.Add(sum.SellVolumeInUSD)}
-	if sum.Trades() > 0 {
-		s.OpenInUSD, s.CloseInUSD, s.HighInUSD, s.LowInUSD = sum.Open.Price, sum.Close.Price, sum.High, sum.Low
+	return sum
+}
+
+// WindowDelta is the part of a batch's bucket changes (deltas: of one token, buckets of any
+// resolutions, trades added and activity moved) that window w holds at now: the merge of the
+// deltas of w's finest resolution (Second for windows up to an hour, Minute for longer ones,
+// the step of WindowStart) that start at or after WindowStart(now, w). Added to the window
+// stored as of now (Bucket.Merge), it gives the window over the stored trades and the batch's.
+func WindowDelta(deltas []Bucket, now time.Time, w token.Window) Bucket {
+	res, start := windowStep(w), WindowStart(now, w)
+	var sum Bucket
+	for i := range deltas {
+		if deltas[i].Res == res && deltas[i].Start >= start {
+			sum.Merge(deltas[i])
+		}
+	}
+	return sum
+}
+
+// Period is the window statistics of a window's merged buckets (WindowSum), with liquidity.
+func (b Bucket) Period(liquidityUSD decimal.Decimal) token.PeriodStats {
+	s := token.PeriodStats{CurrentLiquidityInUSD: liquidityUSD, Buys: b.Buys, Sells: b.Sells, Trades: b.Trades(),
+		Buyers: b.LastBuyers, Sellers: b.LastSellers, Traders: b.LastTraders,
+		BuyVolume: b.BuyVolume, SellVolume: b.SellVolume, TotalVolume: b.BuyVolume.Add(b.SellVolume),
+		BuyVolumeInUSD: b.BuyVolumeInUSD, SellVolumeInUSD: b.SellVolumeInUSD,
+		TotalVolumeInUSD: b.BuyVolumeInUSD.Add(b.SellVolumeInUSD)}
+	if b.Trades() > 0 {
+		s.OpenInUSD, s.CloseInUSD, s.HighInUSD, s.LowInUSD = b.Open.Price, b.Close.Price, b.High, b.Low
 		s.PriceChangeRatioInUSD = div(s.CloseInUSD.Sub(s.OpenInUSD), s.OpenInUSD)
 	}
 	return s

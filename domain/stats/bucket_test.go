@@ -84,10 +84,10 @@ func TestCover(t *testing.T) {
 		stats.Cover(60_000))
 }
 
-// TestWindowFromBucketsEqualsWindow: random trades of one token (shuffled, FAILED ones, the same
+// TestWindowSumEqualsWindow: random trades of one token (shuffled, FAILED ones, the same
 // wallets over and over, some stamped after now) give the same statistics from their buckets as
 // from the trades themselves, for every window and many clock times.
-func TestWindowFromBucketsEqualsWindow(t *testing.T) {
+func TestWindowSumEqualsWindow(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
 		now := time.UnixMilli(nowMs + r.Int64N(3_600_000))
@@ -117,7 +117,7 @@ func TestWindowFromBucketsEqualsWindow(t *testing.T) {
 		for _, w := range token.AllWindows {
 			liq := decimal.NewFromInt(42)
 			want := reference.Window(trades, now, w, liq)
-			got := stats.WindowFromBuckets(buckets, now, w, liq)
+			got := stats.WindowSum(buckets, now, w).Period(liq)
 			require.Equal(t, want.Buys, got.Buys, "seed %d %s buys", seed, w)
 			require.Equal(t, []int64{want.Sells, want.Trades, want.Buyers, want.Sellers, want.Traders},
 				[]int64{got.Sells, got.Trades, got.Buyers, got.Sellers, got.Traders}, "seed %d %s counts", seed, w)
@@ -128,6 +128,91 @@ func TestWindowFromBucketsEqualsWindow(t *testing.T) {
 				"open": {want.OpenInUSD, got.OpenInUSD}, "close": {want.CloseInUSD, got.CloseInUSD},
 				"high": {want.HighInUSD, got.HighInUSD}, "low": {want.LowInUSD, got.LowInUSD},
 				"change": {want.PriceChangeRatioInUSD, got.PriceChangeRatioInUSD}, "liq": {want.CurrentLiquidityInUSD, got.CurrentLiquidityInUSD},
+			} {
+				require.True(t, pair[0].Equal(pair[1]), "seed %d %s %s: want %s got %s", seed, w, name, pair[0], pair[1])
+			}
+		}
+	}
+}
+
+// TestWindowDeltaAddsToTheStoredWindow: random trades of one token arrive in two parts; the
+// window stored after the first part (its WindowSum), merged with the second part's bucket
+// changes (trades added, each wallet's last activity moved) as WindowDelta selects them, is the
+// window over all the trades, for every window, both parts in any order of time.
+func TestWindowDeltaAddsToTheStoredWindow(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		r := rand.New(rand.NewPCG(seed, 8))
+		now := time.UnixMilli(nowMs + r.Int64N(3_600_000))
+		var trades []trade.Trade
+		for i := 0; i < 1+r.IntN(200); i++ {
+			side := trade.Buy
+			if r.IntN(2) == 0 {
+				side = trade.Sell
+			}
+			ts := now.UnixMilli() - r.Int64N(26*3_600_000) + 30_000
+			if r.IntN(3) == 0 {
+				ts = now.UnixMilli() - r.Int64N(90*60)*1000
+			}
+			tr := trade.Trade{Chain: chain.Sol, TokenAddress: "T", TransactionSignature: fmt.Sprintf("s%03d", r.IntN(1000)),
+				InstructionIndex: int32(i), BlockHeight: ts / 400, BlockTimestamp: ts, Side: side, Status: trade.Succeeded,
+				Wallet: fmt.Sprintf("w%d", r.IntN(8)), TokenAmount: decimal.NewFromInt(1 + r.Int64N(1000)),
+				TokenAmountInUSD: decimal.NewFromInt(r.Int64N(500)).Shift(-1),
+				TokenPriceInUSD:  decimal.NewFromInt(1 + r.Int64N(50)).Shift(-2)}
+			if r.IntN(10) == 0 {
+				tr.Status = trade.Failed
+			}
+			trades = append(trades, tr)
+		}
+		cut := r.IntN(len(trades) + 1)
+		first, second := trades[:cut], trades[cut:]
+		// The second part's changes, as a batch makes them: from each wallet's last activity
+		// over the first part.
+		last := map[string]stats.LastActivity{}
+		for _, tr := range first {
+			a := last[tr.Wallet]
+			a.Note(tr)
+			last[tr.Wallet] = a
+		}
+		byKey := map[[2]int64]*stats.Bucket{}
+		at := func(ms int64, res stats.Resolution) *stats.Bucket {
+			k := [2]int64{int64(res), stats.BucketStart(ms, res)}
+			if byKey[k] == nil {
+				byKey[k] = &stats.Bucket{Start: k[1], Res: res}
+			}
+			return byKey[k]
+		}
+		for _, tr := range second {
+			if !tr.Succeeded() {
+				continue
+			}
+			old := last[tr.Wallet]
+			a := old
+			a.Note(tr)
+			last[tr.Wallet] = a
+			for _, res := range stats.Resolutions {
+				at(tr.BlockTimestamp, res).AddTrade(&tr)
+				for _, m := range old.Moves(a) {
+					at(m.At, res).Apply(m)
+				}
+			}
+		}
+		var deltas []stats.Bucket
+		for _, b := range byKey {
+			deltas = append(deltas, *b)
+		}
+		stored := bucketsOf(first)
+		for _, w := range token.AllWindows {
+			liq := decimal.NewFromInt(7)
+			sum := stats.WindowSum(stored, now, w)
+			sum.Merge(stats.WindowDelta(deltas, now, w))
+			got, want := sum.Period(liq), reference.Window(trades, now, w, liq)
+			require.Equal(t, []int64{want.Buys, want.Sells, want.Buyers, want.Sellers, want.Traders},
+				[]int64{got.Buys, got.Sells, got.Buyers, got.Sellers, got.Traders}, "seed %d %s counts", seed, w)
+			for name, pair := range map[string][2]decimal.Decimal{
+				"totalVol": {want.TotalVolume, got.TotalVolume}, "totalUSD": {want.TotalVolumeInUSD, got.TotalVolumeInUSD},
+				"open": {want.OpenInUSD, got.OpenInUSD}, "close": {want.CloseInUSD, got.CloseInUSD},
+				"high": {want.HighInUSD, got.HighInUSD}, "low": {want.LowInUSD, got.LowInUSD},
+				"change": {want.PriceChangeRatioInUSD, got.PriceChangeRatioInUSD},
 			} {
 				require.True(t, pair[0].Equal(pair[1]), "seed %d %s %s: want %s got %s", seed, w, name, pair[0], pair[1])
 			}

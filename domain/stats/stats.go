@@ -29,11 +29,17 @@ func div(a, b decimal.Decimal) decimal.Decimal {
 // window is whole buckets, so that time buckets (Bucket) sum to it exactly; it is at most a
 // second (a minute for 4h and 24h) shorter than w.
 func WindowStart(now time.Time, w token.Window) int64 {
-	step := int64(Second)
-	if w.Duration() > time.Hour {
-		step = int64(Minute)
-	}
+	step := int64(windowStep(w))
 	return floorTo(now.UnixMilli()-w.Duration().Milliseconds(), step) + step
+}
+
+// windowStep is what window w's start is a whole multiple of: a second for windows up to an hour,
+// a minute for longer ones.
+func windowStep(w token.Window) Resolution {
+	if w.Duration() > time.Hour {
+		return Minute
+	}
+	return Second
 }
 
 // SecondsKept is how far back from now per-second buckets are written and read: windows up to an

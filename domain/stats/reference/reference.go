@@ -1,7 +1,7 @@
 // Package reference holds the straightforward recomputations of the engine's figures from raw
 // events: a window over a token's trades and the holder fields over every balance, by the
 // formulas of domain/stats. The engine computes the same figures from what it keeps (time
-// buckets, holder totals: stats.WindowFromBuckets, stats.HoldingsOf); the tests check the two
+// buckets, holder totals: stats.WindowSum, stats.HoldingsOf); the tests check the two
 // agree (domain/stats, the engine property test). Nothing in the binaries calls it.
 package reference
 

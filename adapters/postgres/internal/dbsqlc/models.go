@@ -305,6 +305,14 @@ type TokenStat struct {
 	PriceChangeRatioUsd decimal.Decimal
 	CurrentLiquidityUsd decimal.Decimal
 	UpdatedAtMs         int64
+	OpenMs              *int64
+	OpenHeight          *int64
+	OpenSig             *string
+	OpenIx              *int32
+	CloseMs             *int64
+	CloseHeight         *int64
+	CloseSig            *string
+	CloseIx             *int32
 }
 
 type Trade struct {
