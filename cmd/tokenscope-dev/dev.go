@@ -50,6 +50,7 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, args []str
 	if fs.NArg() > 0 {
 		return fault.Invalid("argument", fs.Arg(0), "tokenscope-dev takes none; the production subcommands are in bin/tokenscope")
 	}
+	wire.ServiceGC()
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -40,7 +39,12 @@ func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	if fs.NArg() != 1 {
 		return fmt.Errorf("usage: tokenscope import [--batch N] [--at TIME] FILE")
 	}
-	importGC()
+	// An import allocates a batch's events and deltas and drops them at its commit: its heap may
+	// grow to 5× its live data between collections (GOGC=400) instead of 2×, under a 1 GiB soft
+	// limit. Measured (docs/engine-benchmarks.md, fifth round): 144,249 trades of 20,000 tokens, CPU
+	// 9.3 → 6.3 s, peak RSS 264–291 → 580 MiB; 98,528 trades of 100 tokens, CPU 2.35 → 2.29 s, peak
+	// RSS 241 → 562 MiB.
+	wire.TuneGC(400, 1<<30)
 	var clock ports.Clock = wire.SystemClock{}
 	if *at != "" {
 		t, err := parseAt(*at)
@@ -96,21 +100,6 @@ func importMeter(in *os.File) *progress.Meter {
 		total = st.Size()
 	}
 	return progress.Start(os.Stderr, total, 250*time.Millisecond)
-}
-
-// importGC lets an import's heap grow to 5× its live data between collections (GOGC=400)
-// instead of 2×, under a 1 GiB soft limit, unless GOGC or GOMEMLIMIT say otherwise. An import
-// allocates a batch's events and deltas and drops them at its commit; with the default, the
-// collector took about a sixth of the process's CPU. Measured (docs/engine-benchmarks.md, fifth
-// round): 144,249 trades of 20,000 tokens, CPU 9.3 → 6.3 s, peak RSS 264–291 → 580 MiB; 98,528
-// trades of 100 tokens, CPU 2.35 → 2.29 s, peak RSS 241 → 562 MiB.
-func importGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(1 << 30)
-	}
 }
 
 // fixedClock is the clock of an import run with --at: every batch derives as of that time.

@@ -38,6 +38,7 @@ func connect(ctx context.Context, name string, cfg config.Config, log *slog.Logg
 }
 
 func runServe(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
+	wire.ServiceGC()
 	rt, closeAll, err := connect(ctx, "serve", cfg, log, args)
 	if err != nil {
 		return err
@@ -51,6 +52,7 @@ func runServe(ctx context.Context, cfg config.Config, log *slog.Logger, args []s
 }
 
 func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
+	wire.ServiceGC()
 	rt, closeAll, err := connect(ctx, "worker", cfg, log, args)
 	if err != nil {
 		return err

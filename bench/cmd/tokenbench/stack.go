@@ -369,10 +369,10 @@ const copyTable = `CREATE TABLE tokenbench_copy (
 
 // copyTrades decodes the trades of file and COPYs them into a fresh table with no index, key
 // or derivation (the baseline of ingest); only the COPY is timed.
-func (s *stack) copyTrades(ctx context.Context, file string) (int, time.Duration, error) {
+func (s *stack) copyTrades(ctx context.Context, file string) (n int, raw, indexed time.Duration, err error) {
 	in, err := os.Open(file)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer in.Close()
 	dec := ndjson.NewDecoder(bufio.NewReaderSize(in, 1<<20))
@@ -383,7 +383,7 @@ func (s *stack) copyTrades(ctx context.Context, file string) (int, time.Duration
 			break
 		}
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		tr, ok := e.(ingest.Trade)
 		if !ok {
@@ -397,16 +397,26 @@ func (s *stack) copyTrades(ctx context.Context, file string) (int, time.Duration
 			t.SideTokenPriceInNative, t.SideTokenPriceInUSD, t.DexImage, t.DexProgramAddress, t.DexProtocolFamily})
 	}
 	if _, err := s.pool.Exec(ctx, "DROP TABLE IF EXISTS tokenbench_copy; "+copyTable); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer s.pool.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS tokenbench_copy") //nolint:errcheck
 	start := time.Now()
-	n, err := s.pool.CopyFrom(ctx, pgx.Identifier{"tokenbench_copy"}, copyColumns, pgx.CopyFromRows(rows))
+	copied, err := s.pool.CopyFrom(ctx, pgx.Identifier{"tokenbench_copy"}, copyColumns, pgx.CopyFromRows(rows))
 	took := time.Since(start)
 	if err != nil {
-		return 0, 0, fmt.Errorf("copy trades: %w", err)
+		return 0, 0, 0, fmt.Errorf("copy trades: %w", err)
 	}
-	return int(n), took, nil
+	// The same rows into an empty table shaped like trades, its key and every index included:
+	// what writing the trade rows alone costs, before any derivation.
+	if _, err := s.pool.Exec(ctx, "DROP TABLE IF EXISTS tokenbench_copy_indexed; CREATE TABLE tokenbench_copy_indexed (LIKE trades INCLUDING ALL)"); err != nil {
+		return 0, 0, 0, err
+	}
+	defer s.pool.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS tokenbench_copy_indexed") //nolint:errcheck
+	start = time.Now()
+	if _, err := s.pool.CopyFrom(ctx, pgx.Identifier{"tokenbench_copy_indexed"}, copyColumns, pgx.CopyFromRows(rows)); err != nil {
+		return 0, 0, 0, fmt.Errorf("copy trades into an indexed table: %w", err)
+	}
+	return int(copied), took, time.Since(start), nil
 }
 
 // waitRanking waits (bounded) until the refresh loop has written a ranking newer than after.
