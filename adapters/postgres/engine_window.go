@@ -55,29 +55,30 @@ func writeWindows(ctx context.Context, tx pgx.Tx, windows []windowStats, now tim
 	if len(windows) == 0 {
 		return nil
 	}
-	out := newCopyRows(len(windows) * 400)
-	copyWindows(out, windows, now)
-	if err := copyStagedRows(ctx, tx, "", "ingest_stats", statsColumns, out, "stats"); err != nil {
+	if err := stageWindows(ctx, tx, "", "ingest_stats", windows, now); err != nil {
 		return err
 	}
-	cols := joinCols(statsColumns)
-	set := ""
-	for _, c := range statsColumns[3:] {
-		if set != "" {
-			set += ", "
-		}
-		set += c + " = EXCLUDED." + c
-	}
 	// hand-built: the column and SET lists are generated from statsColumns; ingest_stats is a temporary table.
-	if _, err := tx.Exec(ctx, `INSERT INTO token_stats (`+cols+`) SELECT `+cols+` FROM ingest_stats
-		ON CONFLICT (chain, address, window_name) DO UPDATE SET `+set); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO token_stats (`+joinCols(statsColumns)+`) SELECT `+joinCols(statsColumns)+`
+		FROM ingest_stats ON CONFLICT (chain, address, window_name) DO UPDATE SET `+windowOverwrite); err != nil {
 		return fmt.Errorf("upsert stats: %w", err)
 	}
 	return nil
 }
 
-// copyWindows writes windows as token_stats rows (statsColumns) updated at now.
-func copyWindows(out *copyRows, windows []windowStats, now time.Time) {
+// windowOverwrite is the ON CONFLICT clause that replaces a stored window with the staged one.
+var windowOverwrite = func() string {
+	set := make([]string, 0, len(statsColumns)-3)
+	for _, c := range statsColumns[3:] {
+		set = append(set, c+" = EXCLUDED."+c)
+	}
+	return strings.Join(set, ", ")
+}()
+
+// stageWindows COPYs windows as token_stats rows (statsColumns) updated at now into the
+// per-connection table table (created by ddl unless empty).
+func stageWindows(ctx context.Context, tx pgx.Tx, ddl, table string, windows []windowStats, now time.Time) error {
+	out := newCopyRows(len(windows) * 400)
 	end := now.UnixMilli()
 	for i := range windows {
 		w := &windows[i]
@@ -97,6 +98,7 @@ func copyWindows(out *copyRows, windows []windowStats, now time.Time) {
 		out.int8(end)
 		copyMarks(out, s.Trades > 0, &w.open, &w.close)
 	}
+	return copyStagedRows(ctx, tx, ddl, table, statsColumns, out, "windows")
 }
 
 // copyMarks writes the keys (time, height, signature, index) of an open and a close mark, or
@@ -252,14 +254,11 @@ func writeWindowDeltas(ctx context.Context, tx pgx.Tx, deltas []windowStats, now
 	if len(deltas) == 0 {
 		return nil
 	}
-	out := newCopyRows(len(deltas) * 400)
-	copyWindows(out, deltas, now)
-	if err := copyStagedRows(ctx, tx, windowStaging, "ingest_window_deltas", statsColumns, out, "window deltas"); err != nil {
+	if err := stageWindows(ctx, tx, windowStaging, "ingest_window_deltas", deltas, now); err != nil {
 		return err
 	}
-	cols := joinCols(statsColumns)
 	// hand-built: the column list and merge clause are generated from statsColumns; ingest_window_deltas is a temporary table.
-	if _, err := tx.Exec(ctx, `INSERT INTO token_stats AS s (`+cols+`) SELECT d.`+strings.Join(statsColumns, ", d.")+`
+	if _, err := tx.Exec(ctx, `INSERT INTO token_stats AS s (`+joinCols(statsColumns)+`) SELECT d.`+strings.Join(statsColumns, ", d.")+`
 		FROM ingest_window_deltas d JOIN tokens t ON t.chain = d.chain AND t.address = d.address
 		ON CONFLICT (chain, address, window_name) DO UPDATE SET `+windowMerge); err != nil {
 		return fmt.Errorf("merge window deltas: %w", err)

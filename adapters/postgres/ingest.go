@@ -151,8 +151,9 @@ type applier struct {
 	created []ports.TokenRef
 }
 
-// derivedTotals writes the batch's bucket and holder-total changes, then rebuilds the holder
-// totals of the tokens created in the batch (trades of them may have come first).
+// derivedTotals writes the batch's bucket changes, the window changes they make
+// (writeWindowDeltas) and its holder-total changes, then rebuilds the holder totals of the tokens
+// created in the batch (trades of them may have come first).
 func (a *applier) derivedTotals(ctx context.Context) error {
 	if err := writeBuckets(ctx, a.tx, a.buckets); err != nil {
 		return err
