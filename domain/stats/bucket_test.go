@@ -91,46 +91,13 @@ func TestWindowSumEqualsWindow(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
 		now := time.UnixMilli(nowMs + r.Int64N(3_600_000))
-		var trades []trade.Trade
-		n := 1 + r.IntN(300)
-		for i := 0; i < n; i++ {
-			side := trade.Buy
-			if r.IntN(2) == 0 {
-				side = trade.Sell
-			}
-			// Mostly within a day, a few in the future, several in the same millisecond.
-			ts := now.UnixMilli() - r.Int64N(26*3_600_000) + 60_000
-			if r.IntN(5) == 0 {
-				ts = now.UnixMilli() - r.Int64N(120)*1000
-			}
-			price := decimal.NewFromInt(1 + r.Int64N(50)).Shift(-2)
-			tr := trade.Trade{Chain: chain.Sol, TokenAddress: "T", TransactionSignature: fmt.Sprintf("s%03d", r.IntN(1000)),
-				InstructionIndex: int32(i), BlockHeight: ts / 400, BlockTimestamp: ts, Side: side, Status: trade.Succeeded,
-				Wallet: fmt.Sprintf("w%d", r.IntN(12)), TokenAmount: decimal.NewFromInt(1 + r.Int64N(1000)),
-				TokenAmountInUSD: decimal.NewFromInt(r.Int64N(500)).Shift(-1), TokenPriceInUSD: price}
-			if r.IntN(10) == 0 {
-				tr.Status = trade.Failed
-			}
-			trades = append(trades, tr)
-		}
+		trades := randomTrades(r, now, 1+r.IntN(300), 12)
 		buckets := bucketsOf(trades)
 		for _, w := range token.AllWindows {
 			liq := decimal.NewFromInt(42)
 			want := reference.Window(trades, now, w, liq)
 			got := stats.WindowSum(buckets, now, w).Period(liq)
-			require.Equal(t, want.Buys, got.Buys, "seed %d %s buys", seed, w)
-			require.Equal(t, []int64{want.Sells, want.Trades, want.Buyers, want.Sellers, want.Traders},
-				[]int64{got.Sells, got.Trades, got.Buyers, got.Sellers, got.Traders}, "seed %d %s counts", seed, w)
-			for name, pair := range map[string][2]decimal.Decimal{
-				"buyVol": {want.BuyVolume, got.BuyVolume}, "sellVol": {want.SellVolume, got.SellVolume},
-				"totalVol": {want.TotalVolume, got.TotalVolume}, "buyUSD": {want.BuyVolumeInUSD, got.BuyVolumeInUSD},
-				"sellUSD": {want.SellVolumeInUSD, got.SellVolumeInUSD}, "totalUSD": {want.TotalVolumeInUSD, got.TotalVolumeInUSD},
-				"open": {want.OpenInUSD, got.OpenInUSD}, "close": {want.CloseInUSD, got.CloseInUSD},
-				"high": {want.HighInUSD, got.HighInUSD}, "low": {want.LowInUSD, got.LowInUSD},
-				"change": {want.PriceChangeRatioInUSD, got.PriceChangeRatioInUSD}, "liq": {want.CurrentLiquidityInUSD, got.CurrentLiquidityInUSD},
-			} {
-				require.True(t, pair[0].Equal(pair[1]), "seed %d %s %s: want %s got %s", seed, w, name, pair[0], pair[1])
-			}
+			requireSameWindow(t, want, got, "seed %d %s", seed, w)
 		}
 	}
 }
@@ -143,26 +110,7 @@ func TestWindowDeltaAddsToTheStoredWindow(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		r := rand.New(rand.NewPCG(seed, 8))
 		now := time.UnixMilli(nowMs + r.Int64N(3_600_000))
-		var trades []trade.Trade
-		for i := 0; i < 1+r.IntN(200); i++ {
-			side := trade.Buy
-			if r.IntN(2) == 0 {
-				side = trade.Sell
-			}
-			ts := now.UnixMilli() - r.Int64N(26*3_600_000) + 30_000
-			if r.IntN(3) == 0 {
-				ts = now.UnixMilli() - r.Int64N(90*60)*1000
-			}
-			tr := trade.Trade{Chain: chain.Sol, TokenAddress: "T", TransactionSignature: fmt.Sprintf("s%03d", r.IntN(1000)),
-				InstructionIndex: int32(i), BlockHeight: ts / 400, BlockTimestamp: ts, Side: side, Status: trade.Succeeded,
-				Wallet: fmt.Sprintf("w%d", r.IntN(8)), TokenAmount: decimal.NewFromInt(1 + r.Int64N(1000)),
-				TokenAmountInUSD: decimal.NewFromInt(r.Int64N(500)).Shift(-1),
-				TokenPriceInUSD:  decimal.NewFromInt(1 + r.Int64N(50)).Shift(-2)}
-			if r.IntN(10) == 0 {
-				tr.Status = trade.Failed
-			}
-			trades = append(trades, tr)
-		}
+		trades := randomTrades(r, now, 1+r.IntN(200), 8)
 		cut := r.IntN(len(trades) + 1)
 		first, second := trades[:cut], trades[cut:]
 		// The second part's changes, as a batch makes them: from each wallet's last activity
@@ -205,17 +153,50 @@ func TestWindowDeltaAddsToTheStoredWindow(t *testing.T) {
 			liq := decimal.NewFromInt(7)
 			sum := stats.WindowSum(stored, now, w)
 			sum.Merge(stats.WindowDelta(deltas, now, w))
-			got, want := sum.Period(liq), reference.Window(trades, now, w, liq)
-			require.Equal(t, []int64{want.Buys, want.Sells, want.Buyers, want.Sellers, want.Traders},
-				[]int64{got.Buys, got.Sells, got.Buyers, got.Sellers, got.Traders}, "seed %d %s counts", seed, w)
-			for name, pair := range map[string][2]decimal.Decimal{
-				"totalVol": {want.TotalVolume, got.TotalVolume}, "totalUSD": {want.TotalVolumeInUSD, got.TotalVolumeInUSD},
-				"open": {want.OpenInUSD, got.OpenInUSD}, "close": {want.CloseInUSD, got.CloseInUSD},
-				"high": {want.HighInUSD, got.HighInUSD}, "low": {want.LowInUSD, got.LowInUSD},
-				"change": {want.PriceChangeRatioInUSD, got.PriceChangeRatioInUSD},
-			} {
-				require.True(t, pair[0].Equal(pair[1]), "seed %d %s %s: want %s got %s", seed, w, name, pair[0], pair[1])
-			}
+			requireSameWindow(t, reference.Window(trades, now, w, liq), sum.Period(liq), "seed %d %s", seed, w)
 		}
+	}
+}
+
+// randomTrades are n trades of one token by wallets wallets: mostly within a day of now, a fifth
+// in its last two minutes, a few after it, several in the same millisecond, a tenth FAILED.
+func randomTrades(r *rand.Rand, now time.Time, n, wallets int) []trade.Trade {
+	var trades []trade.Trade
+	for i := 0; i < n; i++ {
+		side := trade.Buy
+		if r.IntN(2) == 0 {
+			side = trade.Sell
+		}
+		ts := now.UnixMilli() - r.Int64N(26*3_600_000) + 60_000
+		if r.IntN(5) == 0 {
+			ts = now.UnixMilli() - r.Int64N(120)*1000
+		}
+		tr := trade.Trade{Chain: chain.Sol, TokenAddress: "T", TransactionSignature: fmt.Sprintf("s%03d", r.IntN(1000)),
+			InstructionIndex: int32(i), BlockHeight: ts / 400, BlockTimestamp: ts, Side: side, Status: trade.Succeeded,
+			Wallet: fmt.Sprintf("w%d", r.IntN(wallets)), TokenAmount: decimal.NewFromInt(1 + r.Int64N(1000)),
+			TokenAmountInUSD: decimal.NewFromInt(r.Int64N(500)).Shift(-1),
+			TokenPriceInUSD:  decimal.NewFromInt(1 + r.Int64N(50)).Shift(-2)}
+		if r.IntN(10) == 0 {
+			tr.Status = trade.Failed
+		}
+		trades = append(trades, tr)
+	}
+	return trades
+}
+
+// requireSameWindow fails unless got has every figure of want.
+func requireSameWindow(t *testing.T, want, got token.PeriodStats, msg string, args ...any) {
+	t.Helper()
+	require.Equal(t, []int64{want.Buys, want.Sells, want.Trades, want.Buyers, want.Sellers, want.Traders},
+		[]int64{got.Buys, got.Sells, got.Trades, got.Buyers, got.Sellers, got.Traders}, fmt.Sprintf(msg+" counts", args...))
+	for name, pair := range map[string][2]decimal.Decimal{
+		"buyVol": {want.BuyVolume, got.BuyVolume}, "sellVol": {want.SellVolume, got.SellVolume},
+		"totalVol": {want.TotalVolume, got.TotalVolume}, "buyUSD": {want.BuyVolumeInUSD, got.BuyVolumeInUSD},
+		"sellUSD": {want.SellVolumeInUSD, got.SellVolumeInUSD}, "totalUSD": {want.TotalVolumeInUSD, got.TotalVolumeInUSD},
+		"open": {want.OpenInUSD, got.OpenInUSD}, "close": {want.CloseInUSD, got.CloseInUSD},
+		"high": {want.HighInUSD, got.HighInUSD}, "low": {want.LowInUSD, got.LowInUSD},
+		"change": {want.PriceChangeRatioInUSD, got.PriceChangeRatioInUSD}, "liq": {want.CurrentLiquidityInUSD, got.CurrentLiquidityInUSD},
+	} {
+		require.True(t, pair[0].Equal(pair[1]), fmt.Sprintf(msg+" %s: want %s got %s", append(args, name, pair[0], pair[1])...))
 	}
 }
