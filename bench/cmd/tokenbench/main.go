@@ -600,7 +600,7 @@ func ingestRow(ctx context.Context, st *stack, sc scale, op, data string, im imp
 		Baselines: []report.Measure{{Name: "COPY, unindexed table", Calls: copied, Unit: "trades/s", Rate: float64(copied) / copyTook.Seconds(), P50: copyTook},
 			{Name: "COPY, empty table shaped like trades (its key and 6 indexes)", Calls: copied, Unit: "trades/s",
 				Rate: float64(copied) / indexedTook.Seconds(), P50: indexedTook}},
-		Goal:      goal, Note: note}
+		Goal: goal, Note: note}
 	logf("%s: %d trades in %s (COPY: %s), peak RSS %s", op, im.trades, im.took.Round(time.Millisecond),
 		copyTook.Round(time.Millisecond), report.Bytes(im.peakRSS))
 	return row, nil
