@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
@@ -97,14 +98,7 @@ func (tv *testVersions) announce() {
 func TestRankingAnswersAreReusedOnlyWhileTheirReadIsCurrent(t *testing.T) {
 	versions := &testVersions{v: 1}
 	r := &hotReaders{readers: newReaders(), order: []string{"aaa", "bbb", "ccc"}}
-	store := &keyStore{keys: map[string]account.Key{}}
-	keys := apikey.New(store, wallClock{})
-	full, _, err := keys.Create(context.Background(), fixtureAccount, "rank", account.AllScopes)
-	require.NoError(t, err)
-	a := &app.Application{Keys: keys, Market: market.New(r, market.WithCache(versions))}
-	reg := prometheus.NewRegistry()
-	srv := &server{app: httpapi.New(httpapi.Deps{App: a, Auth: keys, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Registry: reg, Metrics: httpapi.NewMetrics(reg), RequestTimeout: 5 * time.Second}), key: full}
+	srv := cachedServer(t, r, versions, httpapi.New)
 
 	addrs := func(res result) []string {
 		t.Helper()
@@ -184,14 +178,7 @@ func (r *pricedReaders) readCount() int {
 func TestMultiAnswersAreReusedOnlyWhileTheirTokensAreCurrent(t *testing.T) {
 	versions := &testVersions{v: 1}
 	r := &pricedReaders{readers: newReaders(), price: "1.5"}
-	store := &keyStore{keys: map[string]account.Key{}}
-	keys := apikey.New(store, wallClock{})
-	full, _, err := keys.Create(context.Background(), fixtureAccount, "multi", account.AllScopes)
-	require.NoError(t, err)
-	a := &app.Application{Keys: keys, Market: market.New(r, market.WithCache(versions))}
-	reg := prometheus.NewRegistry()
-	srv := &server{app: httpapi.NewDex(httpapi.Deps{App: a, Auth: keys, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Registry: reg, Metrics: httpapi.NewMetrics(reg), RequestTimeout: 5 * time.Second}), key: full}
+	srv := cachedServer(t, r, versions, httpapi.NewDex)
 
 	prices := func(res result) []string {
 		t.Helper()
@@ -280,14 +267,7 @@ func (tv *tokenVersions) announce(addrs ...string) {
 func TestMultiAnswersOutliveChangesToOtherTokens(t *testing.T) {
 	versions := &tokenVersions{seq: 1, tokens: map[string]uint64{}}
 	r := &pricedReaders{readers: newReaders(), price: "1.5"}
-	store := &keyStore{keys: map[string]account.Key{}}
-	keys := apikey.New(store, wallClock{})
-	full, _, err := keys.Create(context.Background(), fixtureAccount, "multi", account.AllScopes)
-	require.NoError(t, err)
-	a := &app.Application{Keys: keys, Market: market.New(r, market.WithCache(versions))}
-	reg := prometheus.NewRegistry()
-	srv := &server{app: httpapi.NewDex(httpapi.Deps{App: a, Auth: keys, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Registry: reg, Metrics: httpapi.NewMetrics(reg), RequestTimeout: 5 * time.Second}), key: full}
+	srv := cachedServer(t, r, versions, httpapi.NewDex)
 
 	const path = "/v2/token/sol/multi?tokenAddresses=aaa&tokenAddresses=bbb"
 	first := srv.get(t, path)
@@ -310,4 +290,17 @@ func TestMultiAnswersOutliveChangesToOtherTokens(t *testing.T) {
 	assert.Equal(t, 2, r.readCount())
 	assert.Equal(t, changed.body, srv.get(t, path).body)
 	assert.Equal(t, 2, r.readCount())
+}
+
+// cachedServer is the API that build makes (httpapi.New or NewDex) over readers r, its market
+// reads kept while versions says they are current, with a key holding every scope.
+func cachedServer(t *testing.T, r market.Readers, versions ports.MarketVersions, build func(httpapi.Deps) *fiber.App) *server {
+	t.Helper()
+	keys := apikey.New(&keyStore{keys: map[string]account.Key{}}, wallClock{})
+	full, _, err := keys.Create(context.Background(), fixtureAccount, "cached", account.AllScopes)
+	require.NoError(t, err)
+	a := &app.Application{Keys: keys, Market: market.New(r, market.WithCache(versions))}
+	reg := prometheus.NewRegistry()
+	return &server{app: build(httpapi.Deps{App: a, Auth: keys, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Registry: reg, Metrics: httpapi.NewMetrics(reg), RequestTimeout: 5 * time.Second}), key: full}
 }
