@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -22,11 +23,13 @@ import (
 )
 
 // The live ingest rows: a sender POSTs simulated trades of the tokens that exist to /v2/ingest
-// on a fixed schedule (rate trades/s) while 16 readers call operations 2, 3, 8 and 9, after the
-// same readers ran alone for the idle baseline. They measure whether the service keeps up (the
+// on a fixed schedule (rate trades/s, up to maxPostsInFlight POSTs at a time) while open-loop
+// readers call operations 2, 3, 8 and 9 at liveReadRate requests/s in total, after the same
+// readers ran alone for the idle baseline. They measure whether the service keeps up (the
 // sender's queue of trades due but not yet sent), how fresh the reads are (time from the POST's
 // response to the trade being visible in operation 3 and counted in operation 2's 1m window),
-// and what the ingest costs the readers (their p99 under ingest against their idle p99).
+// what the ingest costs the readers (their p99 under ingest against their idle p99), and what it
+// costs the machine: service + Postgres CPU per acknowledged trade, the readers' share taken out.
 
 // liveFill is the simulated market the live sender continues: the configuration of a fill
 // that was imported, so its tokens, pools and wallet balances are those of the database.
@@ -35,10 +38,11 @@ type liveFill struct {
 	end time.Time
 }
 
-// Sender settings: a POST carries every trade due since the last one, at most maxPostTrades
-// (one ingest batch is 5,000 events), and the sender looks at the schedule every senderTick.
+// Sender settings: a POST carries every trade due since the last one, at most maxPostTrades, with
+// at most maxPostsInFlight POSTs in flight, and the sender looks at the schedule every senderTick.
 const (
-	maxPostTrades = 4000
+	maxPostTrades    = 2000
+	maxPostsInFlight = 4
 	senderTick    = 20 * time.Millisecond
 	// probeEvery is the smallest gap between two freshness samples; probeLimit is how long a
 	// sample is polled before it counts as an error; probePoll is the polling interval.
@@ -79,11 +83,29 @@ func (b *bench) liveRows(ctx context.Context, t targets, lf liveFill, rate int, 
 
 	// An unrecorded pass first, as before the growth rows: connections and caches warm.
 	warm := max(b.opts.Duration/4, time.Second)
-	b.logf("live: %d readers alone for %s (warm-up) then %s (idle baseline)", b.opts.Concurrency, warm, b.opts.Duration)
-	b.readLoad(ctx, readers, func(ctx context.Context) { sleepCtx(ctx, warm) })
-	idle := b.readLoad(ctx, readers, func(ctx context.Context) { sleepCtx(ctx, b.opts.Duration) })
+	b.logf("live: readers alone at %d requests/s for %s (warm-up) then %s (idle baseline)", liveReadRate, warm, b.opts.Duration)
+	b.openLoad(ctx, readers, func(ctx context.Context) { sleepCtx(ctx, warm) })
+	meter := cpuMeter{pool: b.st.pool}
+	if b.st.svc != nil && b.st.svc.Process != nil {
+		meter.svcPid = b.st.svc.Process.Pid
+	}
+	var idleCPU, busyCPU cpuUse
+	var cpuErr error
+	measured := func(ctx context.Context, use *cpuUse, phase func(context.Context)) {
+		c0, err := meter.sample(ctx)
+		phase(ctx)
+		c1, err1 := meter.sample(context.WithoutCancel(ctx))
+		if err = errors.Join(err, err1); err != nil && cpuErr == nil {
+			cpuErr = err
+		}
+		*use = c1.since(c0)
+	}
+	idle := b.openLoad(ctx, readers, func(ctx context.Context) {
+		measured(ctx, &idleCPU, func(ctx context.Context) { sleepCtx(ctx, b.opts.Duration) })
+	})
 
-	b.logf("live: sending %d trades/s for %s with %d readers", rate, dur, b.opts.Concurrency)
+	b.logf("live: sending %d trades/s for %s (POSTs of ≤ %d trades, ≤ %d in flight) with readers at %d requests/s",
+		rate, dur, maxPostTrades, maxPostsInFlight, liveReadRate)
 	var mem *memSampler
 	if b.st.svc != nil && b.st.svc.Process != nil {
 		mem = sampleMemory(b.st.svc.Process.Pid, 250*time.Millisecond)
@@ -99,8 +121,8 @@ func (b *bench) liveRows(ctx context.Context, t targets, lf liveFill, rate int, 
 		probes.Add(1)
 		go func() { defer probes.Done(); pr.run(ctx, b, s.samples) }()
 	}
-	busy := b.readLoad(ctx, readers, func(ctx context.Context) {
-		s.run(ctx)
+	busy := b.openLoad(ctx, readers, func(ctx context.Context) {
+		measured(ctx, &busyCPU, s.run)
 		close(s.samples)
 		probes.Wait()
 	})
@@ -132,7 +154,7 @@ func (b *bench) liveRows(ctx context.Context, t targets, lf liveFill, rate int, 
 			thousands(int64(s.acked)), thousands(int64(s.events)), s.posts, s.elapsed.Round(time.Millisecond),
 			strings.Join(s.queueTimeline(), ", "), thousands(int64(max(endQueue, 0))), report.Bytes(rssBefore),
 			report.Bytes(maxRSS), report.Bytes(peak))}
-	rows := []report.Row{senderRow}
+	rows := []report.Row{senderRow, cpuRow(op, data, busyCPU, idleCPU, s.acked, peak, cpuErr)}
 
 	for i, what := range []string{"visible in operation 3 (trade list by token)", "counted in operation 2's 1m window"} {
 		lat, errs, first := pr.result(i)
@@ -156,6 +178,40 @@ func (b *bench) liveRows(ctx context.Context, t targets, lf liveFill, rate int, 
 	return rows
 }
 
+// maxCPUPerTrade and maxLiveRSS are the engine issue's bounds on the live row: service +
+// database CPU per acknowledged trade, and the service's peak resident memory.
+const (
+	maxCPUPerTrade = 100 * time.Microsecond
+	maxLiveRSS     = 3 << 29 // 1.5 GiB
+)
+
+// cpuRow reports the CPU per acknowledged trade of the live phase: the service's and the
+// database's CPU while the sender ran, less the readers' own share (their CPU per second alone,
+// in the idle phase, times the phase's length), divided by the trades acknowledged.
+func cpuRow(op, data string, busy, idle cpuUse, acked int, peak int64, err error) report.Row {
+	name := "service + Postgres CPU per acknowledged trade"
+	m := report.Measure{Name: name, Unit: "µs/trade", Calls: acked, PeakRSS: peak}
+	if err != nil {
+		m.Missing = "CPU not sampled: " + err.Error()
+	} else if acked == 0 {
+		m.Missing = "no trade acknowledged"
+	}
+	total, svc, db := perTrade(busy, idle, acked)
+	m.Rate = float64(total) / float64(time.Microsecond)
+	met := m.Missing == "" && total <= maxCPUPerTrade
+	rssOK := peak > 0 && peak <= maxLiveRSS
+	return report.Row{Op: op + ": CPU", Data: data, Subject: m,
+		Goal: &report.Goal{Text: "≤ 100 µs of service + Postgres CPU per trade; service peak RSS ≤ 1.5 GiB",
+			Checks: []report.Check{{Text: "≤ 100 µs per trade", Met: met}, {Text: "peak RSS ≤ 1.5 GiB", Met: rssOK}}},
+		Note: fmt.Sprintf("per trade: service %.1f µs + Postgres %.1f µs. Under ingest (%s): service %.2f s, Postgres %.2f s "+
+			"of CPU; readers alone (%s, same rate): service %.2f s, Postgres %.2f s, taken out in proportion to the time; "+
+			"Postgres = the bench database's backends and the cluster's WAL writer, checkpointer and background writer "+
+			"(/proc/<pid>/stat)", us(svc), us(db), busy.wall.Round(time.Millisecond), busy.svc.Seconds(), busy.db.Seconds(),
+			idle.wall.Round(time.Millisecond), idle.svc.Seconds(), idle.db.Seconds())}
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
 // recentTokens lists the tokens traded within coldFor, as the time of their last trade.
 func (b *bench) recentTokens(ctx context.Context) (map[string]int64, error) {
 	rows, err := b.st.pool.Query(ctx, `SELECT chain, token_address, max(block_timestamp_ms) FROM trades
@@ -176,67 +232,87 @@ func (b *bench) recentTokens(ctx context.Context) (map[string]int64, error) {
 	return out, rows.Err()
 }
 
-// readLoad runs b.opts.Concurrency readers, reader w calling ops[w % len(ops)] back to back,
-// while during runs, and returns each operation's measure.
-func (b *bench) readLoad(ctx context.Context, ops []readOp, during func(ctx context.Context)) map[string]report.Measure {
+// liveReadRate is the readers' open-loop rate in the live rows: requests/s in total over the
+// reader operations, sent on a fixed schedule whatever the answers' speed (closed-loop readers on
+// a 2-core machine take every free cycle, and then the row measures the readers, not the ingest).
+const liveReadRate = 200
+
+// maxReadsInFlight bounds the open-loop readers' requests in flight; a request due while that
+// many are in flight is not sent and counts as an error.
+const maxReadsInFlight = 256
+
+// openLoad sends liveReadRate requests/s in total over ops (in turn), each at its scheduled time
+// on its own goroutine, while during runs, and returns each operation's measure. A request's
+// latency counts from its scheduled time, so a slow answer delays no later request and a stall
+// shows in the percentiles (no coordinated omission).
+func (b *bench) openLoad(ctx context.Context, ops []readOp, during func(ctx context.Context)) map[string]report.Measure {
 	rctx, stop := context.WithCancel(ctx)
 	type result struct {
+		mu    sync.Mutex
 		lat   []time.Duration
 		errs  int
 		first string
 	}
-	results := make([]result, b.opts.Concurrency)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := range b.opts.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o := ops[w%len(ops)]
-			r := &results[w]
-			for i := 0; rctx.Err() == nil; i++ {
-				cctx, cancel := context.WithTimeout(context.WithoutCancel(rctx), 10*time.Second)
-				t0 := time.Now()
-				_, err := load.Do(cctx, b.client, o.http(b, w, i))
-				d := time.Since(t0)
-				cancel()
-				if rctx.Err() != nil && err != nil {
-					break // cut off by the end of the phase, not failed
-				}
-				r.lat = append(r.lat, d)
-				if err != nil {
-					r.errs++
-					if r.first == "" {
-						r.first = err.Error()
-					}
-				}
+	results := make([]result, len(ops))
+	record := func(k int, d time.Duration, err error) {
+		r := &results[k]
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.lat = append(r.lat, d)
+		if err != nil {
+			r.errs++
+			if r.first == "" {
+				r.first = err.Error()
 			}
-		}()
+		}
 	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxReadsInFlight)
+	start := time.Now()
+	gap := time.Second / liveReadRate
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			due := start.Add(time.Duration(i) * gap)
+			sleepCtx(rctx, time.Until(due))
+			if rctx.Err() != nil {
+				return
+			}
+			k := i % len(ops)
+			select {
+			case slots <- struct{}{}:
+			default:
+				record(k, 0, fmt.Errorf("not sent: %d requests in flight", maxReadsInFlight))
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(rctx), 10*time.Second)
+				defer cancel()
+				_, err := load.Do(cctx, b.client, ops[k].http(b, k, i))
+				record(k, time.Since(due), err)
+			}()
+		}
+	}()
 	during(rctx)
 	stop()
 	wg.Wait()
 	elapsed := time.Since(start)
 	out := map[string]report.Measure{}
 	for k, o := range ops {
-		var lat []time.Duration
-		m := report.Measure{}
-		for w := k; w < len(results); w += len(ops) {
-			lat = append(lat, results[w].lat...)
-			m.Errors += results[w].errs
-			if m.FirstError == "" {
-				m.FirstError = results[w].first
-			}
-		}
-		m.Calls = len(lat)
-		m.Rate = float64(len(lat)) / elapsed.Seconds()
-		m.P50, m.P99 = load.Percentile(lat, 50), load.Percentile(lat, 99)
+		r := &results[k]
+		m := report.Measure{Calls: len(r.lat), Errors: r.errs, FirstError: r.first}
+		m.Rate = float64(len(r.lat)) / elapsed.Seconds()
+		m.P50, m.P99 = load.Percentile(r.lat, 50), load.Percentile(r.lat, 99)
 		out[o.op] = m
 	}
 	return out
 }
 
-// sender POSTs the simulator's events on the schedule.
+// sender POSTs the simulator's events on the schedule, at most maxPostsInFlight at a time.
 type sender struct {
 	b        *bench
 	sim      *simulate.Simulator
@@ -245,11 +321,19 @@ type sender struct {
 	lastSent map[string]int64 // chain/token → last trade time sent (or found in the database)
 	samples  chan sample
 
-	sent, acked, events, posts, errors int
-	firstErr                           string
-	postLat                            []time.Duration
-	elapsed                            time.Duration
-	queue                              []int // trades due but not sent, at each tenth of the run
+	sent, events, posts int
+	queue               []int // trades due but not sent, at each tenth of the run
+
+	// creating maps a red packet to the answer of the POST in flight that creates it.
+	creating map[string]chan struct{}
+
+	mu         sync.Mutex // guards what the POSTs' goroutines record
+	acked      int
+	errors     int
+	firstErr   string
+	postLat    []time.Duration
+	elapsed    time.Duration
+	lastSample time.Time
 }
 
 // sample is a trade whose freshness the prober measures.
@@ -260,12 +344,14 @@ type sample struct {
 }
 
 func (s *sender) run(ctx context.Context) {
-	client := load.Client(1)
+	client := load.Client(maxPostsInFlight)
+	slots := make(chan struct{}, maxPostsInFlight)
+	var posts sync.WaitGroup
+	defer posts.Wait()
 	start := time.Now()
 	deadline := start.Add(s.dur)
 	step := s.dur / 10
 	nextMark := start.Add(step)
-	var lastSample time.Time
 	for ctx.Err() == nil {
 		now := time.Now()
 		due := int(float64(s.rate) * min(now.Sub(start), s.dur).Seconds())
@@ -280,11 +366,25 @@ func (s *sender) run(ctx context.Context) {
 			sleepCtx(ctx, senderTick)
 			continue
 		}
-		body := &postBody{lastSent: s.lastSent, pickSample: now.Sub(lastSample) >= probeEvery}
+		// Wait for a free slot (the backlog grows meanwhile), then cut the body from what is due then.
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(deadline)):
+			continue
+		}
+		now = time.Now()
+		due = int(float64(s.rate) * min(now.Sub(start), s.dur).Seconds())
+		s.mu.Lock()
+		pick := now.Sub(s.lastSample) >= probeEvery
+		s.mu.Unlock()
+		body := &postBody{lastSent: s.lastSent, pickSample: pick}
 		body.enc = ndjson.NewEncoder(&body.buf)
-		want := min(due-s.sent, maxPostTrades)
+		want := max(min(due-s.sent, maxPostTrades), 1)
 		for body.trades < want && ctx.Err() == nil {
 			if err := s.sim.Step(ctx, body, time.Now()); err != nil {
+				<-slots
 				s.fail(fmt.Errorf("simulate: %w", err))
 				return
 			}
@@ -292,29 +392,71 @@ func (s *sender) run(ctx context.Context) {
 		s.sent += body.trades
 		s.events += body.events
 		s.posts++
-		t0 := time.Now()
-		_, err := load.Do(ctx, client, load.Request{Method: "POST", URL: s.b.st.httpURL + "/v2/ingest",
-			Header: ingestHeader(s.b.st.key), Body: body.buf.Bytes()})
-		acked := time.Now()
-		s.postLat = append(s.postLat, acked.Sub(t0))
-		if err != nil {
-			s.fail(err)
-			continue
-		}
-		s.acked += body.trades
-		s.elapsed = acked.Sub(start)
-		if body.sample != nil {
-			body.sample.acked = acked
-			select {
-			case s.samples <- *body.sample:
-				lastSample = acked
-			default: // both probers busy: skip this one
+		// A claim or expiry of a packet whose creation is still in flight waits for that POST.
+		var deps []chan struct{}
+		for id := range body.uses {
+			if ch, ok := s.creating[id]; ok {
+				deps = append(deps, ch)
 			}
+		}
+		done := make(chan struct{})
+		if s.creating == nil {
+			s.creating = map[string]chan struct{}{}
+		}
+		for id := range body.created {
+			s.creating[id] = done
+		}
+		for id, ch := range s.creating {
+			select {
+			case <-ch:
+				delete(s.creating, id) // answered: later POSTs need not wait
+			default:
+			}
+		}
+		posts.Add(1)
+		go func() {
+			defer posts.Done()
+			defer func() { <-slots }()
+			defer close(done)
+			for _, ch := range deps {
+				<-ch
+			}
+			s.post(ctx, client, body, start)
+		}()
+	}
+}
+
+// post sends one body and records its answer.
+func (s *sender) post(ctx context.Context, client *http.Client, body *postBody, start time.Time) {
+	t0 := time.Now()
+	_, err := load.Do(ctx, client, load.Request{Method: "POST", URL: s.b.st.httpURL + "/v2/ingest",
+		Header: ingestHeader(s.b.st.key), Body: body.buf.Bytes()})
+	acked := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.postLat = append(s.postLat, acked.Sub(t0))
+	if err != nil {
+		s.errors++
+		if s.firstErr == "" {
+			s.firstErr = err.Error()
+		}
+		return
+	}
+	s.acked += body.trades
+	s.elapsed = max(s.elapsed, acked.Sub(start))
+	if body.sample != nil {
+		body.sample.acked = acked
+		select {
+		case s.samples <- *body.sample:
+			s.lastSample = acked
+		default: // both probers busy: skip this one
 		}
 	}
 }
 
 func (s *sender) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.errors++
 	if s.firstErr == "" {
 		s.firstErr = err.Error()
@@ -344,6 +486,9 @@ type postBody struct {
 	lastSent   map[string]int64
 	pickSample bool
 	sample     *sample
+	// created are the red packets the body creates; uses the packets its claims and expiries name
+	// (a POST that names a packet created by a POST still in flight waits for that one's answer).
+	created, uses map[string]bool
 
 	trades, events int
 }
@@ -364,9 +509,22 @@ func (p *postBody) Emit(_ context.Context, e ingest.Event) error {
 	case ingest.PoolSnapshot:
 		v.BlockTimestamp, v.SnapshotTime = now, now
 		e = v
+	case ingest.RedPacketCreated:
+		p.note(&p.created, v.Packet.ID)
+	case ingest.RedPacketClaimed:
+		p.note(&p.uses, v.Claim.PacketID)
+	case ingest.RedPacketExpired:
+		p.note(&p.uses, v.PacketID)
 	}
 	p.events++
 	return p.enc.Encode(e)
+}
+
+func (p *postBody) note(set *map[string]bool, id string) {
+	if *set == nil {
+		*set = map[string]bool{}
+	}
+	(*set)[id] = true
 }
 
 func (p *postBody) Flush(context.Context) error { return nil }

@@ -568,8 +568,9 @@ func pickOps(ops []readOp, prefixes ...string) []readOp {
 	return out
 }
 
-// importGoal is issue 11's goal for the import: trades/s absolute and against COPY.
-const importGoal = "≥ 20,000 trades/s and ≥ 0.25× raw COPY"
+// importGoal is the engine issue's goal for the import: at least half the rate of the COPY of the
+// same trade rows into an empty table shaped like trades (its key and indexes).
+const importGoal = "≥ 0.5× the COPY into a table shaped like trades"
 
 // maxImportRSS is issue 11's bound on the ingesting process's resident memory at large scale.
 const maxImportRSS = 3 << 29 // 1.5 GiB
@@ -581,7 +582,7 @@ func ingestRow(ctx context.Context, st *stack, sc scale, op, data string, im imp
 	if err != nil {
 		return report.Row{}, err
 	}
-	goal := &report.Goal{Text: importGoal, Baseline: 0, Metric: report.Rate, Min: 0.25, MinRate: 20_000}
+	goal := &report.Goal{Text: importGoal, Baseline: 1, Metric: report.Rate, Min: 0.5}
 	if sc.name == "large" {
 		goal.Text += "; peak RSS ≤ 1.5 GiB"
 		goal.Checks = []report.Check{{Text: "peak RSS ≤ 1.5 GiB", Met: im.peakRSS > 0 && im.peakRSS <= maxImportRSS}}
@@ -593,6 +594,13 @@ func ingestRow(ctx context.Context, st *stack, sc scale, op, data string, im imp
 		thousands(int64(im.trades)), thousands(int64(im.events)), thousands(int64(copied)))
 	if copied != im.trades {
 		note += fmt.Sprintf("; the import reported %d new trades, the file holds %d", im.trades, copied)
+	}
+	if im.trades > 0 {
+		total, svc, db := perTrade(im.cpu, cpuUse{}, im.trades)
+		note += fmt.Sprintf("; CPU per trade %.1f µs: the import process %.1f µs (%.2f s, user + system over its whole life) + "+
+			"Postgres %.1f µs (%.2f s: the bench database's backends, polled every 200 ms, and the cluster's WAL writer, "+
+			"checkpointer and background writer; with the service running, its own work in that time is in it too)",
+			us(total), us(svc), im.cpu.svc.Seconds(), us(db), im.cpu.db.Seconds())
 	}
 	row := report.Row{Op: op, Data: data,
 		Subject: report.Measure{Name: "tokenscope import", Calls: im.trades, Unit: "trades/s", Rate: float64(im.trades) / im.took.Seconds(),

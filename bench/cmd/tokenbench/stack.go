@@ -125,14 +125,14 @@ func (s *stack) serviceEnv(extra ...string) []string {
 
 // tool runs a short tokenscope subcommand and returns its stdout; stderr goes to the run's log.
 func (s *stack) tool(ctx context.Context, args ...string) (string, error) {
-	out, _, err := s.toolMeasured(ctx, args...)
+	out, _, _, err := s.toolMeasured(ctx, args...)
 	return out, err
 }
 
 // toolMeasured is tool that also returns the subcommand's peak resident memory in bytes: the
 // largest VmHWM sampled from /proc every 100 ms, or the kernel's maximum RSS of the waited
 // child (rusage) when that is larger (a peak after the last sample).
-func (s *stack) toolMeasured(ctx context.Context, args ...string) (string, int64, error) {
+func (s *stack) toolMeasured(ctx context.Context, args ...string) (string, int64, time.Duration, error) {
 	cmd := exec.CommandContext(ctx, s.bin, args...)
 	cmd.Env = s.serviceEnv()
 	cmd.Stderr = s.logFile
@@ -143,6 +143,7 @@ func (s *stack) toolMeasured(ctx context.Context, args ...string) (string, int64
 	cmd.Stdout = &out
 	done, err := startLocked(cmd)
 	var peak int64
+	var cpu time.Duration
 	if err == nil {
 		mem := sampleMemory(cmd.Process.Pid, 100*time.Millisecond)
 		err = <-done
@@ -150,11 +151,12 @@ func (s *stack) toolMeasured(ctx context.Context, args ...string) (string, int64
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			peak = max(peak, ru.Maxrss<<10) // Linux reports ru_maxrss in KiB
 		}
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	if err != nil {
-		return out.String(), peak, fmt.Errorf("tokenscope %s: %w (see %s)", strings.Join(args, " "), err, s.logFile.Name())
+		return out.String(), peak, cpu, fmt.Errorf("tokenscope %s: %w (see %s)", strings.Join(args, " "), err, s.logFile.Name())
 	}
-	return out.String(), peak, nil
+	return out.String(), peak, cpu, nil
 }
 
 // startLocked starts cmd from a goroutine locked to its OS thread and keeps that thread until
@@ -327,6 +329,9 @@ type imported struct {
 	took time.Duration
 	// peakRSS is the import process's peak resident memory in bytes.
 	peakRSS int64
+	// cpu is the import process's CPU (svc: user + system over its whole life) and the database's
+	// while it ran (db: the bench database's backends, polled, and the cluster's shared writers).
+	cpu cpuUse
 }
 
 // ingestFill generates the fill as NDJSON with `tokenscope simulate --ndjson` and ingests it with
@@ -338,7 +343,14 @@ func (s *stack) ingestFill(ctx context.Context, f fill, end time.Time) (imported
 		"--end", end.UTC().Format(time.RFC3339), "--ndjson", file); err != nil {
 		return imported{}, err
 	}
-	out, peak, err := s.toolMeasured(ctx, "import", file)
+	pool, err := pgxpool.New(ctx, s.dbURL)
+	if err != nil {
+		return imported{}, err
+	}
+	defer pool.Close()
+	track := trackCPU(ctx, cpuMeter{pool: pool}, 200*time.Millisecond)
+	out, peak, procCPU, err := s.toolMeasured(ctx, "import", file)
+	dbCPU := track.stop(context.WithoutCancel(ctx))
 	if err != nil {
 		return imported{}, err
 	}
@@ -349,7 +361,8 @@ func (s *stack) ingestFill(ctx context.Context, f fill, end time.Time) (imported
 	events, _ := strconv.Atoi(m[1])
 	trades, _ := strconv.Atoi(m[2])
 	secs, _ := strconv.ParseFloat(m[3], 64)
-	return imported{file: file, events: events, trades: trades, took: time.Duration(secs * float64(time.Second)), peakRSS: peak}, nil
+	return imported{file: file, events: events, trades: trades, took: time.Duration(secs * float64(time.Second)), peakRSS: peak,
+		cpu: cpuUse{wall: dbCPU.wall, svc: procCPU, db: dbCPU.db}}, nil
 }
 
 // copyColumns are the trade columns the raw COPY writes: the trade record itself.
