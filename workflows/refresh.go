@@ -72,13 +72,23 @@ type RefreshResult struct {
 	Rankings int
 	// HotTokens is the number of ranking entries the recomputed rankings hold.
 	HotTokens int
+	// RemovedTrades is the number of trades older than TRADES_RETENTION the round removed.
+	RemovedTrades int
 }
 
 // RefreshActivities holds the ports the refresh activity needs.
 type RefreshActivities struct {
 	Clock  ports.Clock
 	Market ports.MarketRefresher
+	// Retainer and Retention remove trades older than Retention each round (TRADES_RETENTION);
+	// a nil Retainer or zero Retention keeps every trade.
+	Retainer  ports.TradeRetainer
+	Retention time.Duration
 }
+
+// RetainBudget bounds the time one round spends removing old trades; a backlog (the first round
+// after TRADES_RETENTION is set on a long history) continues over the next rounds.
+const RetainBudget = time.Second
 
 type rankingKey struct {
 	chain    chain.Chain
@@ -104,6 +114,11 @@ func (a *RefreshActivities) RefreshMarket(ctx context.Context) (RefreshResult, e
 	}
 	res := RefreshResult{ActiveTokens: w.Tokens, FullWindows: w.Full, ResumedWindows: w.Resumed}
 	res.Rankings, res.HotTokens, err = a.rank(ctx, now)
+	if err != nil || a.Retainer == nil || a.Retention <= 0 {
+		return res, err
+	}
+	r, err := a.Retainer.RetainTrades(ctx, now.Add(-a.Retention), RetainBudget)
+	res.RemovedTrades = r.Removed
 	return res, err
 }
 

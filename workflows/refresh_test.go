@@ -251,3 +251,44 @@ func TestRefreshMarketWindowFailureStopsTheRound(t *testing.T) {
 	_, err := a.RefreshMarket(context.Background())
 	require.Error(t, err)
 }
+
+// TestRefreshMarketRemovesTradesOlderThanTheRetention: with a retention set, each round asks the
+// retainer to remove the trades older than now − retention, within RetainBudget, and reports how
+// many it removed; without one (zero, or no retainer) it never asks.
+func TestRefreshMarketRemovesTradesOlderThanTheRetention(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		retention time.Duration
+		retainer  bool
+		asks      bool
+	}{
+		{"thirty days", 30 * 24 * time.Hour, true, true},
+		{"no retention", 0, true, false},
+		{"no retainer", 30 * 24 * time.Hour, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctrl := gomock.NewController(t)
+			market := portsmock.NewMockMarketRefresher(ctrl)
+			market.EXPECT().RefreshWindows(gomock.Any(), now).Return(ports.WindowRefresh{}, nil)
+			market.EXPECT().HotRankingTimes(gomock.Any()).Return(nil, nil)
+			market.EXPECT().HotCandidates(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes()
+			market.EXPECT().ReplaceHotTokens(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil).AnyTimes()
+			a := &workflows.RefreshActivities{Clock: &fakeClock{t: now}, Market: market, Retention: c.retention}
+			if c.retainer {
+				retainer := portsmock.NewMockTradeRetainer(ctrl)
+				if c.asks {
+					retainer.EXPECT().RetainTrades(gomock.Any(), now.Add(-c.retention), workflows.RetainBudget).
+						Return(ports.RetainResult{Removed: 1234, Kept: 5}, nil)
+				}
+				a.Retainer = retainer
+			}
+			res, err := a.RefreshMarket(context.Background())
+			require.NoError(t, err)
+			if c.asks {
+				assert.Equal(t, 1234, res.RemovedTrades)
+			} else {
+				assert.Zero(t, res.RemovedTrades)
+			}
+		})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
+
 	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/ports"
@@ -99,13 +101,20 @@ func tradesByPosition(trades []trade.Trade) (byKey map[posKey][]int32, chains, w
 // loadPositions reads the stored positions of the keys (chains, wallets, tokens); a key without
 // one is absent.
 func loadPositions(ctx context.Context, tx pgx.Tx, chains, wallets, tokens []string) (map[posKey]*positionRow, error) {
+	return loadPositionRows(ctx, tx, "wallet_positions", chains, wallets, tokens)
+}
+
+// loadPositionRows reads the rows of table (wallet_positions, or position_bases, which has its
+// columns) of the keys (chains, wallets, tokens); a key without one is absent.
+func loadPositionRows(ctx context.Context, db dbsqlc.DBTX, table string, chains, wallets, tokens []string) (map[posKey]*positionRow, error) {
 	// hand-built: the select list is generated from positionColumns, the column list writePositions'
-	// COPY and UPDATE use, so positionRow.scan reads back every column positionRow.values writes.
-	rows, err := tx.Query(ctx, `SELECT `+selectPositionColumns("p")+`
-		FROM wallet_positions p JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(chain, wallet, token)
+	// COPY and UPDATE use, so positionRow.scan reads back every column positionRow.values writes;
+	// table is one of two constant names.
+	rows, err := db.Query(ctx, `SELECT `+selectPositionColumns("p")+`
+		FROM `+table+` p JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(chain, wallet, token)
 		ON p.chain = k.chain AND p.wallet = k.wallet AND p.token_address = k.token`, chains, wallets, tokens)
 	if err != nil {
-		return nil, fmt.Errorf("load positions: %w", err)
+		return nil, fmt.Errorf("load %s: %w", table, err)
 	}
 	existing := map[posKey]*positionRow{}
 	for rows.Next() {
@@ -113,12 +122,12 @@ func loadPositions(ctx context.Context, tx pgx.Tx, chains, wallets, tokens []str
 		k, err := r.scan(rows)
 		if err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("load positions: %w", err)
+			return nil, fmt.Errorf("load %s: %w", table, err)
 		}
 		existing[k] = r
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load positions: %w", err)
+		return nil, fmt.Errorf("load %s: %w", table, err)
 	}
 	return existing, nil
 }

@@ -386,6 +386,9 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 	if len(b.Trades) == 0 {
 		return nil
 	}
+	if err := a.refuseBeforeCut(ctx, b.Trades); err != nil {
+		return err
+	}
 	nowMs := a.now.UnixMilli()
 	rows := newCopyRows(len(b.Trades) * 900)
 	for i := range b.Trades {

@@ -99,16 +99,26 @@ func (r *positionRow) noteFirstBuy(t *trade.Trade) {
 	}
 }
 
-// rederivePosition replays every stored trade of pair k into a fresh row with pnl.Rederive. It
-// returns the number of trades replayed, and a nil row when there are none.
+// rederivePosition rebuilds pair k from its base (position_bases: its position as of the trades
+// retention removed, none without retention) and every stored trade after it, as pnl.Rederive
+// replays trades. It returns the number of stored trades read, and a nil row when the pair has
+// neither a base nor a trade.
 func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionRow, int, error) {
 	rows, err := dbsqlc.New().ListPositionTrades(ctx, db, dbsqlc.ListPositionTradesParams{
 		Chain: string(k.chain), Wallet: k.wallet, TokenAddress: k.token})
 	if err != nil {
 		return nil, 0, fmt.Errorf("load trades of position: %w", err)
 	}
-	if len(rows) == 0 {
+	bases, err := loadPositionRows(ctx, db, "position_bases", []string{string(k.chain)}, []string{k.wallet}, []string{k.token})
+	if err != nil {
+		return nil, 0, err
+	}
+	r := bases[k]
+	if len(rows) == 0 && r == nil {
 		return nil, 0, nil
+	}
+	if r == nil {
+		r = &positionRow{}
 	}
 	trades := make([]trade.Trade, len(rows))
 	for i, row := range rows {
@@ -117,31 +127,47 @@ func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionR
 			BlockTimestamp: row.BlockTimestampMs, Side: trade.Side(row.Side), Status: trade.Status(row.Status),
 			TokenAmount: row.TokenAmount, TokenAmountInUSD: row.TokenAmountUsd, TokenPriceInUSD: row.TokenPriceUsd}
 	}
-	pos, err := pnl.Rederive(trades)
-	if err != nil {
+	if err := r.applyAfter(trade.Sorted(trades)); err != nil {
 		return nil, 0, err
-	}
-	r := &positionRow{pos: pos, exists: true}
-	sorted := trade.Sorted(trades)
-	r.last = sorted[len(sorted)-1]
-	for i := range sorted {
-		r.noteFirstBuy(&sorted[i])
-		r.act.Note(sorted[i])
 	}
 	return r, len(trades), nil
 }
 
-// positionStaging is the per-connection table writePositions copies rows into; ON COMMIT
-// DELETE ROWS empties it after every transaction.
-const positionStaging = `CREATE TEMP TABLE IF NOT EXISTS ingest_positions (LIKE wallet_positions) ON COMMIT DELETE ROWS`
+// applyAfter applies the sorted trades that come after r's last applied trade (all of them to a
+// new row), each once, as pnl.Rederive does: the trades a base folded (retention) and repeats are
+// skipped.
+func (r *positionRow) applyAfter(sorted []trade.Trade) error {
+	for i := range sorted {
+		t := &sorted[i]
+		if r.exists && trade.Compare(*t, r.last) <= 0 {
+			continue
+		}
+		if err := r.pos.Apply(*t); err != nil {
+			return err
+		}
+		r.noteFirstBuy(t)
+		r.act.Note(*t)
+		r.last = *t
+		r.exists = true
+	}
+	return nil
+}
 
 // writePositions upserts rows (each written by positionRow.copyTo) into wallet_positions: COPY
 // into a temporary table, then one INSERT … SELECT … ON CONFLICT.
 func writePositions(ctx context.Context, tx pgx.Tx, rows *copyRows) error {
+	return upsertPositionRows(ctx, tx, "wallet_positions", "ingest_positions", rows)
+}
+
+// upsertPositionRows upserts rows (positionRow.copyTo) into table (wallet_positions, or
+// position_bases, which has its columns) through the per-connection temporary table staging.
+func upsertPositionRows(ctx context.Context, tx pgx.Tx, table, staging string, rows *copyRows) error {
 	if rows.rows == 0 {
 		return nil
 	}
-	if err := copyStagedRows(ctx, tx, positionStaging, "ingest_positions", positionColumns, rows, "positions"); err != nil {
+	// hand-built: DDL of the per-connection temporary table, named by one of two constants.
+	ddl := `CREATE TEMP TABLE IF NOT EXISTS ` + staging + ` (LIKE wallet_positions) ON COMMIT DELETE ROWS`
+	if err := copyStagedRows(ctx, tx, ddl, staging, positionColumns, rows, table); err != nil {
 		return err
 	}
 	set := make([]string, 0, len(positionColumns))
@@ -149,10 +175,11 @@ func writePositions(ctx context.Context, tx pgx.Tx, rows *copyRows) error {
 		set = append(set, c+" = EXCLUDED."+c)
 	}
 	cols := joinCols(positionColumns)
-	// hand-built: the column and SET lists are generated from positionColumns; ingest_positions is a temporary table.
-	if _, err := tx.Exec(ctx, `INSERT INTO wallet_positions (`+cols+`) SELECT `+cols+` FROM ingest_positions
+	// hand-built: the column and SET lists are generated from positionColumns; the tables are
+	// named by constants, the staging one temporary.
+	if _, err := tx.Exec(ctx, `INSERT INTO `+table+` (`+cols+`) SELECT `+cols+` FROM `+staging+`
 		ON CONFLICT (chain, wallet, token_address) DO UPDATE SET `+strings.Join(set, ", ")); err != nil {
-		return fmt.Errorf("upsert positions: %w", err)
+		return fmt.Errorf("upsert %s: %w", table, err)
 	}
 	return nil
 }

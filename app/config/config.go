@@ -44,6 +44,9 @@ type Config struct {
 	SSEHeartbeat        time.Duration // ": ping" comment interval of the job stream
 	SimulateOnDev       bool
 	RefreshInterval     time.Duration
+	// TradesRetention is how long trades are kept (0: forever); the refresh loop removes older
+	// ones without changing derived state (docs/engine.md, "Retention").
+	TradesRetention time.Duration
 	// Realtime streams (/connection/websocket).
 	RedisURL            string        // empty: one node, publications stay in the process
 	RedisPrefix         string        // Redis key and channel prefix of the stream broker
@@ -107,6 +110,7 @@ func Load() (Config, error) {
 	}
 	c.SSEHeartbeat = duration("SSE_HEARTBEAT", 15*time.Second, &errs)
 	c.RefreshInterval = duration("MARKET_REFRESH_INTERVAL", 2*time.Second, &errs)
+	c.TradesRetention = retention("TRADES_RETENTION", &errs)
 	c.SimulateOnDev = boolean("DEV_SIMULATE", true, &errs)
 	c.AdminPprof = boolean("ADMIN_PPROF", false, &errs)
 	c.RateLimitPerMinute = integer("RATE_LIMIT_PER_MINUTE", 6000, &errs)
@@ -152,6 +156,40 @@ func duration(key string, def time.Duration, errs *[]string) time.Duration {
 	if err != nil {
 		*errs = append(*errs, key+" must be a duration such as 5s, got "+strconv.Quote(v))
 		return def
+	}
+	return d
+}
+
+// MinTradesRetention is the shortest TRADES_RETENTION: the windows look back 24 h and the 24h
+// ranking compares with the 24 h before them, all read from stored trades, so 48 h must stay, and
+// a day more leaves room for late trades and a stopped refresh loop.
+const MinTradesRetention = 72 * time.Hour
+
+// retention reads TRADES_RETENTION: empty or 0 keeps every trade; otherwise a duration such as
+// 720h, or whole days such as 30d, of at least MinTradesRetention.
+func retention(key string, errs *[]string) time.Duration {
+	v := strings.TrimSpace(os.Getenv(key))
+	if v == "" || v == "0" {
+		return 0
+	}
+	var d time.Duration
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 || n > 100_000 {
+			*errs = append(*errs, key+" must be a duration such as 720h or a number of days such as 30d, got "+strconv.Quote(v))
+			return 0
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(v); err != nil {
+			*errs = append(*errs, key+" must be a duration such as 720h or a number of days such as 30d, got "+strconv.Quote(v))
+			return 0
+		}
+	}
+	if d < MinTradesRetention {
+		*errs = append(*errs, key+" must be 0 (keep every trade) or at least 72h (3d), got "+strconv.Quote(v))
+		return 0
 	}
 	return d
 }

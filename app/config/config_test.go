@@ -21,7 +21,7 @@ func TestEveryVariableIsDocumented(t *testing.T) {
 	require.NoError(t, err)
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
-	vars := regexp.MustCompile(`(?:str|integer|duration|boolean)\("([A-Z_]+)"`).FindAllStringSubmatch(string(src), -1)
+	vars := regexp.MustCompile(`(?:str|integer|duration|boolean|retention)\("([A-Z_]+)"`).FindAllStringSubmatch(string(src), -1)
 	require.GreaterOrEqual(t, len(vars), 20, "the pattern should find every variable Load reads")
 	for _, v := range vars {
 		assert.Contains(t, string(readme), "| `"+v[1]+"` |", "README.md's configuration table lacks %s", v[1])
@@ -186,5 +186,37 @@ func TestJobMaxRunning(t *testing.T) {
 		_, err := config.Load()
 		require.Error(t, err, bad)
 		assert.Contains(t, err.Error(), "JOB_MAX_RUNNING")
+	}
+}
+
+func TestTradesRetention(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		want  time.Duration
+		err   bool
+	}{
+		{"", 0, false},
+		{"0", 0, false},
+		{"30d", 30 * 24 * time.Hour, false},
+		{"720h", 720 * time.Hour, false},
+		{"72h", 72 * time.Hour, false},
+		{"3d", 72 * time.Hour, false},
+		{"48h", 0, true}, // under the minimum: the windows and rankings read 48 h of trades
+		{"2d", 0, true},
+		{"-5d", 0, true},
+		{"thirty days", 0, true},
+		{"1.5d", 0, true},
+	} {
+		t.Run(c.value, func(t *testing.T) {
+			t.Setenv("TRADES_RETENTION", c.value)
+			got, err := config.Load()
+			if c.err {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "TRADES_RETENTION")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.want, got.TradesRetention)
+		})
 	}
 }

@@ -43,7 +43,7 @@ type liveFill struct {
 const (
 	maxPostTrades    = 2000
 	maxPostsInFlight = 4
-	senderTick    = 20 * time.Millisecond
+	senderTick       = 20 * time.Millisecond
 	// probeEvery is the smallest gap between two freshness samples; probeLimit is how long a
 	// sample is polled before it counts as an error; probePoll is the polling interval.
 	probeEvery = 250 * time.Millisecond

@@ -111,7 +111,9 @@ func StartWebhookDispatch(ctx context.Context, rt *Runtime) error {
 // registerMarketRefresh registers the market refresh workflow and its activity on a worker.
 func registerMarketRefresh(w worker.Registry, rt *Runtime) {
 	w.RegisterWorkflowWithOptions(workflows.MarketRefreshWorkflow, workflow.RegisterOptions{Name: workflows.MarketRefreshWorkflowName})
-	w.RegisterActivity(&workflows.RefreshActivities{Clock: rt.Clock, Market: postgres.NewIngestStore(rt.Pool)})
+	store := postgres.NewIngestStore(rt.Pool)
+	w.RegisterActivity(&workflows.RefreshActivities{Clock: rt.Clock, Market: store, Retainer: store,
+		Retention: rt.Cfg.TradesRetention})
 }
 
 // StartMarketRefresh starts the singleton refresh loop, or gives the running one this process's

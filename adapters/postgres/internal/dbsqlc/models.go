@@ -135,6 +135,33 @@ type PoolSnapshot struct {
 	TvlUsd           decimal.Decimal
 }
 
+type PositionBasis struct {
+	Chain                string
+	Wallet               string
+	TokenAddress         string
+	Balance              decimal.Decimal
+	CostUsd              decimal.Decimal
+	BuyAmount            decimal.Decimal
+	BuyAmountUsd         decimal.Decimal
+	SellAmount           decimal.Decimal
+	SellAmountUsd        decimal.Decimal
+	SoldCostUsd          decimal.Decimal
+	RealizedUsd          decimal.Decimal
+	Buys                 int64
+	Sells                int64
+	FirstBuyAtMs         *int64
+	LastSellAtMs         *int64
+	LastBlockTimestampMs int64
+	LastBlockHeight      int64
+	LastTxSignature      string
+	LastInstructionIndex int32
+	FirstBlockHeight     *int64
+	UpdatedAtMs          int64
+	LastBuyMs            int64
+	LastSellMs           int64
+	LastTradeMs          int64
+}
+
 type RedPacket struct {
 	Seq            *int64
 	ID             string
@@ -343,6 +370,12 @@ type Trade struct {
 	DexProgramAddress     string
 	DexProtocolFamily     string
 	IngestedAtMs          int64
+}
+
+type TradeRetention struct {
+	Chain       string
+	CutMs       int64
+	UpdatedAtMs int64
 }
 
 type WalletLabel struct {
