@@ -67,6 +67,15 @@ func (s KYTStarter) StartRegistration(ctx context.Context, reg kyt.Registration)
 	in := workflows.KYTInput{Registration: reg}
 	if d, ok := ctx.Deadline(); ok {
 		in.CommitBy = d
+		// The SDK gives one call half of its context's remaining time, keeping the rest for a
+		// retry: under KYT_REGISTER_DEADLINE (5 s) a start the server answered after 2.5 s (a
+		// burst on a loaded machine) failed with "context deadline exceeded", and often had
+		// started the workflow anyway. The call gets a deadline twice as far, so that one
+		// attempt may use the whole budget, and is cancelled when the caller's context ends.
+		sctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), d.Add(time.Until(d)))
+		defer cancel()
+		defer context.AfterFunc(ctx, cancel)()
+		ctx = sctx
 	}
 	return unavailable("start kyt registration", startWithReuse(ctx, s.Client, id,
 		workflows.KYTRegistrationWorkflowName, in, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY))
