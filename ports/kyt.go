@@ -26,10 +26,12 @@ type KYTProvider interface {
 
 // KYTStore keeps registrations.
 type KYTStore interface {
-	// Insert stores reg unless its externalId is already stored. A new row is committed only
-	// when started (called inside the writing transaction) succeeds, so no registration is ever
-	// stored without its workflow; concurrent inserts of one externalId serialise on it. It
-	// returns what is stored and whether this call created it.
+	// Insert stores reg unless its externalId is already stored. started is called first (no
+	// database connection held while it runs) and a new row is written only when it succeeded,
+	// so no registration is ever stored without its workflow; a workflow whose row then fails to
+	// be written ends itself (workflows.KYTActivities.ConfirmRegistration). Concurrent inserts of
+	// one externalId may each call started (it is idempotent); one row wins. It returns what is
+	// stored and whether this call created it.
 	Insert(ctx context.Context, reg kyt.Registration, started func(context.Context) error) (kyt.Registration, bool, error)
 	// Get returns the account's registration of that kind; another account's is NotFound.
 	Get(ctx context.Context, accountID string, kind kyt.Kind, externalID string) (kyt.Registration, error)

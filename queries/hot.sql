@@ -2,6 +2,8 @@
 -- The current (mid_ms, end_ms] and previous (start_ms, mid_ms] window of a duration for every
 -- token of a chain traded in them, in one range scan of the (chain, time) index. The ::numeric
 -- casts only tell sqlc the type: Postgres drops a cast to the type an expression already has.
+-- Only tokens the ranking read can serve (a tokens row with its market row, TokenDetails' join)
+-- are candidates: a token whose trades came before its token.created is ranked once it has one.
 SELECT token_address,
     count(DISTINCT wallet) FILTER (WHERE block_timestamp_ms > sqlc.arg(mid_ms) AND side = 'BUY') AS current_buyers,
     COALESCE(sum(token_amount_usd) FILTER (WHERE block_timestamp_ms > sqlc.arg(mid_ms)), 0)::numeric AS current_volume_usd,
@@ -10,9 +12,12 @@ SELECT token_address,
     COALESCE(sum(token_amount_usd) FILTER (WHERE block_timestamp_ms <= sqlc.arg(mid_ms)), 0)::numeric AS prev_volume_usd,
     count(*) FILTER (WHERE block_timestamp_ms <= sqlc.arg(mid_ms)) AS prev_trades
 FROM trades
-WHERE chain = sqlc.arg(chain) AND block_timestamp_ms > sqlc.arg(start_ms) AND block_timestamp_ms <= sqlc.arg(end_ms)
-  AND status = 'SUCCEEDED'
-GROUP BY token_address ORDER BY token_address;
+WHERE trades.chain = sqlc.arg(chain) AND block_timestamp_ms > sqlc.arg(start_ms) AND block_timestamp_ms <= sqlc.arg(end_ms)
+  AND trades.status = 'SUCCEEDED'
+GROUP BY token_address
+HAVING EXISTS (SELECT 1 FROM tokens k JOIN token_market m ON m.chain = k.chain AND m.address = k.address
+    WHERE k.chain = sqlc.arg(chain) AND k.address = trades.token_address)
+ORDER BY token_address;
 
 -- name: HotRankingTimes :many
 SELECT r.chain, r.duration, r.computed_at_ms,

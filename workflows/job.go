@@ -27,6 +27,21 @@ const (
 	pnlSaveEveryBatch = 5
 )
 
+// pnlDistinctChange marks the change that re-derives each listed token once and counts only the
+// positions that have trades (workflow.GetVersion). Runs started before it keep the old path:
+// every listed address, repeats included, counted as a position.
+const (
+	pnlDistinctChange  = "pnl-distinct-positions"
+	pnlDistinctVersion = 1
+)
+
+// Rederived is what re-deriving a batch of tokens replayed: the positions that have trades (a
+// token the wallet never traded is none) and their trades.
+type Rederived struct {
+	Positions int
+	Trades    int
+}
+
 // JobActivities holds the ports of the job workflows.
 type JobActivities struct {
 	Jobs      ports.JobStore
@@ -52,6 +67,23 @@ func (a *JobActivities) RederiveTokens(ctx context.Context, c chain.Chain, walle
 		total += n
 	}
 	return total, nil
+}
+
+// RederivePositions rebuilds the positions of a batch of distinct tokens and counts those that
+// have trades, and their trades. Like RederiveTokens it is idempotent.
+func (a *JobActivities) RederivePositions(ctx context.Context, c chain.Chain, wallet string, tokens []string) (Rederived, error) {
+	var out Rederived
+	for _, t := range tokens {
+		n, err := a.Positions.RederivePosition(ctx, c, wallet, t, a.Clock.Now())
+		if err != nil {
+			return out, activityError(err)
+		}
+		if n > 0 {
+			out.Positions++
+			out.Trades += n
+		}
+	}
+	return out, nil
 }
 
 // SaveJob writes the job's state to its row, which outlives the workflow.
@@ -88,12 +120,16 @@ func CalculatePnLJobWorkflow(ctx workflow.Context, in PnLJobInput) (job.Job, err
 		return state, save()
 	}
 
+	version := workflow.GetVersion(ctx, pnlDistinctChange, workflow.DefaultVersion, pnlDistinctVersion)
 	p := in.Params
 	tokens := p.Tokens
 	if len(tokens) == 0 {
 		if err := workflow.ExecuteActivity(ctx, a.WalletTokens, p.Chain, p.Wallet).Get(ctx, &tokens); err != nil {
 			return fail(err)
 		}
+	}
+	if version == pnlDistinctVersion {
+		tokens = distinct(tokens)
 	}
 	total := int64(len(tokens))
 	if err := state.Advance(0, total, "re-deriving positions", workflow.Now(ctx)); err != nil {
@@ -102,14 +138,23 @@ func CalculatePnLJobWorkflow(ctx workflow.Context, in PnLJobInput) (job.Job, err
 	if err := save(); err != nil {
 		return fail(err)
 	}
-	trades := 0
+	trades, positions := 0, 0
 	for i, batch := 0, 0; i < len(tokens); i, batch = i+pnlBatchSize, batch+1 {
 		end := min(i+pnlBatchSize, len(tokens))
-		var n int
-		if err := workflow.ExecuteActivity(ctx, a.RederiveTokens, p.Chain, p.Wallet, tokens[i:end]).Get(ctx, &n); err != nil {
-			return fail(err)
+		if version == pnlDistinctVersion {
+			var r Rederived
+			if err := workflow.ExecuteActivity(ctx, a.RederivePositions, p.Chain, p.Wallet, tokens[i:end]).Get(ctx, &r); err != nil {
+				return fail(err)
+			}
+			positions += r.Positions
+			trades += r.Trades
+		} else {
+			var n int
+			if err := workflow.ExecuteActivity(ctx, a.RederiveTokens, p.Chain, p.Wallet, tokens[i:end]).Get(ctx, &n); err != nil {
+				return fail(err)
+			}
+			trades += n
 		}
-		trades += n
 		if err := state.Advance(int64(end), total, "re-deriving positions", workflow.Now(ctx)); err != nil {
 			return fail(err)
 		}
@@ -121,8 +166,26 @@ func CalculatePnLJobWorkflow(ctx workflow.Context, in PnLJobInput) (job.Job, err
 	}
 	data, _ := json.Marshal(map[string]int64{"tokens": total, "trades": int64(trades)}) // ints only: cannot fail
 	msg := "re-derived " + strconv.FormatInt(total, 10) + " positions from " + strconv.Itoa(trades) + " trades"
+	if version == pnlDistinctVersion {
+		// docs/api.md, "Jobs": tokens re-derived, positions that have trades, their trades.
+		data, _ = json.Marshal(map[string]int64{"tokens": total, "positions": int64(positions), "trades": int64(trades)})
+		msg = "re-derived " + strconv.Itoa(positions) + " positions from " + strconv.Itoa(trades) + " trades"
+	}
 	if err := state.Complete(msg, data, workflow.Now(ctx)); err != nil {
 		return fail(err)
 	}
 	return state, save()
+}
+
+// distinct is tokens without repeats, in the order of their first occurrence.
+func distinct(tokens []string) []string {
+	seen := make(map[string]bool, len(tokens))
+	out := make([]string, 0, len(tokens))
+	for _, t := range tokens {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -41,7 +41,7 @@ func TestCalculatePnLJobWorkflow(t *testing.T) {
 	assert.Equal(t, job.Completed, got.Status)
 	assert.Equal(t, job.Progress{Done: 12, Total: 12, Message: "re-deriving positions"}, got.Progress)
 	assert.Equal(t, "re-derived 12 positions from 36 trades", got.Result.Message)
-	assert.JSONEq(t, `{"tokens":12,"trades":36}`, string(got.Result.Data))
+	assert.JSONEq(t, `{"tokens":12,"positions":12,"trades":36}`, string(got.Result.Data))
 	v, err := env.QueryWorkflow(workflows.JobProgressQuery)
 	require.NoError(t, err)
 	var queried job.Job
@@ -69,4 +69,32 @@ func TestCalculatePnLJobFailsOnInvalidInput(t *testing.T) {
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, job.Failed, last.Status, "an invalid input fails the job once, without retries")
 	assert.Contains(t, last.Result.Message, "belongs to another wallet")
+}
+
+// A job with an explicit token list counts distinct positions and their trades: a repeated
+// address is re-derived once, and an address the wallet never traded is no position ("re-derived
+// 7 positions from 6 trades" was the message for 5 positions and 5 trades).
+func TestCalculatePnLJobCountsDistinctPositions(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	jobs := portsmock.NewMockJobStore(ctrl)
+	positions := portsmock.NewMockWalletRederiver(ctrl)
+	for tok, n := range map[string]int{"a": 1, "b": 1, "c": 1, "d": 1, "e": 1} {
+		positions.EXPECT().RederivePosition(gomock.Any(), chain.Sol, "W", tok, kytNow).Times(1).Return(n, nil)
+	}
+	positions.EXPECT().RederivePosition(gomock.Any(), chain.Sol, "W", "never", kytNow).Times(1).Return(0, nil)
+	jobs.EXPECT().Save(gomock.Any(), gomock.Any()).AnyTimes().Return(nil)
+	j, err := job.New("job_3", "acct", job.KindCalculatePnL, kytNow)
+	require.NoError(t, err)
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterActivity(&workflows.JobActivities{Jobs: jobs, Positions: positions, Clock: fixedClock{kytNow}})
+	env.ExecuteWorkflow(workflows.CalculatePnLJobWorkflow, workflows.PnLJobInput{Job: j, Params: ports.PnLJob{Chain: chain.Sol, Wallet: "W",
+		Tokens: []string{"a", "b", "a", "c", "d", "never", "e", "c"}}})
+	require.NoError(t, env.GetWorkflowError())
+	var got job.Job
+	require.NoError(t, env.GetWorkflowResult(&got))
+	assert.Equal(t, job.Completed, got.Status)
+	assert.Equal(t, "re-derived 5 positions from 5 trades", got.Result.Message)
+	assert.JSONEq(t, `{"tokens":6,"positions":5,"trades":5}`, string(got.Result.Data))
+	assert.Equal(t, job.Progress{Done: 6, Total: 6, Message: "re-deriving positions"}, got.Progress)
 }

@@ -3,12 +3,14 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.uber.org/mock/gomock"
 
@@ -62,6 +64,7 @@ func TestKYTRegistrationWorkflow(t *testing.T) {
 						AlertAmount: decimal.RequireFromString("6")}}}, err
 				})
 			stored := reg
+			store.EXPECT().Get(gomock.Any(), reg.AccountID, reg.Kind, reg.ExternalID).Return(reg, nil)
 			store.EXPECT().Update(gomock.Any(), reg.ExternalID, gomock.Any()).Times(1).
 				DoAndReturn(func(_ context.Context, _ string, fn func(*kyt.Registration) error) (kyt.Registration, error) {
 					return stored, fn(&stored)
@@ -92,4 +95,82 @@ func TestKYTRegistrationWorkflow(t *testing.T) {
 			assert.Equal(t, tc.wantStatus, q)
 		})
 	}
+}
+
+// The workflow first confirms that its registration's row was committed: the API starts the
+// workflow and then inserts the row, so a request that fails after the start (503) leaves a
+// workflow without a row. Until the request's deadline (plus a margin) has passed a missing row
+// may still be on its way and is waited for; after it the workflow ends as abandoned, once,
+// without screening or retrying.
+func TestKYTRegistrationWorkflowWithoutItsRow(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		foundOn   int // the Get call that finds the row (1-based); 0: never
+		wantCalls int
+	}{
+		{"row committed after the start", 3, 3},
+		{"row never committed", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctrl := gomock.NewController(t)
+			provider := portsmock.NewMockKYTProvider(ctrl)
+			store := portsmock.NewMockKYTStore(ctrl)
+			reg := pendingWithdrawal(t)
+			commitBy := kytNow.Add(5 * time.Second)
+			clock := &steppingClock{t: kytNow, step: 2 * time.Second}
+			gets := 0
+			store.EXPECT().Get(gomock.Any(), reg.AccountID, reg.Kind, reg.ExternalID).MinTimes(1).
+				DoAndReturn(func(context.Context, string, kyt.Kind, string) (kyt.Registration, error) {
+					gets++
+					if gets == tc.foundOn {
+						return reg, nil
+					}
+					return kyt.Registration{}, fault.NotFound("kyt withdrawal", reg.ExternalID)
+				})
+			if tc.foundOn > 0 {
+				provider.EXPECT().Screen(gomock.Any(), gomock.Any()).Return(ports.KYTScreening{Rating: kyt.LowRisk}, nil)
+				store.EXPECT().Update(gomock.Any(), reg.ExternalID, gomock.Any()).
+					DoAndReturn(func(_ context.Context, _ string, fn func(*kyt.Registration) error) (kyt.Registration, error) {
+						r := reg
+						return r, fn(&r)
+					})
+			}
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			env.RegisterActivity(&workflows.KYTActivities{Store: store, Provider: provider, Clock: clock})
+			env.ExecuteWorkflow(workflows.KYTRegistrationWorkflow, workflows.KYTInput{Registration: reg, CommitBy: commitBy})
+			require.True(t, env.IsWorkflowCompleted())
+			if tc.foundOn > 0 {
+				require.NoError(t, env.GetWorkflowError())
+				assert.Equal(t, tc.foundOn, gets)
+				return
+			}
+			err := env.GetWorkflowError()
+			var app *temporal.ApplicationError
+			require.ErrorAs(t, err, &app)
+			assert.Equal(t, workflows.ErrTypeAbandoned, app.Type())
+			assert.True(t, app.NonRetryable())
+			assert.False(t, clock.now().Before(commitBy.Add(workflows.KYTCommitMargin)), "gave up only after the deadline and the margin")
+		})
+	}
+}
+
+// steppingClock moves on by step at every reading.
+type steppingClock struct {
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
+}
+
+func (c *steppingClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(c.step)
+	return c.t
+}
+
+func (c *steppingClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
 }

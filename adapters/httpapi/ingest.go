@@ -56,6 +56,7 @@ func (h *handlers) ingest(c *fiber.Ctx) error {
 	br := &bodyReader{r: body, fault: errUnreadableBody}
 	var in io.Reader = br
 	var dr *bodyReader
+	var expand *expansionReader
 	if enc != "" {
 		// The decoded stream is read as it comes, line by line, like a plain one.
 		dec, err := decodingReader(br, enc)
@@ -69,12 +70,18 @@ func (h *handlers) ingest(c *fiber.Ctx) error {
 			}
 			return errUndecodableBody(enc)
 		}
-		dr = &bodyReader{r: dec, fault: func() *fault.Error { return errUndecodableBody(enc) }}
+		expand = &expansionReader{r: dec, encoded: br}
+		dr = &bodyReader{r: expand, fault: func() *fault.Error { return errUndecodableBody(enc) }}
 		in = dr
 	}
 	res, err := h.app.Ingest.Stream(c.UserContext(), ndjson.NewDecoder(in), nil)
 	if idle != nil && idle.stalled.Load() {
 		return stalled()
+	}
+	if expand != nil && expand.exceeded.Load() {
+		// The rest of the body is not read: it must not be parsed as a next request.
+		c.Set(fiber.HeaderConnection, "close")
+		return errExpandedBody()
 	}
 	if dr != nil && dr.failed.Load() && !br.failed.Load() {
 		return errUndecodableBody(enc)
@@ -92,16 +99,53 @@ func (h *handlers) ingest(c *fiber.Ctx) error {
 		Rederived: res.Rederived})
 }
 
+// An encoded ingest body may decode to at most ingestDecodedRatio times the encoded bytes read so
+// far, plus ingestDecodedSlack. The route streams without a total size, so the bound is a ratio:
+// NDJSON of chain events compresses about 5–35× with gzip, while a body made to expand (300 KB of
+// gzip holding 300 MB of newlines, 1000×, took 16 s of CPU) goes past it within its first MiB.
+const (
+	ingestDecodedRatio = 100
+	ingestDecodedSlack = 1 << 20
+)
+
+func errExpandedBody() *fault.Error {
+	return &fault.Error{Kind: fault.KindTooLarge,
+		Message: "the decoded request body exceeds 100 times its encoded size plus 1 MiB (the limit of an encoded POST /v2/ingest body)",
+		Details: map[string]any{"maxDecodedRatio": ingestDecodedRatio, "maxDecodedSlackBytes": ingestDecodedSlack}}
+}
+
+// expansionReader reads the decoded body and fails once it has decoded more than the ratio
+// allows over the encoded bytes read so far.
+type expansionReader struct {
+	r        io.Reader
+	encoded  *bodyReader
+	decoded  int64
+	exceeded atomic.Bool
+}
+
+func (e *expansionReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	e.decoded += int64(n)
+	if e.decoded > ingestDecodedRatio*e.encoded.read.Load()+ingestDecodedSlack {
+		e.exceeded.Store(true)
+		return 0, errExpandedBody()
+	}
+	return n, err
+}
+
 // bodyReader notes whether reading the request body failed (rather than ended), and replaces
-// the transport's error with the body fault. The decoder reads it in its own goroutine.
+// the transport's error with the body fault; read counts the bytes read. The decoder reads it
+// in its own goroutine.
 type bodyReader struct {
 	r      io.Reader
 	fault  func() *fault.Error
 	failed atomic.Bool
+	read   atomic.Int64
 }
 
 func (b *bodyReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
+	b.read.Add(int64(n))
 	if err != nil && !errors.Is(err, io.EOF) {
 		b.failed.Store(true)
 		return n, b.fault()

@@ -272,8 +272,14 @@ func (p *parser) fail(field string, err error) {
 }
 
 // dec parses a required decimal; an absent value is zero so optional amounts may be left out.
+// A text too long for any decimal ingest takes is refused before it is parsed, and a zero is
+// plain 0 whatever exponent it was written with (0e-99999 would print 99,999 zeros).
 func (p *parser) dec(field string, n Num) decimal.Decimal {
 	if n == "" {
+		return decimal.Zero
+	}
+	if err := ingest.CheckDecimalText(field, string(n)); err != nil {
+		p.fail(field, err)
 		return decimal.Zero
 	}
 	if d, ok := plainDecimal(string(n)); ok {
@@ -281,13 +287,22 @@ func (p *parser) dec(field string, n Num) decimal.Decimal {
 	}
 	d, err := decimal.NewFromString(string(n))
 	if err != nil {
-		p.fail(field, fault.Invalid(field, string(n), "must be a decimal number"))
+		p.fail(field, fault.Invalid(field, text.Shown(string(n)), "must be a decimal number"))
+		return decimal.Zero
+	}
+	if d.IsZero() {
 		return decimal.Zero
 	}
 	return d
 }
 
+// amount parses an integer amount in smallest units; a text longer than any such amount ingest
+// takes is refused before it is parsed.
 func (p *parser) amount(field, s string) decimal.Decimal {
+	if len(s) > ingest.MaxSmallestUnitDigits {
+		p.fail(field, fault.Invalid(field, text.Shown(s), "must have at most "+strconv.Itoa(ingest.MaxSmallestUnitDigits)+" digits"))
+		return decimal.Zero
+	}
 	d, err := redpacket.ParseAmount(field, s)
 	if err != nil {
 		p.fail(field, err)
@@ -445,7 +460,7 @@ func (w *tradeWire) event(p *parser) ingest.Event {
 	return ingest.Trade{Trade: trade.Trade{
 		Chain: chain.Chain(w.Chain), TransactionSignature: w.TransactionSignature, InstructionIndex: w.InstructionIndex,
 		BlockHeight: w.BlockHeight, BlockSlot: w.BlockSlot, BlockTimestamp: w.BlockTimestamp, Wallet: w.AccountOwnerAddress,
-		PoolAddress: w.PoolAddress, Side: side, Status: trade.Status(w.Status),
+		PoolAddress: w.PoolAddress, Side: side, Status: status(w.Status),
 		TokenAddress: w.TokenAddress, TokenName: w.TokenName, TokenSymbol: w.TokenSymbol, TokenImageURL: w.TokenImageURL,
 		TokenAmount:         p.dec("tokenAmount", w.TokenAmount),
 		TokenAmountInNative: p.dec("tokenAmountInNative", w.TokenAmountInNative),
@@ -461,6 +476,15 @@ func (w *tradeWire) event(p *parser) ingest.Event {
 		SideTokenPriceInUSD:     p.dec("sideTokenPriceInUsd", w.SideTokenPriceInUSD),
 		DexImage:                w.DexImage, DexProgramAddress: w.DexProgramAddress, DexProtocolFamily: w.DexProtocolFamily,
 	}}
+}
+
+// status is the trade status upper-cased when it is one of the two; anything else is left for
+// Validate to refuse (naming the field, with the allowed values).
+func status(s string) trade.Status {
+	if st, err := trade.ParseStatus("status", s); err == nil {
+		return st
+	}
+	return trade.Status(s)
 }
 
 type sideWire struct {

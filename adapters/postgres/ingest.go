@@ -589,7 +589,9 @@ func (a *applier) snapshots(ctx context.Context, b ingest.Batch) error {
 	a.res.Inserted += int(ct.RowsAffected())
 	a.res.Skipped += len(b.Snapshots) - int(ct.RowsAffected())
 	// The newest snapshot of each pool becomes its current state; an older one arriving late does not.
-	// SOL-denominated TVL: the native amount on sol, the USD value over the SOL price elsewhere.
+	// SOL-denominated TVL: the native amount on sol, the USD value over the SOL price elsewhere,
+	// divided by the one rule of every ratio (div_round18: 18 places, half away from zero; 0
+	// before any sol trade).
 	solUSD, err := solPriceUSD(ctx, a.tx)
 	if err != nil {
 		return err
@@ -598,7 +600,7 @@ func (a *applier) snapshots(ctx context.Context, b ingest.Batch) error {
 	touched, err := a.tx.Query(ctx, `WITH newest AS (
 			SELECT DISTINCT ON (chain, pool_address) * FROM ingest_snapshots ORDER BY chain, pool_address, block_height DESC)
 		UPDATE pools p SET reserve_a = n.a_amount_native, reserve_b = n.b_amount_native, tvl_usd = n.tvl_usd,
-			tvl_sol = CASE WHEN p.chain = 'sol' THEN n.tvl_native ELSE COALESCE(n.tvl_usd / NULLIF($1::numeric, 0), 0) END,
+			tvl_sol = CASE WHEN p.chain = 'sol' THEN n.tvl_native ELSE div_round18(n.tvl_usd, $1::numeric) END,
 			snapshot_block_height = n.block_height, updated_at_ms = n.snapshot_time_ms
 		FROM newest n WHERE p.chain = n.chain AND p.address = n.pool_address AND n.block_height > p.snapshot_block_height
 		RETURNING p.chain, p.token_a_address`, solUSD)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -30,14 +31,40 @@ var (
 // NewKYTStore builds the store over pool.
 func NewKYTStore(pool *pgxpool.Pool) *KYTStore { return &KYTStore{pool: pool, q: dbsqlc.New()} }
 
-// Insert writes the row and calls started before committing. Two concurrent inserts of one
-// externalId serialise on the primary key: the second waits for the first to commit (or roll
-// back) and then reads the winner's row.
+// KYTInsertTimeout bounds the row's insert after its workflow started. The workflow waits for
+// the row until the request's deadline plus workflows.KYTCommitMargin (10 s), which this must
+// stay below.
+const KYTInsertTimeout = 5 * time.Second
+
+// Insert returns the stored registration when its externalId is stored; else it calls started
+// and then writes the row, so no row is ever stored without its workflow. No connection is held
+// while started runs: holding one across the workflow start (a round trip to Temporal) capped
+// concurrent registrations at the pool's size, and a burst queued for connections until its
+// deadline ran out (503s, and workflows started by requests whose commit then failed). A
+// workflow whose row is never written (the insert failed after the start) finds that out itself
+// (workflows.KYTActivities.ConfirmRegistration). Two concurrent inserts of one externalId may
+// both start (the start is idempotent: one workflow); the first row wins and the other reads it.
 func (s *KYTStore) Insert(ctx context.Context, reg kyt.Registration, started func(context.Context) error) (kyt.Registration, bool, error) {
 	req, err := kytRequestJSON(reg)
 	if err != nil {
 		return kyt.Registration{}, false, err
 	}
+	stored, err := s.Get(ctx, reg.AccountID, reg.Kind, reg.ExternalID)
+	if err == nil {
+		return stored, false, nil
+	}
+	if !fault.Is(err, fault.KindNotFound) {
+		return kyt.Registration{}, false, err
+	}
+	if err := started(ctx); err != nil {
+		return kyt.Registration{}, false, err
+	}
+	// The workflow exists now: its row is written even if the caller's deadline passes
+	// meanwhile, with a bound of its own. A commit cut off by the deadline could have been
+	// applied by the server while the caller answered 503 (a registration the client was told
+	// had failed); this way the outcome of the insert is known and answered.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), KYTInsertTimeout)
+	defer cancel()
 	var out kyt.Registration
 	created := false
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -56,9 +83,6 @@ func (s *KYTStore) Insert(ctx context.Context, reg kyt.Registration, started fun
 				return err
 			}
 			out, err = registrationFromRow(row)
-			return err
-		}
-		if err := started(ctx); err != nil {
 			return err
 		}
 		out, created = reg, true

@@ -240,13 +240,13 @@ func TestPricedPositions(t *testing.T) {
 		assert.Nil(t, p2.Position.LastSellAt, "never sold")
 	})
 
-	t.Run("a token without a row or market data has empty metadata and no price", func(t *testing.T) {
+	t.Run("a token without a row has empty metadata and its newest trade's price", func(t *testing.T) {
 		got, err := r.PricedPositions(ctx, chain.Sol, "w3", []string{"tokX"})
 		require.NoError(t, err)
 		require.Len(t, got, 1)
 		assert.Empty(t, got[0].Name)
 		assert.Zero(t, got[0].Decimals)
-		assert.True(t, got[0].PriceInUSD.IsZero())
+		assert.Equal(t, "9", got[0].PriceInUSD.String(), "trades may come before token.created, or it may never come")
 		assert.True(t, dec("1").Equal(got[0].Position.Balance))
 	})
 
@@ -267,4 +267,28 @@ func TestPricedPositions(t *testing.T) {
 			assert.Len(t, got, tc.want, "%s/%s %v", tc.c, tc.wallet, tc.tokens)
 		}
 	})
+}
+
+// A token that has trades but no token.created row is priced like every other token: at its
+// newest successful trade in trade order (time, height, signature, instruction index); a FAILED
+// trade sets no price. It was priced at 0, so every wallet's PnL of it showed a total loss.
+func TestPricedPositionsOfATokenWithoutARow(t *testing.T) {
+	ctx := context.Background()
+	pgtest.Truncate(t, engineTables...)
+	s := postgres.NewIngestStore(pgtest.Pool(t))
+	failed := readTrade("w2", trade.Buy, "tokY", "poolY", "1", "100", 10*time.Second, "y9", 0)
+	failed.Status = trade.Failed
+	for _, tr := range []ingest.Trade{
+		readTrade("w1", trade.Buy, "tokY", "poolY", "10", "4", 40*time.Second, "y1", 0),
+		readTrade("w2", trade.Buy, "tokY", "poolY", "5", "7", 20*time.Second, "y3", 0),
+		// Same time and height as y3; "y2" sorts before "y3", so y3 is the newer.
+		readTrade("w1", trade.Buy, "tokY", "poolY", "5", "6", 20*time.Second, "y2", 0),
+		failed,
+	} {
+		apply(t, s, tr)
+	}
+	got, err := postgres.NewMarketReader(pgtest.Pool(t)).PricedPositions(ctx, chain.Sol, "w1", []string{"tokY"})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "7", got[0].PriceInUSD.String())
 }

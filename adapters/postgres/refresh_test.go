@@ -340,3 +340,30 @@ func TestHotCandidates(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, none)
 }
+
+// A ranking ranks only what the ranking read can serve: a token with trades but no token.created
+// row (trades may come first, and one may never come) is no candidate until its row exists. It
+// held rank 2 of a stored ranking, was dropped when the ranking was read, and the list answered
+// 99 items although more than 100 tokens scored.
+func TestHotCandidatesAreServableTokens(t *testing.T) {
+	ctx := context.Background()
+	pgtest.Truncate(t, engineTables...)
+	s := postgres.NewIngestStore(pgtest.Pool(t))
+	apply(t, s, tokenEvent(chain.Sol, "a"), tradeOf("a", "w1", 10*time.Second, "a1"),
+		tradeOf("norow", "w1", 10*time.Second, "n1"), tradeOf("norow", "w2", 20*time.Second, "n2"))
+	got, err := s.HotCandidates(ctx, chain.Sol, ranking.Duration1m, now)
+	require.NoError(t, err)
+	addrs := make([]string, len(got))
+	for i, c := range got {
+		addrs[i] = c.Address
+	}
+	assert.Equal(t, []string{"a"}, addrs)
+	details, err := postgres.NewMarketReader(pgtest.Pool(t)).TokenDetails(ctx, chain.Sol, addrs)
+	require.NoError(t, err)
+	assert.Len(t, details, len(addrs), "every candidate has a detail to serve")
+
+	apply(t, s, tokenEvent(chain.Sol, "norow"))
+	got, err = s.HotCandidates(ctx, chain.Sol, ranking.Duration1m, now)
+	require.NoError(t, err)
+	assert.Len(t, got, 2, "once its row exists the token is ranked")
+}

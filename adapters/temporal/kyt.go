@@ -33,11 +33,16 @@ func unavailable(what string, err error) error {
 // (conflict policy UseExisting); a closed one is not started again (reuse policy
 // RejectDuplicate), and that refusal is a success: the work it stood for is done.
 func startIdempotent(ctx context.Context, c client.Client, id, name string, arg any) error {
+	return startWithReuse(ctx, c, id, name, arg, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+}
+
+// startWithReuse is startIdempotent with another reuse policy for a closed workflow.
+func startWithReuse(ctx context.Context, c client.Client, id, name string, arg any, reuse enumspb.WorkflowIdReusePolicy) error {
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       id,
 		TaskQueue:                workflows.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDReusePolicy:    reuse,
 	}, name, arg)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
@@ -51,9 +56,27 @@ type KYTStarter struct{ Client client.Client }
 
 var _ ports.KYTStarter = KYTStarter{}
 
-// StartRegistration starts the registration's workflow, or finds the one already started.
+// StartRegistration starts the registration's workflow, or finds the one already started. The
+// store inserts the row after this start, within ctx's deadline, which the workflow gets as
+// CommitBy: a row still missing after it (and a margin) never comes, and the workflow ends as
+// abandoned. Such a failed run does not block the key: a retried request (the same externalId)
+// starts a new run (reuse policy AllowDuplicateFailedOnly); a run that completed, registered or
+// refused by the provider, is never started again.
 func (s KYTStarter) StartRegistration(ctx context.Context, reg kyt.Registration) error {
 	id := workflows.KYTWorkflowID(reg.AccountID, string(reg.Kind), reg.ExternalID)
-	return unavailable("start kyt registration", startIdempotent(ctx, s.Client, id,
-		workflows.KYTRegistrationWorkflowName, workflows.KYTInput{Registration: reg}))
+	in := workflows.KYTInput{Registration: reg}
+	if d, ok := ctx.Deadline(); ok {
+		in.CommitBy = d
+		// The SDK gives one call half of its context's remaining time, keeping the rest for a
+		// retry: under KYT_REGISTER_DEADLINE (5 s) a start the server answered after 2.5 s (a
+		// burst on a loaded machine) failed with "context deadline exceeded", and often had
+		// started the workflow anyway. The call gets a deadline twice as far, so that one
+		// attempt may use the whole budget, and is cancelled when the caller's context ends.
+		sctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), d.Add(time.Until(d)))
+		defer cancel()
+		defer context.AfterFunc(ctx, cancel)()
+		ctx = sctx
+	}
+	return unavailable("start kyt registration", startWithReuse(ctx, s.Client, id,
+		workflows.KYTRegistrationWorkflowName, in, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY))
 }

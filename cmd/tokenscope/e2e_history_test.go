@@ -76,8 +76,8 @@ type historyScenario struct {
 // on a private task queue, a stub RefreshMarket) and v0 cannot be recorded by today's code.
 var historyScenarios = []historyScenario{
 	{files: []string{"noop_readiness_probe.json"}, run: recordNoop},
-	{files: []string{"kyt_registration_withdrawal.json"}, run: recordKYT},
-	{files: []string{"calculate_pnl_job_wallet.json", "calculate_pnl_job_tokens.json"}, run: recordPnLJobs},
+	{files: []string{"kyt_registration_withdrawal_v1.json", "kyt_registration_abandoned.json"}, run: recordKYT},
+	{files: []string{"calculate_pnl_job_wallet_v1.json", "calculate_pnl_job_tokens_v1.json"}, run: recordPnLJobs},
 	{files: []string{"webhook_dispatch_pump_signaled.json", "webhook_delivery_pump_retry.json"}, run: recordWebhookPump},
 	{files: []string{"market_refresh_v1_started.json"}, run: recordMarketRefresh},
 }
@@ -193,16 +193,32 @@ func recordNoop(t *testing.T, e *env) []execution {
 	return []execution{{"noop_readiness_probe.json", p.ID, currentRun(t, e.rt.Temporal, p.ID), workflows.NoopWorkflowName, completed}}
 }
 
-// recordKYT: a withdrawal screened by the built-in provider and recorded.
+// recordKYT: a withdrawal confirmed, screened by the built-in provider and recorded; and a
+// workflow whose row was never written (started as the API starts it, for a registration no
+// request stored, its deadline past), which ends as abandoned. kyt_registration_withdrawal.json
+// was recorded before kyt-confirm-row.
 func recordKYT(t *testing.T, e *env) []execution {
 	r := e.do(t, "POST", "/v2/kyt/withdrawal", withdrawalBody("0.5"), "Idempotency-Key", "record-history")
 	require.Equal(t, 200, r.Status, "%s", r.Body)
 	id := workflows.KYTWorkflowID("e2e", string(kyt.KindWithdrawal), r.Object(t)["externalId"].(string))
-	return []execution{{"kyt_registration_withdrawal.json", id, currentRun(t, e.rt.Temporal, id), workflows.KYTRegistrationWorkflowName, completed}}
+	price := "3"
+	reg, err := kyt.NewWithdrawal("e2e", "record-abandoned", kyt.WithdrawalRequest{Address: solAddr, Asset: "SOL",
+		AssetAmount: "0.5", AttemptTimestamp: "2024-01-15T10:30:00.000Z", Network: kyt.Solana, AssetPrice: &price}, time.Now())
+	require.NoError(t, err)
+	lost := workflows.KYTWorkflowID("e2e", string(reg.Kind), reg.ExternalID)
+	_, err = e.rt.Temporal.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: lost, TaskQueue: workflows.TaskQueue},
+		workflows.KYTRegistrationWorkflowName, workflows.KYTInput{Registration: reg, CommitBy: time.Now().Add(-time.Minute)})
+	require.NoError(t, err)
+	return []execution{
+		{"kyt_registration_withdrawal_v1.json", id, currentRun(t, e.rt.Temporal, id), workflows.KYTRegistrationWorkflowName, completed},
+		{"kyt_registration_abandoned.json", lost, currentRun(t, e.rt.Temporal, lost), workflows.KYTRegistrationWorkflowName,
+			enumspb.WORKFLOW_EXECUTION_STATUS_FAILED},
+	}
 }
 
 // recordPnLJobs: a calculate-pnl job over a wallet's own tokens (none: it never traded), and
-// one over twelve named tokens (two batches). Progress is read through the API, which asks the
+// one over twelve named tokens, one of them twice (two batches; version pnl-distinct-positions:
+// the v0 files were recorded before it). Progress is read through the API, which asks the
 // job's query handler while the job runs (queries leave no events).
 func recordPnLJobs(t *testing.T, e *env) []execution {
 	key := e.keyFor(t, "record-pnl", account.ScopeRead)
@@ -220,11 +236,11 @@ func recordPnLJobs(t *testing.T, e *env) []execution {
 		tokens[i] = "Tok" + string(rune('A'+i)) + strings.Repeat("1", 39)
 	}
 	wallet := start("RecordPnL1111111111111111111111111111111111", nil)
-	named := start("RecordPnL2222222222222222222222222222222222", map[string]any{"tokenAddresses": tokens})
+	named := start("RecordPnL2222222222222222222222222222222222", map[string]any{"tokenAddresses": append(tokens, tokens[0])})
 	c := e.rt.Temporal
 	return []execution{
-		{"calculate_pnl_job_wallet.json", wallet, currentRun(t, c, wallet), workflows.CalculatePnLJobWorkflowName, completed},
-		{"calculate_pnl_job_tokens.json", named, currentRun(t, c, named), workflows.CalculatePnLJobWorkflowName, completed},
+		{"calculate_pnl_job_wallet_v1.json", wallet, currentRun(t, c, wallet), workflows.CalculatePnLJobWorkflowName, completed},
+		{"calculate_pnl_job_tokens_v1.json", named, currentRun(t, c, named), workflows.CalculatePnLJobWorkflowName, completed},
 	}
 }
 

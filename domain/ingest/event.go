@@ -6,6 +6,7 @@
 package ingest
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -155,16 +156,39 @@ func identifiers(pairs ...string) error {
 	return nil
 }
 
-func nonNegative(param string, v decimal.Decimal) error {
-	if v.IsNegative() {
-		return fault.Invalid(param, v.String(), "must not be negative")
-	}
-	return nil
-}
-
-// Validate checks identity, supply and the curve target.
+// Validate checks identity, text lengths, supply and the curve target.
 func (e TokenCreated) Validate() error {
-	if err := identifiers("address", e.Token.Address, "creator", e.Creator, "curvePool", e.CurvePool); err != nil {
+	t := e.Token
+	if err := identifiers("address", t.Address, "creator", e.Creator, "curvePool", e.CurvePool,
+		"metadataAddress", t.MetadataAddress, "tokenCreatedTxSignature", t.CreatedTxSignature); err != nil {
+		return err
+	}
+	for i, c := range t.Creators {
+		if err := identifiers("tokenCreators["+strconv.Itoa(i)+"].address", c.Address); err != nil {
+			return err
+		}
+	}
+	if err := texts(MaxNameLen, "name", t.Name, "symbol", t.Symbol); err != nil {
+		return err
+	}
+	if err := texts(MaxDescriptionLen, "description", t.Description); err != nil {
+		return err
+	}
+	if err := texts(MaxTextLen, "imageUrl", t.ImageURL, "uri", t.URI, "market", t.Market, "vendorCoinId", t.VendorCoinID); err != nil {
+		return err
+	}
+	for _, k := range t.Socials.Keys() {
+		if err := texts(MaxTextLen, "socialMedias."+k, t.Socials.Get(k)); err != nil {
+			return err
+		}
+	}
+	x := t.Extra
+	if err := texts(MaxTextLen, "extra.collectionAddress", x.CollectionAddress, "extra.freezeAuthority", x.FreezeAuthority,
+		"extra.key", x.Key, "extra.launchFromProgramAddress", x.LaunchFromProgramAddress,
+		"extra.launchFromProtocolFamily", x.LaunchFromProtocolFamily, "extra.migratedToPoolAddress", x.MigratedToPoolAddress,
+		"extra.migratedToProgramAddress", x.MigratedToProgramAddress, "extra.migratedToProtocolFamily", x.MigratedToProtocolFamily,
+		"extra.mintAuthority", x.MintAuthority, "extra.programAddress", x.ProgramAddress, "extra.tokenStandard", x.TokenStandard,
+		"extra.updateAuthority", x.UpdateAuthority); err != nil {
 		return err
 	}
 	if _, err := chain.Parse("chain", string(e.Token.Chain)); err != nil {
@@ -176,13 +200,9 @@ func (e TokenCreated) Validate() error {
 	if e.Token.Decimals < 0 || e.Token.Decimals > 36 {
 		return fault.Invalid("decimals", decimal.NewFromInt32(e.Token.Decimals).String(), "must be between 0 and 36")
 	}
-	for _, a := range []struct {
-		p string
-		v decimal.Decimal
-	}{{"totalSupply", e.TotalSupply}, {"circulatingSupply", e.CirculatingSupply}, {"curveTargetInNative", e.CurveTargetInNative}} {
-		if err := nonNegative(a.p, a.v); err != nil {
-			return err
-		}
+	if err := decimals(namedDecimal{"totalSupply", e.TotalSupply}, namedDecimal{"circulatingSupply", e.CirculatingSupply},
+		namedDecimal{"curveTargetInNative", e.CurveTargetInNative}); err != nil {
+		return err
 	}
 	if e.CirculatingSupply.GreaterThan(e.TotalSupply) {
 		return fault.Invalid("circulatingSupply", e.CirculatingSupply.String(), "must not exceed totalSupply")
@@ -197,7 +217,11 @@ func (e TokenCreated) Validate() error {
 
 // Validate checks identity and time.
 func (e TokenMigrated) Validate() error {
-	if err := identifiers("address", e.Address, "migratedToPoolAddress", e.PoolAddress); err != nil {
+	if err := identifiers("address", e.Address, "migratedToPoolAddress", e.PoolAddress,
+		"migratedToProgramAddress", e.ProgramAddress); err != nil {
+		return err
+	}
+	if err := texts(MaxNameLen, "migratedToProtocolFamily", e.ProtocolFamily); err != nil {
 		return err
 	}
 	if _, err := chain.Parse("chain", string(e.Chain)); err != nil {
@@ -214,7 +238,14 @@ func (e TokenMigrated) Validate() error {
 
 // Validate checks identity and the two sides.
 func (e PoolCreated) Validate() error {
-	if err := identifiers("poolAddress", e.Pool.Address, "tokenAAddress", e.Pool.TokenAAddress, "tokenBAddress", e.Pool.TokenBAddress); err != nil {
+	if err := identifiers("poolAddress", e.Pool.Address, "tokenAAddress", e.Pool.TokenAAddress, "tokenBAddress", e.Pool.TokenBAddress,
+		"programAddress", e.Pool.ProgramAddress); err != nil {
+		return err
+	}
+	if err := texts(MaxNameLen, "protocolFamily", e.Pool.ProtocolFamily, "protocolName", e.Pool.ProtocolName); err != nil {
+		return err
+	}
+	if err := texts(MaxTextLen, "image", e.Pool.Image); err != nil {
 		return err
 	}
 	if _, err := chain.Parse("chain", string(e.Pool.Chain)); err != nil {
@@ -223,27 +254,68 @@ func (e PoolCreated) Validate() error {
 	return required("address", e.Pool.Address, "tokenAAddress", e.Pool.TokenAAddress, "tokenBAddress", e.Pool.TokenBAddress)
 }
 
-// Validate bounds the identifiers and delegates to trade.Trade.Validate.
+// Validate bounds the identifiers, texts and decimals and delegates to trade.Trade.Validate.
 func (e Trade) Validate() error {
 	t := e.Trade
 	if err := identifiers("transactionSignature", t.TransactionSignature, "accountOwnerAddress", t.Wallet,
-		"poolAddress", t.PoolAddress, "tokenAddress", t.TokenAddress, "sideTokenAddress", t.SideTokenAddress); err != nil {
+		"poolAddress", t.PoolAddress, "tokenAddress", t.TokenAddress, "sideTokenAddress", t.SideTokenAddress,
+		"dexProgramAddress", t.DexProgramAddress); err != nil {
+		return err
+	}
+	if err := texts(MaxNameLen, "tokenName", t.TokenName, "tokenSymbol", t.TokenSymbol, "sideTokenName", t.SideTokenName,
+		"sideTokenSymbol", t.SideTokenSymbol, "dexProtocolFamily", t.DexProtocolFamily); err != nil {
+		return err
+	}
+	if err := texts(MaxTextLen, "tokenImageUrl", t.TokenImageURL, "sideTokenImageUrl", t.SideTokenImageURL, "dexImage", t.DexImage); err != nil {
+		return err
+	}
+	if err := decimals(namedDecimal{"tokenAmount", t.TokenAmount}, namedDecimal{"tokenAmountInNative", t.TokenAmountInNative},
+		namedDecimal{"tokenAmountInUsd", t.TokenAmountInUSD}, namedDecimal{"tokenPriceInNative", t.TokenPriceInNative},
+		namedDecimal{"tokenPriceInUsd", t.TokenPriceInUSD}, namedDecimal{"sideTokenAmount", t.SideTokenAmount},
+		namedDecimal{"sideTokenAmountInNative", t.SideTokenAmountInNative}, namedDecimal{"sideTokenAmountInUsd", t.SideTokenAmountInUSD},
+		namedDecimal{"sideTokenPriceInNative", t.SideTokenPriceInNative}, namedDecimal{"sideTokenPriceInUsd", t.SideTokenPriceInUSD}); err != nil {
 		return err
 	}
 	return t.Validate()
 }
 
-// Validate bounds the pool address and delegates to pool.Snapshot.Validate.
+// Validate bounds the pool address, the sides' addresses and amounts and the TVL, and delegates
+// to pool.Snapshot.Validate.
 func (e PoolSnapshot) Validate() error {
-	if err := identifiers("poolAddress", e.Snapshot.PoolAddress); err != nil {
+	s := e.Snapshot
+	if err := identifiers("poolAddress", s.PoolAddress, "tokenA.tokenAddress", s.TokenA.TokenAddress,
+		"tokenB.tokenAddress", s.TokenB.TokenAddress); err != nil {
 		return err
 	}
-	return e.Snapshot.Validate()
+	for _, side := range []struct {
+		name string
+		s    pool.Side
+	}{{"tokenA", s.TokenA}, {"tokenB", s.TokenB}} {
+		if err := texts(MaxSmallestUnitDigits, side.name+".vaultAmount", string(side.s.VaultAmount)); err != nil {
+			return err
+		}
+		if err := decimals(namedDecimal{side.name + ".amountInNative", side.s.AmountInNative},
+			namedDecimal{side.name + ".amountInUsd", side.s.AmountInUSD}, namedDecimal{side.name + ".priceNative", side.s.PriceNative},
+			namedDecimal{side.name + ".priceUsd", side.s.PriceUSD}); err != nil {
+			return err
+		}
+	}
+	if err := decimals(namedDecimal{"tvlInNative", s.TVLInNative}, namedDecimal{"tvlInUsd", s.TVLInUSD}); err != nil {
+		return err
+	}
+	return s.Validate()
 }
 
 // Validate checks the packet as created: nothing claimed or refunded yet.
 func (e RedPacketCreated) Validate() error {
-	if err := identifiers("id", e.Packet.ID, "creator", e.Packet.Creator, "mint", e.Packet.Mint); err != nil {
+	if err := identifiers("id", e.Packet.ID, "creator", e.Packet.Creator, "mint", e.Packet.Mint,
+		"claimAuthority", e.Packet.ClaimAuthority, "txHash", e.Packet.TxHash); err != nil {
+		return err
+	}
+	if err := texts(MaxTextLen, "memo", e.Packet.Memo, "shareId", e.Packet.ShareID); err != nil {
+		return err
+	}
+	if err := smallestUnits("totalAmount", e.Packet.TotalAmount); err != nil {
 		return err
 	}
 	p := e.Packet
@@ -254,7 +326,11 @@ func (e RedPacketCreated) Validate() error {
 // Validate checks the claim's own fields; whether the packet can honour it is the store's
 // business (redpacket.ApplyClaim).
 func (e RedPacketClaimed) Validate() error {
-	if err := identifiers("packetId", e.Claim.PacketID, "claimer", e.Claim.Claimer, "mint", e.Claim.Mint, "creator", e.Claim.Creator); err != nil {
+	if err := identifiers("packetId", e.Claim.PacketID, "claimer", e.Claim.Claimer, "mint", e.Claim.Mint, "creator", e.Claim.Creator,
+		"txHash", e.Claim.TxHash); err != nil {
+		return err
+	}
+	if err := smallestUnits("amount", e.Claim.Amount); err != nil {
 		return err
 	}
 	c := e.Claim

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/text"
 )
 
 // Side is the trade type on the wire: BUY or SELL of the token against the side token.
@@ -33,13 +34,26 @@ func ParseSide(param, s string) (Side, error) {
 }
 
 // Status is the transaction status. The spec shows only SUCCEEDED; FAILED is the other outcome
-// ingest produces. Other non-empty values are stored as they come.
+// ingest produces. They are the only two the API's trade record allows, so ingest takes no other.
 type Status string
 
 const (
 	Succeeded Status = "SUCCEEDED"
 	Failed    Status = "FAILED"
 )
+
+// ParseStatus accepts SUCCEEDED or FAILED, case-insensitively, and returns it upper-cased.
+func ParseStatus(param, s string) (Status, error) {
+	if s == "" {
+		return "", fault.Missing(param)
+	}
+	for _, v := range []Status{Succeeded, Failed} {
+		if strings.EqualFold(s, string(v)) {
+			return v, nil
+		}
+	}
+	return "", fault.InvalidParam(param, text.Shown(s), string(Succeeded), string(Failed))
+}
 
 // Trade is one swap instruction. A transaction can hold several swaps, so the instruction index
 // is part of its identity.
@@ -119,6 +133,9 @@ func (t Trade) Validate() error {
 		if strings.TrimSpace(r.v) == "" {
 			return fault.Missing(r.param)
 		}
+	}
+	if t.Status != Succeeded && t.Status != Failed {
+		return fault.InvalidParam("status", text.Shown(string(t.Status)), string(Succeeded), string(Failed))
 	}
 	if _, err := ParseSide("type", string(t.Side)); err != nil {
 		return err

@@ -43,9 +43,12 @@ SELECT token_address,
     COALESCE(sum(token_amount_usd) FILTER (WHERE block_timestamp_ms <= $1), 0)::numeric AS prev_volume_usd,
     count(*) FILTER (WHERE block_timestamp_ms <= $1) AS prev_trades
 FROM trades
-WHERE chain = $2 AND block_timestamp_ms > $3 AND block_timestamp_ms <= $4
-  AND status = 'SUCCEEDED'
-GROUP BY token_address ORDER BY token_address
+WHERE trades.chain = $2 AND block_timestamp_ms > $3 AND block_timestamp_ms <= $4
+  AND trades.status = 'SUCCEEDED'
+GROUP BY token_address
+HAVING EXISTS (SELECT 1 FROM tokens k JOIN token_market m ON m.chain = k.chain AND m.address = k.address
+    WHERE k.chain = $2 AND k.address = trades.token_address)
+ORDER BY token_address
 `
 
 type HotCandidatesParams struct {
@@ -68,6 +71,8 @@ type HotCandidatesRow struct {
 // The current (mid_ms, end_ms] and previous (start_ms, mid_ms] window of a duration for every
 // token of a chain traded in them, in one range scan of the (chain, time) index. The ::numeric
 // casts only tell sqlc the type: Postgres drops a cast to the type an expression already has.
+// Only tokens the ranking read can serve (a tokens row with its market row, TokenDetails' join)
+// are candidates: a token whose trades came before its token.created is ranked once it has one.
 func (q *Queries) HotCandidates(ctx context.Context, db DBTX, arg HotCandidatesParams) ([]HotCandidatesRow, error) {
 	rows, err := db.Query(ctx, HotCandidates,
 		arg.MidMs,

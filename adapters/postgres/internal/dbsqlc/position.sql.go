@@ -101,7 +101,10 @@ func (q *Queries) LockPosition(ctx context.Context, db DBTX, arg LockPositionPar
 const PricedPositions = `-- name: PricedPositions :many
 SELECT p.token_address, p.balance, p.cost_usd, p.buy_amount, p.buy_amount_usd, p.sell_amount,
     p.sell_amount_usd, p.sold_cost_usd, p.realized_usd, p.buys, p.sells, p.first_buy_at_ms, p.last_sell_at_ms,
-    COALESCE(m.price_usd, 0) AS price_usd, COALESCE(t.name, '') AS name, COALESCE(t.symbol, '') AS symbol,
+    COALESCE(m.price_usd, (SELECT tr.token_price_usd FROM trades tr
+        WHERE tr.chain = p.chain AND tr.token_address = p.token_address AND tr.status = 'SUCCEEDED'
+        ORDER BY tr.block_timestamp_ms DESC, tr.block_height DESC, tr.tx_signature COLLATE "C" DESC, tr.instruction_index DESC
+        LIMIT 1), 0)::numeric AS price_usd, COALESCE(t.name, '') AS name, COALESCE(t.symbol, '') AS symbol,
     COALESCE(t.image_url, '') AS image_url, COALESCE(t.decimals, 0) AS decimals
 FROM wallet_positions p
 LEFT JOIN token_market m ON m.chain = p.chain AND m.address = p.token_address
@@ -138,7 +141,9 @@ type PricedPositionsRow struct {
 }
 
 // At most 100 positions by primary key (chain, wallet, token_address), with the token's price
-// and metadata.
+// and metadata. The price is the market row's; a token without one (its trades came before its
+// token.created, which may never come) is priced the same way, at its newest successful trade in
+// trade order (time, height, signature, instruction index), read only for such a token.
 func (q *Queries) PricedPositions(ctx context.Context, db DBTX, arg PricedPositionsParams) ([]PricedPositionsRow, error) {
 	rows, err := db.Query(ctx, PricedPositions, arg.Chain, arg.Wallet, arg.Tokens)
 	if err != nil {
