@@ -96,7 +96,7 @@ func TestRateLimitRefusesWith429(t *testing.T) {
 func TestRateLimitUsesTheKeysOwnLimit(t *testing.T) {
 	s, lim := limitedServer(t)
 	own := domainrl.Limit{PerMinute: 5, Burst: 1}
-	full, key, err := s.keys.CreateLimited(context.Background(), fixtureAccount, "slow", account.AllScopes, own)
+	full, key, err := s.keys.CreateLimited(context.Background(), fixtureAccount, "slow", account.AllScopes, own, nil)
 	require.NoError(t, err)
 	lim.EXPECT().Allow(gomock.Any(), key.ID, own).Return(domainrl.Decision{Allowed: true, Limit: 6, Remaining: 5}, nil)
 	r := s.do(t, "GET", "/v2/whoami", "Authorization", "Bearer "+full)

@@ -12,6 +12,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/apikey"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
 
@@ -75,4 +76,60 @@ func TestAuthenticateUnknownAndMalformedKeys(t *testing.T) {
 	store.EXPECT().KeyByPrefix(ctx, "tsk_00000000").Return(account.Key{}, fault.NotFound("api key", "tsk_00000000"))
 	_, err := svc.Authenticate(ctx, "tsk_00000000_AAAAAAAAAAAAAAAAAAAAAA")
 	assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
+}
+
+// TestAuthenticateRefusesAnExpiredKeyEvenWhileCached: a key created with an end answers until
+// it and is refused from it on, though its record is still in the cache.
+func TestAuthenticateRefusesAnExpiredKeyEvenWhileCached(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	store := portsmock.NewMockAccountStore(ctrl)
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	svc := apikey.New(store, fixedClock{&now})
+	ctx := context.Background()
+	end := now.Add(5 * time.Second)
+
+	var stored account.Key
+	store.EXPECT().EnsureAccount(ctx, "acc", "acc").Return(nil)
+	store.EXPECT().CreateKey(ctx, gomock.Any()).DoAndReturn(func(_ context.Context, k account.Key) error { stored = k; return nil })
+	full, key, err := svc.CreateLimited(ctx, "acc", "", []account.Scope{account.ScopeRead}, ratelimit.Limit{}, &end)
+	require.NoError(t, err)
+	require.NotNil(t, stored.ExpiresAt, "the end is stored")
+	assert.Equal(t, end, *stored.ExpiresAt)
+
+	store.EXPECT().KeyByPrefix(ctx, key.Prefix).Return(stored, nil).Times(1)
+	store.EXPECT().TouchKey(ctx, key.ID).Return(nil).Times(1)
+	p, err := svc.Authenticate(ctx, full)
+	require.NoError(t, err)
+	require.NotNil(t, p.ExpiresAt, "the principal carries the end (streams close at it)")
+	now = end
+	_, err = svc.Authenticate(ctx, full)
+	assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
+}
+
+// TestRecheckReadsARecordOlderThanItsMaxAge: an open stream rechecks its key with a shorter
+// trust than requests (half the cache's life), so a revocation by another process reaches it
+// within the cache's bound too; a record read more recently is trusted.
+func TestRecheckReadsARecordOlderThanItsMaxAge(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	store := portsmock.NewMockAccountStore(ctrl)
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	svc := apikey.New(store, fixedClock{&now})
+	ctx := context.Background()
+	full, key, err := account.NewKey([]byte{1, 2, 3, 4}, []byte("0123456789abcdef"), "acc", "", []account.Scope{account.ScopeRead}, now)
+	require.NoError(t, err)
+
+	store.EXPECT().KeyByPrefix(ctx, key.Prefix).Return(key, nil).Times(1)
+	store.EXPECT().TouchKey(ctx, key.ID).Return(nil).Times(1)
+	_, err = svc.Authenticate(ctx, full)
+	require.NoError(t, err)
+	now = now.Add(4 * time.Second)
+	_, err = svc.Recheck(ctx, full, 5*time.Second)
+	require.NoError(t, err, "a record 4 s old is trusted")
+
+	now = now.Add(2 * time.Second)
+	revoked := key
+	revoked.RevokedAt = &now
+	store.EXPECT().KeyByPrefix(ctx, key.Prefix).Return(revoked, nil).Times(1)
+	_, err = svc.Recheck(ctx, full, 5*time.Second)
+	assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err), "a record 6 s old is read again")
 }
