@@ -24,6 +24,12 @@ const CacheTTL = 10 * time.Second
 // cacheLimit bounds the cache; past it the cache is emptied (keys in use are few).
 const cacheLimit = 10_000
 
+// NegativeTTL is how long a well-formed key the store does not know is refused without asking
+// it again: a client repeating an unknown key costs one lookup per period, not one per request.
+// A key created by another process is thus refused for at most this long if its prefix was
+// presented before it existed (keys created through this Service are known at once).
+const NegativeTTL = 10 * time.Second
+
 // Service manages API keys.
 type Service struct {
 	store ports.AccountStore
@@ -33,6 +39,9 @@ type Service struct {
 
 	mu    sync.Mutex
 	cache map[string]cachedKey // by prefix
+	// unknown holds prefixes the store did not know, until when they are refused unasked;
+	// bounded like cache.
+	unknown map[string]time.Time
 }
 
 type cachedKey struct {
@@ -42,7 +51,7 @@ type cachedKey struct {
 
 // New builds the service.
 func New(store ports.AccountStore, clock ports.Clock) *Service {
-	return &Service{store: store, clock: clock, random: rand.Read, cache: map[string]cachedKey{}}
+	return &Service{store: store, clock: clock, random: rand.Read, cache: map[string]cachedKey{}, unknown: map[string]time.Time{}}
 }
 
 // Create makes an account (if missing) and a key for it with the default rate limit; the full
@@ -77,6 +86,9 @@ func (s *Service) CreateLimited(ctx context.Context, accountID, name string, sco
 	if err := s.store.CreateKey(ctx, key); err != nil {
 		return "", account.Key{}, fmt.Errorf("create api key: %w", err)
 	}
+	s.mu.Lock()
+	delete(s.unknown, key.Prefix)
+	s.mu.Unlock()
 	return full, key, nil
 }
 
@@ -107,11 +119,23 @@ func (s *Service) lookup(ctx context.Context, prefix string, maxAge time.Duratio
 	now := s.clock.Now()
 	s.mu.Lock()
 	c, ok := s.cache[prefix]
+	until, unknown := s.unknown[prefix]
 	s.mu.Unlock()
 	if ok && now.Before(c.read.Add(maxAge)) {
 		return c.key, true, nil
 	}
+	if unknown && now.Before(until) {
+		return account.Key{}, false, fault.NotFound("api key", prefix)
+	}
 	key, err := s.store.KeyByPrefix(ctx, prefix)
+	if fault.Is(err, fault.KindNotFound) {
+		s.mu.Lock()
+		if len(s.unknown) >= cacheLimit {
+			clear(s.unknown)
+		}
+		s.unknown[prefix] = now.Add(NegativeTTL)
+		s.mu.Unlock()
+	}
 	if err != nil {
 		return account.Key{}, false, err
 	}

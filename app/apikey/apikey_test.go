@@ -133,3 +133,39 @@ func TestRecheckReadsARecordOlderThanItsMaxAge(t *testing.T) {
 	_, err = svc.Recheck(ctx, full, 5*time.Second)
 	assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err), "a record 6 s old is read again")
 }
+
+// TestUnknownKeyCostsOneLookup: a well-formed key the store does not know is remembered as
+// unknown for NegativeTTL, so repeating it costs no more lookups until then; the cache of
+// unknown prefixes is bounded.
+func TestUnknownKeyCostsOneLookup(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	store := portsmock.NewMockAccountStore(ctrl)
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	svc := apikey.New(store, fixedClock{&now})
+	ctx := context.Background()
+	const unknown = "tsk_0a0b0c0d0e0f_AAAAAAAAAAAAAAAAAAAAAA"
+	store.EXPECT().KeyByPrefix(ctx, "tsk_0a0b0c0d0e0f").Return(account.Key{}, fault.NotFound("api key", "")).Times(1)
+	for range 100 {
+		_, err := svc.Authenticate(ctx, unknown)
+		require.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
+	}
+	now = now.Add(apikey.NegativeTTL)
+	store.EXPECT().KeyByPrefix(ctx, "tsk_0a0b0c0d0e0f").Return(account.Key{}, fault.NotFound("api key", "")).Times(1)
+	_, err := svc.Authenticate(ctx, unknown)
+	require.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
+
+	// A key this process creates is known at once, though its prefix was looked up before.
+	store.EXPECT().EnsureAccount(ctx, "acc", "acc").Return(nil)
+	var stored account.Key
+	store.EXPECT().CreateKey(ctx, gomock.Any()).DoAndReturn(func(_ context.Context, k account.Key) error { stored = k; return nil })
+	apikey.SetKeyID(svc, []byte{0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f})
+	_, err = svc.Authenticate(ctx, unknown)
+	require.Equal(t, fault.KindUnauthorized, fault.KindOf(err), "still remembered as unknown")
+	created, _, err := svc.Create(ctx, "acc", "", []account.Scope{account.ScopeRead})
+	require.NoError(t, err)
+	require.Equal(t, "tsk_0a0b0c0d0e0f", account.PrefixOf(created))
+	store.EXPECT().KeyByPrefix(ctx, "tsk_0a0b0c0d0e0f").DoAndReturn(func(context.Context, string) (account.Key, error) { return stored, nil })
+	store.EXPECT().TouchKey(ctx, gomock.Any()).Return(nil)
+	_, err = svc.Authenticate(ctx, created)
+	require.NoError(t, err)
+}

@@ -55,7 +55,7 @@ func ServeHTTP(ctx context.Context, rt *Runtime, lns Listeners, ready func()) er
 	}
 	defer closeDeps()
 	// The stream endpoint shares the main and dex listeners (adapters/stream.Split).
-	streams, err := NewStreams(rt.Cfg, rt.Log, rt.App.Keys, rt.App.Market, rt.App.Candles, rt.App.Ingest, rt.Clock, rt.Registry)
+	streams, err := NewStreams(rt.Cfg, rt.Log, rt.App.Keys, rt.App.Market, rt.App.Candles, rt.App.Ingest, rt.Clock, rt.Registry, deps.RateLimit)
 	if err != nil {
 		return err
 	}

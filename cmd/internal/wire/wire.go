@@ -28,6 +28,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/config"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/market"
+	domainrl "github.com/tokenscope/tokenscope/domain/ratelimit"
 	"github.com/tokenscope/tokenscope/workflows"
 )
 
@@ -170,10 +171,16 @@ func httpDeps(rt *Runtime) (d httpapi.Deps, release func(), err error) {
 	if err != nil {
 		return httpapi.Deps{}, release, err
 	}
+	var failedAuth domainrl.Limit
+	if n := rt.Cfg.RateLimitFailedAuthPerMinute; n > 0 {
+		if failedAuth, err = domainrl.New("RATE_LIMIT_FAILED_AUTH_PER_MINUTE", n, n); err != nil {
+			return httpapi.Deps{}, release, err
+		}
+	}
 	return httpapi.Deps{
 		App: rt.App, Auth: rt.App.Keys, Checks: append(ReadinessChecks(rt), limiterChecks...), Log: rt.Log,
 		Registry: rt.Registry, Metrics: httpapi.NewMetrics(rt.Registry), RequestTimeout: rt.Cfg.RequestTimeout,
-		ReadTimeout: rt.Cfg.HTTPReadTimeout, IngestIdleTimeout: rt.Cfg.IngestIdleTimeout, RateLimit: rl,
+		ReadTimeout: rt.Cfg.HTTPReadTimeout, IngestIdleTimeout: rt.Cfg.IngestIdleTimeout, RateLimit: rl, FailedAuthLimit: failedAuth,
 		Pprof: rt.Cfg.AdminPprof,
 	}, release, nil
 }
