@@ -59,12 +59,13 @@ func ServeHTTP(ctx context.Context, rt *Runtime, lns Listeners, ready func()) er
 	if err != nil {
 		return err
 	}
-	mainLn, mainWS := adapterstream.Split(lns.Main)
-	dexLn, dexWS := adapterstream.Split(lns.Dex)
+	// Every address reads its requests through StrictFraming, the stream's path included.
+	mainLn, mainWS := adapterstream.Split(httpapi.StrictFraming(lns.Main))
+	dexLn, dexWS := adapterstream.Split(httpapi.StrictFraming(lns.Dex))
 	apps := []struct {
 		app *fiber.App
 		ln  net.Listener
-	}{{httpapi.New(deps), mainLn}, {httpapi.NewDex(deps), dexLn}, {httpapi.NewAdmin(deps), lns.Admin}}
+	}{{httpapi.New(deps), mainLn}, {httpapi.NewDex(deps), dexLn}, {httpapi.NewAdmin(deps), httpapi.StrictFraming(lns.Admin)}}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { rt.Versions.Run(gctx); return nil })
 	g.Go(func() error { return streams.Run(gctx) })
