@@ -3,15 +3,15 @@ INSERT INTO accounts (id, name) VALUES ($1, $2)
 ON CONFLICT (id) DO NOTHING;
 
 -- name: CreateAPIKey :exec
-INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes, created_at, rate_per_minute, rate_burst)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9);
+INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes, created_at, rate_per_minute, rate_burst, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
 
 -- name: GetAPIKeyByPrefix :one
-SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at, rate_per_minute, rate_burst
+SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at, rate_per_minute, rate_burst, expires_at
 FROM api_keys WHERE prefix = $1;
 
 -- name: ListAPIKeys :many
-SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at, rate_per_minute, rate_burst
+SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at, rate_per_minute, rate_burst, expires_at
 FROM api_keys
 WHERE (sqlc.narg(account_id)::text IS NULL OR account_id = sqlc.narg(account_id)::text)
 ORDER BY created_at, id;

@@ -3,7 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"strings"
 	"sync"
 
@@ -27,17 +29,9 @@ const docsAssetPath = "/docs/scalar.js"
 // undocumentedRoutes are routes of the main address the document deliberately does not list.
 var undocumentedRoutes = []string{"GET " + docsAssetPath, "GET " + liveAssetPath}
 
-const docsHTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>tokenscope API reference</title>
-</head>
-<body>
-<div id="app"></div>
-<script src="` + docsAssetPath + `"></script>
-<script>
+// docsScript starts Scalar on the page; the page's policy names its hash, so it is the only
+// inline script that runs.
+const docsScript = `
 Scalar.createApiReference('#app', {
   url: '/openapi.json',
   withDefaultFonts: false,
@@ -48,7 +42,32 @@ Scalar.createApiReference('#app', {
   persistAuth: false,
   authentication: { preferredSecurityScheme: 'bearerAuth' },
 });
-</script>
+`
+
+// docsPolicy keeps the page, where users paste their keys, to its own origin: its bundle and
+// docsScript, styles (Scalar sets them inline), images and fonts from this server or inline
+// data, requests (the document, the "test request" client) to this server only, and no
+// framing by another page.
+var docsPolicy = "default-src 'self'; script-src 'self' 'sha256-" + sha256Base64(docsScript) + "'; " +
+	"style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; " +
+	"worker-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+
+func sha256Base64(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+const docsHTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>tokenscope API reference</title>
+</head>
+<body>
+<div id="app"></div>
+<script src="` + docsAssetPath + `"></script>
+<script>` + docsScript + `</script>
 </body>
 </html>
 `
@@ -56,6 +75,9 @@ Scalar.createApiReference('#app', {
 func docsPage(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
 	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	c.Set(fiber.HeaderContentSecurityPolicy, docsPolicy)
+	c.Set(fiber.HeaderReferrerPolicy, "no-referrer")
 	return c.SendString(docsHTML)
 }
 
@@ -71,6 +93,7 @@ var scalarGzip = sync.OnceValue(func() []byte {
 func docsAsset(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, "text/javascript; charset=utf-8")
 	c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Vary(fiber.HeaderAcceptEncoding)
 	if strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
 		c.Set(fiber.HeaderContentEncoding, "gzip")

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -322,7 +323,8 @@ func (r *readers) PricedPositions(context.Context, chain.Chain, string, []string
 
 // keyStore is an AccountStore holding keys in memory.
 type keyStore struct {
-	keys map[string]account.Key // by prefix
+	keys    map[string]account.Key // by prefix
+	lookups atomic.Int64           // KeyByPrefix calls: the database round trips a real store would make
 }
 
 func (s *keyStore) EnsureAccount(context.Context, string, string) error { return nil }
@@ -333,6 +335,7 @@ func (s *keyStore) CreateKey(_ context.Context, k account.Key) error {
 }
 
 func (s *keyStore) KeyByPrefix(_ context.Context, prefix string) (account.Key, error) {
+	s.lookups.Add(1)
 	if k, ok := s.keys[prefix]; ok {
 		return k, nil
 	}
@@ -382,6 +385,7 @@ type server struct {
 	dex      *fiber.App // the dex address over the same Deps
 	key      string
 	keys     *apikey.Service
+	store    *keyStore
 	registry *prometheus.Registry
 }
 
@@ -407,7 +411,7 @@ func newServer(t testing.TB, logTo io.Writer, opts ...func(*httpapi.Deps)) *serv
 	for _, o := range opts {
 		o(&d)
 	}
-	return &server{app: httpapi.New(d), admin: httpapi.NewAdmin(d), dex: httpapi.NewDex(d), key: full, keys: keys, registry: reg}
+	return &server{app: httpapi.New(d), admin: httpapi.NewAdmin(d), dex: httpapi.NewDex(d), key: full, keys: keys, store: store, registry: reg}
 }
 
 // endpoint is one benchmarked request.

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"io"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,4 +50,36 @@ func TestLivePageFiles(t *testing.T) {
 	}
 	// The API beside it still wants a key.
 	assert.Equal(t, 401, s.do(t, "GET", "/v2/whoami").status)
+}
+
+// TestPagesSendSecurityHeaders: /docs (where users paste keys) and /live each send a policy
+// that keeps them to their own origin, with connections (REST and the WebSocket stream) to
+// their own host only, no framing by other pages, and nosniff. Before, /docs sent none of
+// them and /live allowed a WebSocket to any host.
+func TestPagesSendSecurityHeaders(t *testing.T) {
+	s := newServer(t, io.Discard)
+	for _, path := range []string{"/docs", "/live"} {
+		t.Run(path, func(t *testing.T) {
+			r := s.do(t, "GET", path)
+			require.Equal(t, 200, r.status)
+			assert.Equal(t, "nosniff", r.header.Get("X-Content-Type-Options"))
+			directives := map[string]string{}
+			for _, d := range strings.Split(r.header.Get("Content-Security-Policy"), ";") {
+				name, value, _ := strings.Cut(strings.TrimSpace(d), " ")
+				directives[name] = value
+			}
+			assert.Equal(t, "'self'", directives["default-src"])
+			assert.Equal(t, "'self'", directives["connect-src"], "REST and the stream to the page's own host only")
+			assert.Equal(t, "'none'", directives["frame-ancestors"])
+			for name, value := range directives {
+				for _, source := range strings.Fields(value) {
+					ok := strings.HasPrefix(source, "'") || source == "data:" || source == "blob:"
+					assert.True(t, ok, "%s allows %s: only the page's own origin (and inline data) may be named", name, source)
+				}
+			}
+		})
+	}
+	for _, path := range []string{"/docs/scalar.js", "/openapi.json"} {
+		assert.Equal(t, "nosniff", s.do(t, "GET", path).header.Get("X-Content-Type-Options"), path)
+	}
 }

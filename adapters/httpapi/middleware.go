@@ -180,18 +180,23 @@ func presentedKey(c *fiber.Ctx) string {
 	return ""
 }
 
-// withAuth authenticates every request it guards.
-func withAuth(auth Authenticator) fiber.Handler {
+// withAuth authenticates every request it guards. A client address whose failures have emptied
+// its bucket (failureGate) is refused 429 before its key is looked up.
+func withAuth(auth Authenticator, failures *failureGate) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		if err := failures.check(c); err != nil {
+			return err
+		}
 		key := presentedKey(c)
 		if key == "" {
 			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="tokenscope"`)
-			return fault.Unauthorized("missing API key: send Authorization: Bearer <key> or X-API-KEY: <key>")
+			return failures.failed(c, fault.Unauthorized("missing API key: send Authorization: Bearer <key> or X-API-KEY: <key>"))
 		}
 		p, err := auth.Authenticate(c.UserContext(), key)
 		if err != nil {
 			if fault.Is(err, fault.KindUnauthorized) {
 				c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="tokenscope", error="invalid_token"`)
+				return failures.failed(c, err)
 			}
 			return err
 		}

@@ -44,6 +44,7 @@ var openAPIDoc = sync.OnceValue(func() []byte {
 func openAPI(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	return c.Send(openAPIDoc())
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -96,7 +98,7 @@ func TestRateLimitRefusesWith429(t *testing.T) {
 func TestRateLimitUsesTheKeysOwnLimit(t *testing.T) {
 	s, lim := limitedServer(t)
 	own := domainrl.Limit{PerMinute: 5, Burst: 1}
-	full, key, err := s.keys.CreateLimited(context.Background(), fixtureAccount, "slow", account.AllScopes, own)
+	full, key, err := s.keys.CreateLimited(context.Background(), fixtureAccount, "slow", account.AllScopes, own, nil)
 	require.NoError(t, err)
 	lim.EXPECT().Allow(gomock.Any(), key.ID, own).Return(domainrl.Decision{Allowed: true, Limit: 6, Remaining: 5}, nil)
 	r := s.do(t, "GET", "/v2/whoami", "Authorization", "Bearer "+full)
@@ -190,4 +192,46 @@ func BenchmarkRateLimit(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestFailedAuthenticationsAreLimitedPerClient: 5,000 random well-formed keys from one client
+// (the flood) cost a store lookup each only until the client's failure bucket is empty;
+// then it gets 429 with Retry-After, without a lookup, as a key past its limit does. The same
+// unknown key repeated costs one lookup. Before: 5,000 lookups and 5,000 401s.
+func TestFailedAuthenticationsAreLimitedPerClient(t *testing.T) {
+	failures := domainrl.Limit{PerMinute: 30, Burst: 20}
+	s := newServer(t, io.Discard, func(d *httpapi.Deps) {
+		d.RateLimit = httpapi.RateLimit{Limiter: ratelimit.NewLocal(), Default: domainrl.Limit{PerMinute: domainrl.MaxPerMinute}}
+		d.FailedAuthLimit = failures
+	})
+	statuses := map[int]int{}
+	var retry string
+	for i := range 5000 {
+		key := fmt.Sprintf("tsk_%012x_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", rand.Int64N(1<<47)+int64(i))
+		r := s.do(t, "GET", "/v2/whoami", "X-API-KEY", key)
+		statuses[r.status]++
+		if r.status == http.StatusTooManyRequests {
+			retry = r.header.Get("Retry-After")
+		}
+	}
+	lookups := s.store.lookups.Load()
+	t.Logf("5,000 random keys: %d store lookups, statuses %v", lookups, statuses)
+	assert.Equal(t, failures.Capacity(), statuses[http.StatusUnauthorized], "401 until the client's failure bucket is empty")
+	assert.Equal(t, 5000-failures.Capacity(), statuses[http.StatusTooManyRequests])
+	assert.LessOrEqual(t, lookups, int64(failures.Capacity()+1), "no lookup once the client is limited (the one that found the bucket empty aside)")
+	n, err := strconv.Atoi(retry)
+	require.NoError(t, err, "a 429 says when to retry")
+	assert.True(t, n >= 1 && n <= 2, "Retry-After %d: one failure every 2 s", n)
+}
+
+// TestUnknownKeyRepeatedCostsOneLookup: the same unknown key sent again and again reaches the
+// store once (the negative cache); its answers stay 401 below the failure limit.
+func TestUnknownKeyRepeatedCostsOneLookup(t *testing.T) {
+	s := newServer(t, io.Discard)
+	before := s.store.lookups.Load()
+	for range 100 {
+		r := s.do(t, "GET", "/v2/whoami", "X-API-KEY", "tsk_00000000abcd_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+		require.Equal(t, http.StatusUnauthorized, r.status)
+	}
+	assert.Equal(t, int64(1), s.store.lookups.Load()-before)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tokenscope/tokenscope/app"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 )
 
 // BodyLimit is the largest request body accepted (except the streamed ingest route).
@@ -36,6 +37,9 @@ type Deps struct {
 	IngestIdleTimeout time.Duration
 	// RateLimit limits each key's authenticated requests on the main and dex APIs.
 	RateLimit RateLimit
+	// FailedAuthLimit limits each client address's requests refused 401 (a missing, unknown,
+	// revoked or expired key), spent from RateLimit.Limiter; zero: not limited.
+	FailedAuthLimit ratelimit.Limit
 	// Pprof serves Go's runtime profiles (net/http/pprof's /debug/pprof/) on the admin address
 	// only: a CPU profile of the service under load is what shows where a request's time goes.
 	Pprof bool
@@ -96,7 +100,7 @@ func New(d Deps) *fiber.App {
 	f.Get(docsAssetPath, docsAsset)
 	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedBodies(), multis: newEncodedBodies(), ingestIdle: d.ingestIdleTimeout()}
 	pageRoutes(f)
-	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withRateLimit(d.RateLimit, d.Metrics, d.Log), withText)
+	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth, newFailureGate(d)), withRateLimit(d.RateLimit, d.Metrics, d.Log), withText)
 	routes(api, h)
 	f.Use(notFound)
 	return f
@@ -106,7 +110,7 @@ func New(d Deps) *fiber.App {
 func NewDex(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope-dex")
 	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedBodies(), multis: newEncodedBodies()}
-	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth), withRateLimit(d.RateLimit, d.Metrics, d.Log), withText)
+	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth, newFailureGate(d)), withRateLimit(d.RateLimit, d.Metrics, d.Log), withText)
 	dexRoutes(api, h)
 	f.Use(notFound)
 	return f

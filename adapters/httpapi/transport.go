@@ -54,6 +54,11 @@ func guardTransport(f *fiber.App, d Deps, render fiber.ErrorHandler) {
 	next := srv.Handler
 	srv.Handler = func(fctx *fasthttp.RequestCtx) {
 		if known[string(fctx.Method())] {
+			if len(fctx.Request.Header.Peek(fiber.HeaderUpgrade)) > 0 {
+				// StrictFraming stops checking a connection after a request asking to upgrade
+				// (WebSocket frames follow); the API upgrades nothing, so it reads no more requests.
+				fctx.SetConnectionClose()
+			}
 			next(fctx)
 			return
 		}
@@ -69,7 +74,11 @@ func guardTransport(f *fiber.App, d Deps, render fiber.ErrorHandler) {
 func readFault(err error, readTimeout time.Duration) error {
 	var small *fasthttp.ErrSmallBuffer
 	var netErr net.Error
+	var framing *FramingError
 	switch {
+	case errors.As(err, &framing):
+		return &fault.Error{Kind: fault.KindInvalid, Code: fault.CodeInvalidParameter, Param: framing.Param,
+			Message: "ambiguous HTTP/1.1 framing: " + framing.Reason}
 	case errors.As(err, &small):
 		return fiber.NewError(fiber.StatusRequestHeaderFieldsTooLarge, "request line and headers exceed 16 KiB")
 	case errors.Is(err, fasthttp.ErrTimeout), errors.As(err, &netErr) && netErr.Timeout():

@@ -37,7 +37,7 @@ func (s *AccountStore) CreateKey(ctx context.Context, k account.Key) error {
 	return interpretError(s.q.CreateAPIKey(ctx, s.pool, dbsqlc.CreateAPIKeyParams{
 		ID: k.ID, AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, KeyHash: k.Hash,
 		Scopes: scopes, CreatedAt: k.CreatedAt, RatePerMinute: limitColumn(k.Limit, k.Limit.PerMinute),
-		RateBurst: limitColumn(k.Limit, k.Limit.Burst),
+		RateBurst: limitColumn(k.Limit, k.Limit.Burst), ExpiresAt: k.ExpiresAt,
 	}), "api key", k.ID)
 }
 
@@ -86,7 +86,7 @@ func keyFromRow(r dbsqlc.ApiKey) account.Key {
 		scopes[i] = account.Scope(sc)
 	}
 	k := account.Key{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Prefix: r.Prefix, Hash: r.KeyHash,
-		Scopes: scopes, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt, LastUsedAt: r.LastUsedAt}
+		Scopes: scopes, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt, LastUsedAt: r.LastUsedAt, ExpiresAt: r.ExpiresAt}
 	if r.RatePerMinute != nil {
 		k.Limit = ratelimit.Limit{PerMinute: int(*r.RatePerMinute)}
 		if r.RateBurst != nil {

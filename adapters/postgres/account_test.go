@@ -30,7 +30,8 @@ func TestAccountStoreKeyLifecycle(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, key.Hash, got.Hash)
 	assert.Equal(t, []account.Scope{account.ScopeRead}, got.Scopes)
-	_, err = got.Authenticate(full)
+	assert.Nil(t, got.ExpiresAt, "a key without --expires never ends")
+	_, err = got.Authenticate(full, time.Now())
 	require.NoError(t, err)
 
 	// The secret part of the key is never stored.
@@ -49,10 +50,35 @@ func TestAccountStoreKeyLifecycle(t *testing.T) {
 	assert.Equal(t, fault.KindNotFound, fault.KindOf(err))
 	got, err = store.KeyByPrefix(ctx, key.Prefix)
 	require.NoError(t, err)
-	assert.False(t, got.Active())
+	assert.False(t, got.Active(time.Now()))
 
 	_, err = store.KeyByPrefix(ctx, "tsk_nothere")
 	assert.Equal(t, fault.KindNotFound, fault.KindOf(err))
+}
+
+// TestAccountStoreKeyExpiry: a key's end is stored and read back, in KeyByPrefix and ListKeys.
+func TestAccountStoreKeyExpiry(t *testing.T) {
+	ctx := context.Background()
+	store := postgres.NewAccountStore(pgtest.Pool(t))
+	require.NoError(t, store.EnsureAccount(ctx, "acc-exp", "expiring"))
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	full, key, err := account.NewKey([]byte{9, 8, 7, 5}, []byte("0123456789abcdef"), "acc-exp", "ci", []account.Scope{account.ScopeRead}, now)
+	require.NoError(t, err)
+	end := now.Add(time.Hour)
+	key.ExpiresAt = &end
+	require.NoError(t, store.CreateKey(ctx, key))
+
+	got, err := store.KeyByPrefix(ctx, account.PrefixOf(full))
+	require.NoError(t, err)
+	require.NotNil(t, got.ExpiresAt)
+	assert.True(t, end.Equal(*got.ExpiresAt), "stored end %s, read %s", end, *got.ExpiresAt)
+	assert.True(t, got.Active(end.Add(-time.Second)))
+	assert.False(t, got.Active(end))
+	keys, err := store.ListKeys(ctx, "acc-exp")
+	require.NoError(t, err)
+	require.Len(t, keys, 1)
+	require.NotNil(t, keys[0].ExpiresAt)
+	assert.True(t, end.Equal(*keys[0].ExpiresAt))
 }
 
 func TestMigrateIsIdempotent(t *testing.T) {

@@ -352,6 +352,18 @@ var _ ports.DeliveryQueue = (*WebhookStore)(nil)
 // pumpLockKey is the session advisory lock only one delivery pump holds.
 const pumpLockKey = 7_346_512
 
+// PumpRunning reports whether a delivery pump holds its lock on this database, that is runs
+// (in this process or another). Readiness of the processes that run a worker waits for it: after
+// a crash the lost pump comes back only when Temporal retries its activity.
+func (s *WebhookStore) PumpRunning(ctx context.Context) (bool, error) {
+	var running bool
+	// hand-built: pg_locks is a system view, which sqlc's catalog does not know.
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		AND classid = 0 AND objid = $1::bigint::oid AND objsubid = 1)`, pumpLockKey).Scan(&running)
+	return running, interpretError(err, "delivery pump lock", "")
+}
+
 // outboxChannel is what migration 0040's trigger notifies when the outbox gains rows.
 const outboxChannel = "webhook_outbox"
 

@@ -61,15 +61,30 @@ func (s *split) accept() {
 func (s *split) classify(c net.Conn) {
 	_ = c.SetReadDeadline(time.Now().Add(classifyTimeout))
 	br := bufio.NewReaderSize(c, 4096)
-	isWS := false
+	isWS, lineRead := false, false
 	for n := 1; n <= br.Size(); n++ {
 		b, err := br.Peek(n)
+		var framing interface{ HTTPFraming() }
+		if err != nil && errors.As(err, &framing) {
+			// A request the listener underneath refused (httpapi.StrictFraming): the API
+			// answers it with its error body and closes.
+			isWS = false
+			break
+		}
 		if err != nil {
 			_ = c.Close()
 			return
 		}
-		if b[n-1] == '\n' {
-			isWS = isStreamRequest(b)
+		if !lineRead && b[n-1] == '\n' {
+			lineRead, isWS = true, isStreamRequest(b)
+			if !isWS {
+				break
+			}
+		}
+		// A stream request is handed over once its whole head has arrived (StrictFraming
+		// passes its header lines only once they are checked), so that one refused goes to the
+		// API too; a head beyond the buffer goes to the stream, whose server refuses it.
+		if lineRead && bytes.HasSuffix(b, []byte("\r\n\r\n")) {
 			break
 		}
 	}

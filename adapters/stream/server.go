@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/centrifugal/centrifuge"
@@ -21,6 +22,7 @@ import (
 	appstream "github.com/tokenscope/tokenscope/app/stream"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -45,12 +47,26 @@ type Config struct {
 	AllowedOrigins []string
 	// Name is the node's name in logs (the hostname when empty).
 	Name string
+	// Limiter, when set, makes every connect spend one request of its key's rate limit bucket
+	// (DefaultLimit for keys without their own; a zero limit: unlimited), the REST calls' bucket.
+	Limiter      ports.RateLimiter
+	DefaultLimit ratelimit.Limit
+	// ConnectionsPerKey bounds one key's open connections on this node (0: unbounded).
+	ConnectionsPerKey int
 }
 
 // Authenticator turns a presented API key into a principal (app/apikey).
 type Authenticator interface {
 	Authenticate(ctx context.Context, presented string) (account.Principal, error)
+	// Recheck is Authenticate trusting a cached record only when read less than maxAge ago.
+	Recheck(ctx context.Context, presented string, maxAge time.Duration) (account.Principal, error)
 }
+
+// KeyRecheck is how often an open connection's key is checked again, trusting a record read
+// at most this long ago: a key revoked by another process, which requests stop honouring within
+// the key cache's 10 s (app/apikey.CacheTTL), closes its streams within 2×KeyRecheck = 10 s.
+// A key's end (apikey create --expires) closes them at that second.
+const KeyRecheck = 5 * time.Second
 
 // Server is one node: the Centrifuge node, its WebSocket handler and the hub the publisher uses.
 type Server struct {
@@ -109,11 +125,24 @@ func New(cfg Config, auth Authenticator, log *slog.Logger, reg prometheus.Regist
 			s.announce(e.Data)
 		}
 	})
+	gate := &connectGate{limiter: cfg.Limiter, def: cfg.DefaultLimit, perKey: cfg.ConnectionsPerKey, open: map[string]int{}, log: log}
 	node.OnConnecting(func(ctx context.Context, e centrifuge.ConnectEvent) (centrifuge.ConnectReply, error) {
-		return connecting(ctx, auth, e)
+		reply, p, err := connecting(ctx, auth, e)
+		if err != nil {
+			return reply, err
+		}
+		if err := gate.admit(ctx, p); err != nil {
+			m.refused.WithLabelValues(fmt.Sprint(err.(*centrifuge.Disconnect).Code)).Inc()
+			return centrifuge.ConnectReply{}, err
+		}
+		return reply, nil
 	})
 	node.OnConnect(func(c *centrifuge.Client) {
 		m.connects.Inc()
+		c.OnRefresh(func(_ centrifuge.RefreshEvent, cb centrifuge.RefreshCallback) {
+			// Off the connection's timer goroutine: the recheck may read the database.
+			go func() { cb(recheck(c.Context(), auth)) }()
+		})
 		c.OnSubscribe(func(e centrifuge.SubscribeEvent, cb centrifuge.SubscribeCallback) {
 			cb(subscribe(c, e))
 		})
@@ -178,25 +207,106 @@ func (s *Server) Announce(data []byte) error { return s.node.Notify(announceOp, 
 // empty, the `token` query parameter of the upgrade request (the public client sends both).
 // A missing or unknown key closes the connection with 3500 "invalid token", a key without the
 // read scope with 3507 "permission denied"; neither is retried by the client.
-func connecting(ctx context.Context, auth Authenticator, e centrifuge.ConnectEvent) (centrifuge.ConnectReply, error) {
+func connecting(ctx context.Context, auth Authenticator, e centrifuge.ConnectEvent) (centrifuge.ConnectReply, account.Principal, error) {
 	key := strings.TrimSpace(e.Token)
 	if key == "" {
 		key, _ = ctx.Value(queryTokenKey{}).(string)
 	}
 	if key == "" {
-		return centrifuge.ConnectReply{}, centrifuge.DisconnectInvalidToken
+		return centrifuge.ConnectReply{}, account.Principal{}, centrifuge.DisconnectInvalidToken
 	}
 	p, err := auth.Authenticate(ctx, key)
 	if err != nil {
 		if fault.Is(err, fault.KindUnauthorized) {
-			return centrifuge.ConnectReply{}, centrifuge.DisconnectInvalidToken
+			return centrifuge.ConnectReply{}, p, centrifuge.DisconnectInvalidToken
 		}
-		return centrifuge.ConnectReply{}, centrifuge.ErrorInternal
+		return centrifuge.ConnectReply{}, p, centrifuge.ErrorInternal
 	}
 	if !p.Has(account.ScopeRead) {
-		return centrifuge.ConnectReply{}, centrifuge.DisconnectPermissionDenied
+		return centrifuge.ConnectReply{}, p, centrifuge.DisconnectPermissionDenied
 	}
-	return centrifuge.ConnectReply{Credentials: &centrifuge.Credentials{UserID: p.AccountID}}, nil
+	// The connection "expires" every KeyRecheck (or at the key's end): the library then calls
+	// the refresh handler (recheck), which keeps it or closes it.
+	return centrifuge.ConnectReply{Context: context.WithValue(ctx, connKeyKey{}, key),
+		Credentials: &centrifuge.Credentials{UserID: p.AccountID, ExpireAt: nextCheck(time.Now(), p)}}, p, nil
+}
+
+// connectGate admits a connect of an authenticated key: it spends one request of the key's
+// bucket and holds one of the key's places on this node until the connection ends.
+type connectGate struct {
+	limiter ports.RateLimiter
+	def     ratelimit.Limit
+	perKey  int
+	log     *slog.Logger
+
+	mu   sync.Mutex
+	open map[string]int // connections (and connects under way) by key id
+}
+
+// admit refuses a connect with 3013 "too many requests" when the key's bucket is empty (the
+// client retries later, with backoff) or 3504 "connection limit" when the key already holds
+// ConnectionsPerKey connections (final: the client reports it and does not retry). ctx is the
+// connection's: its place is given back when it ends, whether or not the connect completes.
+func (g *connectGate) admit(ctx context.Context, p account.Principal) error {
+	if l := p.Limit.Or(g.def); g.limiter != nil && !l.IsZero() {
+		d, err := g.limiter.Allow(ctx, p.KeyID, l)
+		// A limiter that cannot decide lets the connect through, as it does requests.
+		if err == nil && !d.Allowed {
+			return &centrifuge.DisconnectTooManyRequests
+		}
+	}
+	if g.perKey <= 0 {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.open[p.KeyID] >= g.perKey {
+		return &centrifuge.DisconnectConnectionLimit
+	}
+	g.open[p.KeyID]++
+	context.AfterFunc(ctx, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.open[p.KeyID]--; g.open[p.KeyID] <= 0 {
+			delete(g.open, p.KeyID)
+		}
+	})
+	return nil
+}
+
+type connKeyKey struct{}
+
+// recheck is the refresh of an open connection: its key checked again. A key revoked, expired
+// or gone closes it with 3500, as a connect with it would be refused; a store that cannot
+// answer keeps it until the next check (the limiter and the key cache fail open the same way).
+func recheck(ctx context.Context, auth Authenticator) (centrifuge.RefreshReply, error) {
+	key, _ := ctx.Value(connKeyKey{}).(string)
+	p, err := auth.Recheck(ctx, key, KeyRecheck)
+	now := time.Now()
+	switch {
+	case fault.Is(err, fault.KindUnauthorized):
+		return centrifuge.RefreshReply{}, centrifuge.DisconnectInvalidToken
+	case err != nil:
+		return centrifuge.RefreshReply{ExpireAt: now.Add(KeyRecheck).Unix()}, nil
+	case !p.Has(account.ScopeRead):
+		return centrifuge.RefreshReply{}, centrifuge.DisconnectPermissionDenied
+	}
+	return centrifuge.RefreshReply{ExpireAt: nextCheck(now, p)}, nil
+}
+
+// nextCheck is when a connection's key is checked next (Unix seconds, the library's unit):
+// KeyRecheck from now, or the key's end when that comes first (rounded up, so the check finds
+// the key ended).
+func nextCheck(now time.Time, p account.Principal) int64 {
+	next := now.Add(KeyRecheck).Unix()
+	if p.ExpiresAt != nil {
+		end := p.ExpiresAt.Unix()
+		if p.ExpiresAt.After(time.Unix(end, 0)) {
+			end++
+		}
+		next = min(next, end)
+	}
+	return next
 }
 
 // subscribe accepts a channel of the table (app/stream) and turns the filter the client sent
@@ -253,6 +363,7 @@ func originCheck(allowed []string) func(r *http.Request) bool {
 type metrics struct {
 	connects    prometheus.Counter
 	disconnects *prometheus.CounterVec
+	refused     *prometheus.CounterVec
 }
 
 func newMetrics(node *centrifuge.Node, reg prometheus.Registerer) *metrics {
@@ -261,11 +372,13 @@ func newMetrics(node *centrifuge.Node, reg prometheus.Registerer) *metrics {
 			Help: "WebSocket stream connections accepted (authenticated)."}),
 		disconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tokenscope_stream_disconnects_total",
 			Help: "WebSocket stream disconnections by close code (3008 slow consumer, 3500 invalid token, 3507 permission denied)."}, []string{"code"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tokenscope_stream_connects_refused_total",
+			Help: "WebSocket stream connects of a valid key refused by code (3013 rate limit bucket empty, 3504 STREAM_CONNECTIONS_PER_KEY reached)."}, []string{"code"}),
 	}
 	if reg == nil {
 		return m
 	}
-	reg.MustRegister(m.connects, m.disconnects,
+	reg.MustRegister(m.connects, m.disconnects, m.refused,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tokenscope_stream_connections",
 			Help: "WebSocket stream connections open on this process."}, func() float64 { return float64(node.Hub().NumClients()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tokenscope_stream_subscriptions",

@@ -32,6 +32,10 @@ func (keys) Authenticate(_ context.Context, k string) (account.Principal, error)
 	return account.Principal{}, fault.Unauthorized("unknown key")
 }
 
+func (k keys) Recheck(ctx context.Context, key string, _ time.Duration) (account.Principal, error) {
+	return k.Authenticate(ctx, key)
+}
+
 // serve runs a node on a loopback listener split like the API's; the other half answers 418.
 func serve(t *testing.T, cfg stream.Config) (*stream.Server, string, *prometheus.Registry) {
 	t.Helper()

@@ -48,15 +48,20 @@ type Config struct {
 	// ones without changing derived state (docs/engine.md, "Retention").
 	TradesRetention time.Duration
 	// Realtime streams (/connection/websocket).
-	RedisURL            string        // empty: one node, publications stay in the process
-	RedisPrefix         string        // Redis key and channel prefix of the stream broker
-	StreamQueueBytes    int           // each connection's outgoing queue; beyond it the client is closed as slow
-	StreamWriteTimeout  time.Duration // one write to a connection; a client that stops reading is closed
-	StreamChannelLimit  int           // subscriptions per connection
-	StreamCoalesce      time.Duration // the most often a coalesced channel publishes
-	StreamAllowedOrigin string        // comma list of browser origins allowed besides the server's own; "*" any
-	RateLimitPerMinute  int           // each API key's default sustained rate; 0: keys without their own limit are unlimited
-	RateLimitBurst      int           // requests a full bucket allows beyond the per-minute rate
+	RedisURL           string        // empty: one node, publications stay in the process
+	RedisPrefix        string        // Redis key and channel prefix of the stream broker
+	StreamQueueBytes   int           // each connection's outgoing queue; beyond it the client is closed as slow
+	StreamWriteTimeout time.Duration // one write to a connection; a client that stops reading is closed
+	StreamChannelLimit int           // subscriptions per connection
+	// StreamConnectionsPerKey bounds one API key's open stream connections on a process.
+	StreamConnectionsPerKey int
+	StreamCoalesce          time.Duration // the most often a coalesced channel publishes
+	StreamAllowedOrigin     string        // comma list of browser origins allowed besides the server's own; "*" any
+	RateLimitPerMinute      int           // each API key's default sustained rate; 0: keys without their own limit are unlimited
+	RateLimitBurst          int           // requests a full bucket allows beyond the per-minute rate
+	// RateLimitFailedAuthPerMinute is how many requests one client address may get refused 401
+	// a minute (and as many at once); 0: not limited.
+	RateLimitFailedAuthPerMinute int
 }
 
 // Load reads the environment.
@@ -85,6 +90,10 @@ func Load() (Config, error) {
 	c.StreamQueueBytes = integer("STREAM_QUEUE_BYTES", 1<<20, &errs)
 	c.StreamWriteTimeout = duration("STREAM_WRITE_TIMEOUT", time.Second, &errs)
 	c.StreamChannelLimit = integer("STREAM_CHANNEL_LIMIT", 100, &errs)
+	c.StreamConnectionsPerKey = integer("STREAM_CONNECTIONS_PER_KEY", 50, &errs)
+	if c.StreamConnectionsPerKey <= 0 {
+		errs = append(errs, "STREAM_CONNECTIONS_PER_KEY must be positive, got "+strconv.Itoa(c.StreamConnectionsPerKey))
+	}
 	c.StreamCoalesce = duration("STREAM_COALESCE", 250*time.Millisecond, &errs)
 	c.DBMaxConns = int32(integer("DB_MAX_CONNS", 20, &errs))
 	c.TemporalUIPort = integer("TEMPORAL_UI_PORT", 8233, &errs)
@@ -120,6 +129,10 @@ func Load() (Config, error) {
 	c.RateLimitBurst = integer("RATE_LIMIT_BURST", 3000, &errs)
 	if c.RateLimitBurst < 0 || c.RateLimitBurst > 1_000_000 {
 		errs = append(errs, "RATE_LIMIT_BURST must be between 0 and 1000000, got "+strconv.Itoa(c.RateLimitBurst))
+	}
+	c.RateLimitFailedAuthPerMinute = integer("RATE_LIMIT_FAILED_AUTH_PER_MINUTE", 60, &errs)
+	if c.RateLimitFailedAuthPerMinute < 0 || c.RateLimitFailedAuthPerMinute > 1_000_000 {
+		errs = append(errs, "RATE_LIMIT_FAILED_AUTH_PER_MINUTE must be between 0 and 1000000, got "+strconv.Itoa(c.RateLimitFailedAuthPerMinute))
 	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -156,8 +157,18 @@ func (d *devProcesses) stop(p *exec.Cmd, sig syscall.Signal) {
 // Before the embedded server used static membership a restarted process ran nothing for about
 // 50 s (while /readyz said ready); the 30 s deadlines are correctness bounds that this fails,
 // not performance targets.
+//
+// The webhook pump is part of it: at readiness it holds its lock (it runs), and an event
+// published then is delivered. Before, after SIGKILL the pump came back only when Temporal
+// retried its lost activity (heartbeat timeout), 15-30 s after /readyz said ready.
 func TestDevRestartRunsWorkflowsAtReadiness(t *testing.T) {
 	d := newDevProcesses(t)
+	hooks := make(chan string, 16)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hooks <- r.Header.Get("webhook-id")
+	}))
+	t.Cleanup(receiver.Close)
+	var endpoint string
 	var prev *exec.Cmd
 	for i, run := range []struct {
 		name string
@@ -188,6 +199,23 @@ func TestDevRestartRunsWorkflowsAtReadiness(t *testing.T) {
 		})
 		t.Logf("%s: /readyz 200 after %s, KYT registration processed %s after readiness", run.name,
 			readyAt.Sub(started).Round(time.Millisecond), time.Since(readyAt).Round(time.Millisecond))
+
+		if endpoint == "" {
+			status, o := call(t, "POST", d.base+"/v2/webhook/endpoint", map[string]any{"url": receiver.URL,
+				"channels": []string{"sol.token.migrated"}}, "Authorization", bearer)
+			require.Equal(t, 200, status, "%v", o)
+			endpoint = o["id"].(string)
+		}
+		assert.Equal(t, "up", checks["webhooks"], "%s: readiness includes the webhook pump", run.name)
+		published := time.Now()
+		event := publishEvent(t, d.dbURL, "dev-restart-"+strconv.Itoa(i))
+		select {
+		case <-hooks:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s: event %s not delivered within 60 s", run.name, event)
+		}
+		t.Logf("%s: a webhook event published at readiness (+%s) delivered %s after readiness", run.name,
+			published.Sub(readyAt).Round(time.Millisecond), time.Since(readyAt).Round(time.Millisecond))
 	}
 	d.stop(prev, syscall.SIGTERM)
 }
@@ -235,6 +263,21 @@ func TestDevRestartRetriesALostRefreshRound(t *testing.T) {
 	t.Logf("restart: ready after %s, next completed round %s after readiness",
 		readyAt.Sub(started).Round(time.Millisecond), time.Since(readyAt).Round(time.Millisecond))
 	d.stop(restarted, syscall.SIGTERM)
+}
+
+// publishEvent writes one outbox row on sol.token.migrated (what the engine writes when a token
+// migrates) and returns its event id.
+func publishEvent(t *testing.T, dbURL, id string) string {
+	t.Helper()
+	ctx := context.Background()
+	db, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	defer db.Close(ctx)
+	event := "sol.token.migrated:" + id
+	_, err = db.Exec(ctx, `INSERT INTO outbox (event_id, channel, payload, created_at_ms) VALUES ($1, $2, $3::jsonb, $4)`,
+		event, "sol.token.migrated", `{"address":"So1","name":"N","symbol":"NNN","decimals":9}`, time.Now().UnixMilli())
+	require.NoError(t, err)
+	return event
 }
 
 // eventually polls cond every 20 ms until it holds, failing the test after d.

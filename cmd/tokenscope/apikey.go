@@ -33,6 +33,7 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	scopes := fs.String("scopes", "read,kyt,webhook,ingest", "comma-separated scopes: read, kyt, webhook, ingest (create)")
 	rate := fs.Int("rate", 0, "this key's rate limit in requests per minute (create; default RATE_LIMIT_PER_MINUTE)")
 	burst := fs.Int("burst", -1, "requests a full bucket allows beyond --rate (create; default RATE_LIMIT_BURST)")
+	expires := fs.String("expires", "", "when the key ends: a duration (90s, 720h, 30d) or an RFC 3339 time (create; default never)")
 	if err := fs.Parse(rest); err != nil {
 		return err
 	}
@@ -55,12 +56,20 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		if err != nil {
 			return err
 		}
-		full, key, err := rt.App.Keys.CreateLimited(ctx, *accountID, *name, sc, limit)
+		var end *time.Time
+		if *expires != "" {
+			t, err := account.ParseExpiry("expires", *expires, time.Now())
+			if err != nil {
+				return err
+			}
+			end = &t
+		}
+		full, key, err := rt.App.Keys.CreateLimited(ctx, *accountID, *name, sc, limit, end)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "created key %s for account %s with scopes %s, rate limit %s; it is shown only once:\n",
-			key.Prefix, key.AccountID, joinScopes(key.Scopes), showLimit(key.Limit))
+		fmt.Fprintf(os.Stderr, "created key %s for account %s with scopes %s, rate limit %s, %s; it is shown only once:\n",
+			key.Prefix, key.AccountID, joinScopes(key.Scopes), showLimit(key.Limit), keyState(key, time.Now()))
 		fmt.Println(full)
 		return nil
 	case "list":
@@ -70,11 +79,9 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		}
 		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "PREFIX\tACCOUNT\tNAME\tSCOPES\tRATE LIMIT\tCREATED\tSTATE")
+		now := time.Now()
 		for _, k := range keys {
-			state := "active"
-			if !k.Active() {
-				state = "revoked " + k.RevokedAt.UTC().Format(time.RFC3339)
-			}
+			state := keyState(k, now)
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Prefix, k.AccountID, k.Name, joinScopes(k.Scopes), showLimit(k.Limit),
 				k.CreatedAt.UTC().Format(time.RFC3339), state)
 		}
@@ -106,6 +113,19 @@ func keyLimit(cfg config.Config, rate, burst int) (ratelimit.Limit, error) {
 		burst = cfg.RateLimitBurst
 	}
 	return ratelimit.New("rate", rate, burst)
+}
+
+// keyState is a key's STATE column: active (with its end, if any), revoked or expired.
+func keyState(k account.Key, now time.Time) string {
+	switch {
+	case k.RevokedAt != nil:
+		return "revoked " + k.RevokedAt.UTC().Format(time.RFC3339)
+	case k.ExpiresAt != nil && !k.Active(now):
+		return "expired " + k.ExpiresAt.UTC().Format(time.RFC3339)
+	case k.ExpiresAt != nil:
+		return "active, expires " + k.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	return "active"
 }
 
 func showLimit(l ratelimit.Limit) string {

@@ -92,6 +92,9 @@ func testConfig(t *testing.T) config.Config {
 	// the in-process limiter unless a test sets REDIS_URL (e2e_ratelimit_test.go).
 	cfg.RedisURL = ""
 	cfg.RateLimitPerMinute, cfg.RateLimitBurst = ratelimit.MaxPerMinute, ratelimit.MaxBurst
+	// Every test's client is 127.0.0.1: its 401s are not limited either (adapters/httpapi tests
+	// check that limit).
+	cfg.RateLimitFailedAuthPerMinute = 0
 	return cfg
 }
 

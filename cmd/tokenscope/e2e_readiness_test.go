@@ -17,8 +17,8 @@ import (
 // TestReadinessWaitsForAWorkflowRoundTrip: a process that runs a worker (dev, worker) reports
 // ready only once a no-op workflow has run through Temporal. Here the frontend answers from the
 // start, but no worker polls the task queue, so nothing can run: /readyz stays 503 and names
-// the workflows check; once a worker is started it turns 200, and by then the probe workflow
-// has completed.
+// the workflows check; once a worker is started (and the webhook pump with it) it turns 200,
+// and by then the probe workflow has completed.
 func TestReadinessWaitsForAWorkflowRoundTrip(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -46,6 +46,9 @@ func TestReadinessWaitsForAWorkflowRoundTrip(t *testing.T) {
 	assert.Contains(t, checks["workflows"], "down", "the workflows check is what fails")
 
 	startWorker(t, rt)
+	// Readiness also waits for the webhook pump (the check "webhooks"), which the real
+	// processes start with their loops (wire.StartLoops).
+	require.NoError(t, wire.StartWebhookDispatch(ctx, rt))
 	eventually(t, 30*time.Second, "/readyz answers 200 once a worker runs the probe", func() bool {
 		return e.do(t, "GET", "/readyz", nil, "Authorization", "").Status == 200
 	})

@@ -9,6 +9,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,14 +31,15 @@ const (
 // AllScopes lists every scope, in the order shown to users.
 var AllScopes = []Scope{ScopeRead, ScopeKYT, ScopeWebhook, ScopeIngest}
 
-// ParseScopes parses a comma-separated list; empty means every scope.
+// ParseScopes parses a comma-separated list of at least one scope. An empty list is refused
+// rather than read as "every scope": it is what an unset shell variable gives.
 func ParseScopes(param, s string) ([]Scope, error) {
-	if strings.TrimSpace(s) == "" {
-		return append([]Scope(nil), AllScopes...), nil
-	}
 	var out []Scope
 	seen := map[Scope]bool{}
 	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
 		sc := Scope(strings.ToLower(strings.TrimSpace(part)))
 		ok := false
 		for _, a := range AllScopes {
@@ -46,18 +48,49 @@ func ParseScopes(param, s string) ([]Scope, error) {
 			}
 		}
 		if !ok {
-			names := make([]string, len(AllScopes))
-			for i, a := range AllScopes {
-				names[i] = string(a)
-			}
-			return nil, fault.InvalidParam(param, part, names...)
+			return nil, fault.InvalidParam(param, part, scopeNames()...)
 		}
 		if !seen[sc] {
 			seen[sc] = true
 			out = append(out, sc)
 		}
 	}
+	if len(out) == 0 {
+		return nil, fault.Invalid(param, s, "name at least one scope: "+strings.Join(scopeNames(), ", "))
+	}
 	return out, nil
+}
+
+func scopeNames() []string {
+	names := make([]string, len(AllScopes))
+	for i, a := range AllScopes {
+		names[i] = string(a)
+	}
+	return names
+}
+
+// ParseExpiry reads when a key ends: a duration from now (Go's form, such as 90s or 720h, or
+// whole days such as 30d) or an RFC 3339 time; it must lie after now.
+func ParseExpiry(param, s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	var end time.Time
+	if days, ok := strings.CutSuffix(s, "d"); ok && days != "" && strings.Trim(days, "0123456789") == "" {
+		n, err := strconv.Atoi(days)
+		if err != nil || n > 100*366 {
+			return time.Time{}, fault.Invalid(param, s, "too many days")
+		}
+		end = now.Add(time.Duration(n) * 24 * time.Hour)
+	} else if d, err := time.ParseDuration(s); err == nil {
+		end = now.Add(d)
+	} else if t, err := time.Parse(time.RFC3339, s); err == nil {
+		end = t
+	} else {
+		return time.Time{}, fault.Invalid(param, s, "use a duration (90s, 720h, 30d) or an RFC 3339 time")
+	}
+	if !end.After(now) {
+		return time.Time{}, fault.Invalid(param, s, "the key would end before it starts: give a time in the future")
+	}
+	return end, nil
 }
 
 // KeyPrefix starts every key, so leaked keys are easy to recognise and scan for.
@@ -73,6 +106,8 @@ type Principal struct {
 	Scopes    []Scope
 	// Limit is the key's own rate limit; zero means the process default.
 	Limit ratelimit.Limit
+	// ExpiresAt is when the key ends (nil: never).
+	ExpiresAt *time.Time
 }
 
 // Has reports whether the principal holds scope s.
@@ -105,6 +140,7 @@ type Key struct {
 	RevokedAt  *time.Time
 	LastUsedAt *time.Time
 	Limit      ratelimit.Limit // zero: the process default
+	ExpiresAt  *time.Time      // nil: the key never ends
 }
 
 // NewKey builds a key from id bytes (public, 4+ bytes) and secret bytes (MinRandomBytes+).
@@ -150,13 +186,15 @@ func (k Key) Matches(full string) bool {
 	return subtle.ConstantTimeCompare(Hash(full), k.Hash) == 1
 }
 
-// Active reports whether the key may be used.
-func (k Key) Active() bool { return k.RevokedAt == nil }
+// Active reports whether the key may be used at now: neither revoked nor past its end.
+func (k Key) Active(now time.Time) bool {
+	return k.RevokedAt == nil && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
+}
 
-// Authenticate checks a presented key against its stored record.
-func (k Key) Authenticate(full string) (Principal, error) {
-	if !k.Active() || !k.Matches(full) {
+// Authenticate checks a presented key against its stored record at now.
+func (k Key) Authenticate(full string, now time.Time) (Principal, error) {
+	if !k.Active(now) || !k.Matches(full) {
 		return Principal{}, fault.Unauthorized("invalid API key")
 	}
-	return Principal{AccountID: k.AccountID, KeyID: k.ID, Scopes: k.Scopes, Limit: k.Limit}, nil
+	return Principal{AccountID: k.AccountID, KeyID: k.ID, Scopes: k.Scopes, Limit: k.Limit, ExpiresAt: k.ExpiresAt}, nil
 }

@@ -45,10 +45,12 @@ func TestAuthenticate(t *testing.T) {
 		{"one char off", k, full[:len(full)-1] + "y", false},
 		{"empty", k, "", false},
 		{"revoked", func() account.Key { r := k; now := time.Now(); r.RevokedAt = &now; return r }(), full, false},
+		{"expired", func() account.Key { r := k; end := time.Now().Add(-time.Second); r.ExpiresAt = &end; return r }(), full, false},
+		{"not yet expired", func() account.Key { r := k; end := time.Now().Add(time.Hour); r.ExpiresAt = &end; return r }(), full, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := tc.key.Authenticate(tc.present)
+			p, err := tc.key.Authenticate(tc.present, time.Now())
 			if !tc.ok {
 				require.Error(t, err)
 				assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
@@ -71,7 +73,15 @@ func TestPrefixOfMalformed(t *testing.T) {
 }
 
 func TestParseScopes(t *testing.T) {
-	all, err := account.ParseScopes("scopes", "")
+	// An empty list (an unset shell variable) is refused, never read as every scope.
+	for _, empty := range []string{"", " ", " , "} {
+		_, err := account.ParseScopes("scopes", empty)
+		fe, ok := fault.As(err)
+		require.True(t, ok, "%q", empty)
+		assert.Equal(t, "scopes", fe.Param, "%q", empty)
+		assert.Equal(t, fault.KindInvalid, fe.Kind, "%q", empty)
+	}
+	all, err := account.ParseScopes("scopes", "read,kyt,webhook,ingest")
 	require.NoError(t, err)
 	assert.Len(t, all, 4)
 	got, err := account.ParseScopes("scopes", "read, KYT,read")
@@ -82,4 +92,24 @@ func TestParseScopes(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "scopes", fe.Param)
 	assert.True(t, strings.Contains(fe.Message, "webhook"))
+}
+
+func TestParseExpiry(t *testing.T) {
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"90s":                  now.Add(90 * time.Second),
+		"720h":                 now.Add(720 * time.Hour),
+		"30d":                  now.Add(30 * 24 * time.Hour),
+		"2026-12-01T00:00:00Z": time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		got, err := account.ParseExpiry("expires", in, now)
+		require.NoError(t, err, in)
+		assert.True(t, want.Equal(got), "%s: %s", in, got)
+	}
+	for _, bad := range []string{"", "soon", "-1h", "0s", "2026-11-01T00:00:00Z", "1.5d"} {
+		_, err := account.ParseExpiry("expires", bad, now)
+		fe, ok := fault.As(err)
+		require.True(t, ok, bad)
+		assert.Equal(t, "expires", fe.Param, bad)
+	}
 }

@@ -55,16 +55,17 @@ func ServeHTTP(ctx context.Context, rt *Runtime, lns Listeners, ready func()) er
 	}
 	defer closeDeps()
 	// The stream endpoint shares the main and dex listeners (adapters/stream.Split).
-	streams, err := NewStreams(rt.Cfg, rt.Log, rt.App.Keys, rt.App.Market, rt.App.Candles, rt.App.Ingest, rt.Clock, rt.Registry)
+	streams, err := NewStreams(rt.Cfg, rt.Log, rt.App.Keys, rt.App.Market, rt.App.Candles, rt.App.Ingest, rt.Clock, rt.Registry, deps.RateLimit)
 	if err != nil {
 		return err
 	}
-	mainLn, mainWS := adapterstream.Split(lns.Main)
-	dexLn, dexWS := adapterstream.Split(lns.Dex)
+	// Every address reads its requests through StrictFraming, the stream's path included.
+	mainLn, mainWS := adapterstream.Split(httpapi.StrictFraming(lns.Main))
+	dexLn, dexWS := adapterstream.Split(httpapi.StrictFraming(lns.Dex))
 	apps := []struct {
 		app *fiber.App
 		ln  net.Listener
-	}{{httpapi.New(deps), mainLn}, {httpapi.NewDex(deps), dexLn}, {httpapi.NewAdmin(deps), lns.Admin}}
+	}{{httpapi.New(deps), mainLn}, {httpapi.NewDex(deps), dexLn}, {httpapi.NewAdmin(deps), httpapi.StrictFraming(lns.Admin)}}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { rt.Versions.Run(gctx); return nil })
 	g.Go(func() error { return streams.Run(gctx) })

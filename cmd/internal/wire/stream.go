@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tokenscope/tokenscope/adapters/httpapi"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	adapterstream "github.com/tokenscope/tokenscope/adapters/stream"
 	"github.com/tokenscope/tokenscope/app/apikey"
@@ -26,19 +27,21 @@ type Streams struct {
 	Publisher *appstream.Publisher
 }
 
-func streamConfig(cfg config.Config) adapterstream.Config {
+func streamConfig(cfg config.Config, rl httpapi.RateLimit) adapterstream.Config {
 	return adapterstream.Config{
 		RedisURL: cfg.RedisURL, RedisPrefix: cfg.RedisPrefix, QueueBytes: cfg.StreamQueueBytes,
 		WriteTimeout: cfg.StreamWriteTimeout, ChannelLimit: cfg.StreamChannelLimit,
 		AllowedOrigins: splitList(cfg.StreamAllowedOrigin),
+		Limiter:        rl.Limiter, DefaultLimit: rl.Default, ConnectionsPerKey: cfg.StreamConnectionsPerKey,
 	}
 }
 
 // NewStreams builds the stream node and its publisher over the market reads, and makes ingest
-// publish through it. reg (nil: none) gets the connection metrics.
+// publish through it. reg (nil: none) gets the connection metrics; rl is the REST calls' rate
+// limit, which connects spend from too (zero: connects are not limited).
 func NewStreams(cfg config.Config, log *slog.Logger, keys adapterstream.Authenticator, m *market.Service,
-	candles *appcandle.Service, ing *appingest.Service, clock SystemClock, reg prometheus.Registerer) (*Streams, error) {
-	srv, err := adapterstream.New(streamConfig(cfg), keys, log, reg)
+	candles *appcandle.Service, ing *appingest.Service, clock SystemClock, reg prometheus.Registerer, rl httpapi.RateLimit) (*Streams, error) {
+	srv, err := adapterstream.New(streamConfig(cfg, rl), keys, log, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +83,7 @@ func ImportStreams(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, ing 
 	keys := apikey.New(postgres.NewAccountStore(pool), SystemClock{})
 	// The import node hosts no connections: candle channels are recomputed by the API nodes
 	// that its flush announcements reach, so it needs no candle source.
-	return NewStreams(cfg, log, keys, market.New(postgres.NewMarketReader(pool)), nil, ing, SystemClock{}, nil)
+	return NewStreams(cfg, log, keys, market.New(postgres.NewMarketReader(pool)), nil, ing, SystemClock{}, nil, httpapi.RateLimit{})
 }
 
 // splitList reads a comma list, dropping blanks.

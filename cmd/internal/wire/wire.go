@@ -8,8 +8,10 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -28,6 +30,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/config"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/market"
+	domainrl "github.com/tokenscope/tokenscope/domain/ratelimit"
 	"github.com/tokenscope/tokenscope/workflows"
 )
 
@@ -134,12 +137,38 @@ func ReadinessChecks(rt *Runtime) []httpapi.Check {
 		checks = append(checks, httpapi.Check{Name: "temporal", Ping: temporal.Pinger{Client: rt.Temporal}.Ping})
 	}
 	if rt.WorkflowProbe != nil {
-		checks = append(checks, httpapi.Check{Name: "workflows", Ping: rt.WorkflowProbe.Ping})
+		checks = append(checks, httpapi.Check{Name: "workflows", Ping: rt.WorkflowProbe.Ping},
+			httpapi.Check{Name: "webhooks", Ping: (&pumpSeen{store: postgres.NewWebhookStore(rt.Pool)}).Ping})
 	}
 	if rt.firstRefresh != nil {
 		checks = append(checks, httpapi.Check{Name: "rankings", Ping: rt.firstRefresh.Ping})
 	}
 	return checks
+}
+
+// pumpSeen is the readiness gate of the webhook delivery pump in the processes that run a
+// worker: down until a pump (here or in another worker) has been seen holding its lock, then up
+// for good, as the workflow round trip is. After a crash the pump's lost activity is retried
+// only after its heartbeat timeout (docs/workflows.md), later than the rest is ready; without
+// this gate /readyz said ready while no webhook was sent for up to 30 s.
+type pumpSeen struct {
+	store *postgres.WebhookStore
+	seen  atomic.Bool
+}
+
+func (p *pumpSeen) Ping(ctx context.Context) error {
+	if p.seen.Load() {
+		return nil
+	}
+	running, err := p.store.PumpRunning(ctx)
+	if err != nil {
+		return err
+	}
+	if !running {
+		return errors.New("the webhook delivery pump is not running yet")
+	}
+	p.seen.Store(true)
+	return nil
 }
 
 // StartWorkflowProbe makes readiness wait for a no-op workflow round trip on the task queue
@@ -170,10 +199,16 @@ func httpDeps(rt *Runtime) (d httpapi.Deps, release func(), err error) {
 	if err != nil {
 		return httpapi.Deps{}, release, err
 	}
+	var failedAuth domainrl.Limit
+	if n := rt.Cfg.RateLimitFailedAuthPerMinute; n > 0 {
+		if failedAuth, err = domainrl.New("RATE_LIMIT_FAILED_AUTH_PER_MINUTE", n, n); err != nil {
+			return httpapi.Deps{}, release, err
+		}
+	}
 	return httpapi.Deps{
 		App: rt.App, Auth: rt.App.Keys, Checks: append(ReadinessChecks(rt), limiterChecks...), Log: rt.Log,
 		Registry: rt.Registry, Metrics: httpapi.NewMetrics(rt.Registry), RequestTimeout: rt.Cfg.RequestTimeout,
-		ReadTimeout: rt.Cfg.HTTPReadTimeout, IngestIdleTimeout: rt.Cfg.IngestIdleTimeout, RateLimit: rl,
+		ReadTimeout: rt.Cfg.HTTPReadTimeout, IngestIdleTimeout: rt.Cfg.IngestIdleTimeout, RateLimit: rl, FailedAuthLimit: failedAuth,
 		Pprof: rt.Cfg.AdminPprof,
 	}, release, nil
 }

@@ -11,8 +11,8 @@ import (
 )
 
 const CreateAPIKey = `-- name: CreateAPIKey :exec
-INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes, created_at, rate_per_minute, rate_burst)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes, created_at, rate_per_minute, rate_burst, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 `
 
 type CreateAPIKeyParams struct {
@@ -25,6 +25,7 @@ type CreateAPIKeyParams struct {
 	CreatedAt     time.Time
 	RatePerMinute *int32
 	RateBurst     *int32
+	ExpiresAt     *time.Time
 }
 
 func (q *Queries) CreateAPIKey(ctx context.Context, db DBTX, arg CreateAPIKeyParams) error {
@@ -38,6 +39,7 @@ func (q *Queries) CreateAPIKey(ctx context.Context, db DBTX, arg CreateAPIKeyPar
 		arg.CreatedAt,
 		arg.RatePerMinute,
 		arg.RateBurst,
+		arg.ExpiresAt,
 	)
 	return err
 }
@@ -58,7 +60,7 @@ func (q *Queries) CreateAccount(ctx context.Context, db DBTX, arg CreateAccountP
 }
 
 const GetAPIKeyByPrefix = `-- name: GetAPIKeyByPrefix :one
-SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at, rate_per_minute, rate_burst
+SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at, rate_per_minute, rate_burst, expires_at
 FROM api_keys WHERE prefix = $1
 `
 
@@ -77,12 +79,13 @@ func (q *Queries) GetAPIKeyByPrefix(ctx context.Context, db DBTX, prefix string)
 		&i.LastUsedAt,
 		&i.RatePerMinute,
 		&i.RateBurst,
+		&i.ExpiresAt,
 	)
 	return i, err
 }
 
 const ListAPIKeys = `-- name: ListAPIKeys :many
-SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at, rate_per_minute, rate_burst
+SELECT id, account_id, name, prefix, key_hash, scopes, created_at, revoked_at, last_used_at, rate_per_minute, rate_burst, expires_at
 FROM api_keys
 WHERE ($1::text IS NULL OR account_id = $1::text)
 ORDER BY created_at, id
@@ -109,6 +112,7 @@ func (q *Queries) ListAPIKeys(ctx context.Context, db DBTX, accountID *string) (
 			&i.LastUsedAt,
 			&i.RatePerMinute,
 			&i.RateBurst,
+			&i.ExpiresAt,
 		); err != nil {
 			return nil, err
 		}

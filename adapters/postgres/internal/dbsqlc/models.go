@@ -28,6 +28,7 @@ type ApiKey struct {
 	LastUsedAt    *time.Time
 	RatePerMinute *int32
 	RateBurst     *int32
+	ExpiresAt     *time.Time
 }
 
 type HotRanking struct {
