@@ -42,7 +42,9 @@ func newMapper() *dexlog.Mapper {
 	return m
 }
 
-func block(n int64) dexlog.Block { return dexlog.Block{Number: n, Hash: "0xb", Time: 1_700_000_000_000 + n*12_000} }
+func block(n int64) dexlog.Block {
+	return dexlog.Block{Number: n, Hash: "0xb", Time: 1_700_000_000_000 + n*12_000}
+}
 
 func syncLog(n int64, idx int32, pool, r0, r1 string) dexlog.Log {
 	return dexlog.Log{Block: block(n), TxHash: "0xt", Index: idx, Address: pool, Sync: &dexlog.Sync{Reserve0: d(r0), Reserve1: d(r1)}}
