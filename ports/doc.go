@@ -4,4 +4,4 @@
 // domain packages and the standard library only.
 package ports
 
-//go:generate go tool -modfile=../tools/go.mod mockgen -typed -destination=portsmock/portsmock.go -package=portsmock github.com/tokenscope/tokenscope/ports Clock,AccountStore,Pinger,IngestStore,Ingester,MarketRefresher,TokenReader,TradeReader,PoolReader,RedPacketReader,PositionReader,KYTProvider,KYTStore,KYTStarter,AssetPricer,EndpointStore,AttemptStore,WebhookSender,URLGuard,FilterCompiler,EventSource,DeliveryStarter,AttemptLookup,DeliveryFeeder,RetryStarter,JobStore,JobRunner,WalletRederiver,CandleStore,RateLimiter
+//go:generate go tool -modfile=../tools/go.mod mockgen -typed -destination=portsmock/portsmock.go -package=portsmock github.com/tokenscope/tokenscope/ports Clock,AccountStore,Pinger,IngestStore,Ingester,MarketRefresher,TokenReader,TradeReader,PoolReader,RedPacketReader,PositionReader,KYTProvider,KYTStore,KYTStarter,AssetPricer,EndpointStore,AttemptStore,WebhookSender,URLGuard,FilterCompiler,EventSource,DeliveryStarter,AttemptLookup,DeliveryFeeder,RetryStarter,JobStore,JobRunner,WalletRederiver,CandleStore,RateLimiter,ChainSource,ChainCheckpointStore,CheckpointedIngester,ChainMonitor

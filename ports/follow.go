@@ -74,6 +74,8 @@ type CheckpointedStore interface {
 
 // ChainMonitor hears a follower's progress and halts (metrics).
 type ChainMonitor interface {
-	Progress(c chain.Chain, block, head int64, trades int)
+	// Progress reports the last block written, the node's head and the trades written since
+	// the previous report.
+	Progress(c chain.Chain, block, head int64, newTrades int)
 	Halted(c chain.Chain, block int64)
 }

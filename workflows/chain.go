@@ -150,7 +150,7 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 		}
 		if next > target {
 			res.CaughtUp = true
-			a.progress(in.Chain, res)
+			a.progress(in.Chain, res, 0)
 			return res, nil
 		}
 		if !has {
@@ -177,7 +177,7 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 		res.Block = seg.To
 		res.Trades += int64(r.Trades)
 		res.Events += int64(len(seg.Events))
-		a.progress(in.Chain, res)
+		a.progress(in.Chain, res, r.Trades)
 		if activity.IsActivity(ctx) {
 			activity.RecordHeartbeat(ctx, res)
 		}
@@ -187,9 +187,10 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 	}
 }
 
-func (a *ChainActivities) progress(c chain.Chain, r FollowStepResult) {
+// progress reports the step's position and the trades written since its last report.
+func (a *ChainActivities) progress(c chain.Chain, r FollowStepResult, newTrades int) {
 	if a.Monitor != nil {
-		a.Monitor.Progress(c, r.Block, r.Head, int(r.Trades))
+		a.Monitor.Progress(c, r.Block, r.Head, newTrades)
 	}
 }
 

@@ -2,6 +2,7 @@ package evm_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"math/big"
@@ -15,6 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/tokenscope/tokenscope/adapters/evm"
+	"github.com/tokenscope/tokenscope/adapters/evm/evmtest"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
@@ -32,39 +34,21 @@ type wallClock struct{}
 
 func (wallClock) Now() time.Time { return time.Now() }
 
-// world is a simulated chain with a V2 market (WETH, USDC, TKN; a WETH/USDC stable pool at 3000
-// USD per ETH, TKN/USDC and TKN/WETH pools) and a follower writing it into a fresh database.
+// world is the standard market on a simulated chain and a follower writing it into the
+// package's database.
 type world struct {
-	*market
-	weth, usdc, tkn         common.Address
-	stable, tknUSDC, tknETH common.Address
-	cfg                     dexlog.Config
-	store                   *postgres.IngestStore
-	chains                  *postgres.ChainStore
-	reader                  *postgres.MarketReader
-	svc                     *appingest.Service
+	*evmtest.Standard
+	cfg    dexlog.Config
+	store  *postgres.IngestStore
+	chains *postgres.ChainStore
+	reader *postgres.MarketReader
+	svc    *appingest.Service
 }
 
-func newWorld(t *testing.T, wallets ...*ecdsaKey) *world {
+func newWorld(t *testing.T, wallets ...*ecdsa.PrivateKey) *world {
 	pgtest.Truncate(t, "chain_checkpoints")
-	c := newTestChain(t, wallets...)
-	m := newMarket(t, c)
-	w := &world{market: m}
-	w.weth = m.token("Wrapped Ether", "WETH", 1_000_000)
-	w.usdc = m.token("USD Coin", "USDC", 100_000_000)
-	w.tkn = m.token("Test Token", "TKN", 100_000_000)
-	w.stable = m.pair(w.weth, w.usdc)
-	w.tknUSDC = m.pair(w.tkn, w.usdc)
-	w.tknETH = m.pair(w.tkn, w.weth)
-	m.liquidity(w.stable, w.weth, units(100), w.usdc, units(300_000))
-	m.liquidity(w.tknUSDC, w.tkn, units(1_000_000), w.usdc, units(1_000_000))
-	m.liquidity(w.tknETH, w.tkn, units(1_000_000), w.weth, units(300))
-	for _, k := range wallets {
-		m.transfer(m.deployer, w.weth, addr(k), units(100))
-		m.transfer(m.deployer, w.usdc, addr(k), units(100_000))
-	}
-	m.commit()
-	w.cfg = dexlog.Config{Chain: chain.Eth, Native: lower(w.weth), Stables: []string{lower(w.usdc)}, StablePool: lower(w.stable)}
+	w := &world{Standard: evmtest.NewStandard(t, evmtest.NewChain(t, false, wallets...), wallets...)}
+	w.cfg = dexlog.Config{Chain: chain.Eth, Native: lower(w.WETH), Stables: []string{lower(w.USDC)}, StablePool: lower(w.Stable)}
 	pool := pgtest.Pool(t)
 	w.store = postgres.NewIngestStore(pool)
 	w.chains = postgres.NewChainStore(pool)
@@ -73,12 +57,22 @@ func newWorld(t *testing.T, wallets ...*ecdsaKey) *world {
 	return w
 }
 
+var (
+	lower  = evmtest.Lower
+	addr   = evmtest.Addr
+	units  = evmtest.Units
+	whole  = evmtest.Whole
+	newKey = evmtest.NewKey
+)
+
+type swapped = evmtest.Swapped
+
 // activities is a follower process: a fresh source (nothing cached) over the chain.
 func (w *world) activities(ing ports.CheckpointedIngester) *workflows.ChainActivities {
 	if ing == nil {
 		ing = w.svc.Checkpointed(w.store)
 	}
-	return &workflows.ChainActivities{Sources: map[chain.Chain]ports.ChainSource{chain.Eth: evm.NewSource(w.c, w.cfg)},
+	return &workflows.ChainActivities{Sources: map[chain.Chain]ports.ChainSource{chain.Eth: evm.NewSource(w.C, w.cfg)},
 		Checkpoints: w.chains, Ingest: ing, Clock: wallClock{}}
 }
 
@@ -106,8 +100,8 @@ func (w *world) trades(t *testing.T, f ports.TradeFilter) []trade.Trade {
 
 func (w *world) tradeOf(t *testing.T, s swapped) trade.Trade {
 	t.Helper()
-	ts := w.trades(t, ports.TradeFilter{Signatures: []string{lower2(s.tx)}})
-	require.Len(t, ts, 1, "swap %s stored once", s.tx.Hex())
+	ts := w.trades(t, ports.TradeFilter{Signatures: []string{lower2(s.Tx)}})
+	require.Len(t, ts, 1, "swap %s stored once", s.Tx.Hex())
 	return ts[0]
 }
 
@@ -126,29 +120,29 @@ func TestFollowerWritesSwapsAsTrades(t *testing.T) {
 	w := newWorld(t, ka, kb, kc)
 
 	// Block S1: A buys TKN for 1000 USDC, B buys TKN for 1 WETH (ETH at 3000: 100 WETH / 300,000 USDC).
-	aBuy := w.swap(ka, w.tknUSDC, w.usdc, units(1000))
-	bBuy := w.swap(kb, w.tknETH, w.weth, units(1))
-	w.commit()
+	aBuy := w.Swap(ka, w.TKNUSDC, w.USDC, units(1000))
+	bBuy := w.Swap(kb, w.TKNETH, w.WETH, units(1))
+	w.Commit()
 	// Block S2: A sells all its TKN; C sells 10 WETH for USDC in the stable pool (ETH moves).
-	aSell := w.swap(ka, w.tknUSDC, w.tkn, aBuy.amountOut)
-	cSell := w.swap(kc, w.stable, w.weth, units(10))
-	w.commit()
+	aSell := w.Swap(ka, w.TKNUSDC, w.TKN, aBuy.AmountOut)
+	cSell := w.Swap(kc, w.Stable, w.WETH, units(10))
+	w.Commit()
 	// Block S3: B sells all its TKN for WETH at the new ETH price.
-	bSell := w.swap(kb, w.tknETH, w.tkn, bBuy.amountOut)
-	w.commit()
-	w.commit()
-	head := w.commit() // two confirmations on top of S3
+	bSell := w.Swap(kb, w.TKNETH, w.TKN, bBuy.AmountOut)
+	w.Commit()
+	w.Commit()
+	head := w.Commit() // two confirmations on top of S3
 
 	r := w.follow(t, w.activities(nil), 2, 5)
 	assert.Equal(t, head.Number.Int64()-2, r.Block)
 
 	// A's buy: 1000 USDC for x TKN, a stable quote: 1000 USD, price 1000/x.
-	x := whole(aBuy.amountOut)
+	x := whole(aBuy.AmountOut)
 	tr := w.tradeOf(t, aBuy)
 	assert.Equal(t, trade.Buy, tr.Side)
 	assert.Equal(t, lower(addr(ka)), tr.Wallet)
-	assert.Equal(t, lower(w.tkn), tr.TokenAddress)
-	assert.Equal(t, lower(w.usdc), tr.SideTokenAddress)
+	assert.Equal(t, lower(w.TKN), tr.TokenAddress)
+	assert.Equal(t, lower(w.USDC), tr.SideTokenAddress)
 	assert.Equal(t, "TKN", tr.TokenSymbol)
 	assertDec(t, x, tr.TokenAmount, "A buy amount")
 	assertDec(t, decimal.NewFromInt(1000), tr.TokenAmountInUSD, "A buy usd")
@@ -157,56 +151,56 @@ func TestFollowerWritesSwapsAsTrades(t *testing.T) {
 	// B's buy: 1 WETH at 3000 USD.
 	tr = w.tradeOf(t, bBuy)
 	assert.Equal(t, trade.Buy, tr.Side)
-	assert.Equal(t, lower(w.weth), tr.SideTokenAddress)
+	assert.Equal(t, lower(w.WETH), tr.SideTokenAddress)
 	assertDec(t, decimal.NewFromInt(3000), tr.TokenAmountInUSD, "B buy usd")
 	assertDec(t, decimal.NewFromInt(3000), tr.SideTokenPriceInUSD, "eth at S1")
 
 	// C's sell of 10 WETH in the stable pool: WETH is the traded token, worth the USDC it got.
 	tr = w.tradeOf(t, cSell)
 	assert.Equal(t, trade.Sell, tr.Side)
-	assert.Equal(t, lower(w.weth), tr.TokenAddress)
+	assert.Equal(t, lower(w.WETH), tr.TokenAddress)
 	assertDec(t, decimal.NewFromInt(10), tr.TokenAmount, "C amount")
-	assertDec(t, whole(cSell.amountOut), tr.TokenAmountInUSD, "C usd")
+	assertDec(t, whole(cSell.AmountOut), tr.TokenAmountInUSD, "C usd")
 
 	// B's sell at the ETH price after C's swap: (300,000 − C's USDC) / 110.
-	eth2 := decimal.NewFromInt(300_000).Sub(whole(cSell.amountOut)).DivRound(decimal.NewFromInt(110), 18)
+	eth2 := decimal.NewFromInt(300_000).Sub(whole(cSell.AmountOut)).DivRound(decimal.NewFromInt(110), 18)
 	tr = w.tradeOf(t, bSell)
 	assert.Equal(t, trade.Sell, tr.Side)
-	assertDec(t, whole(bSell.amountOut).Mul(eth2), tr.TokenAmountInUSD, "B sell usd")
+	assertDec(t, whole(bSell.AmountOut).Mul(eth2), tr.TokenAmountInUSD, "B sell usd")
 
 	// PnL: A realized y − 1000 USD, B z·eth2 − 3000 USD; both hold nothing.
-	pnl := func(k *ecdsaKey) ports.PricedPosition {
-		ps, err := w.reader.PricedPositions(context.Background(), chain.Eth, lower(addr(k)), []string{lower(w.tkn)})
+	pnl := func(k *ecdsa.PrivateKey) ports.PricedPosition {
+		ps, err := w.reader.PricedPositions(context.Background(), chain.Eth, lower(addr(k)), []string{lower(w.TKN)})
 		require.NoError(t, err)
 		require.Len(t, ps, 1)
 		return ps[0]
 	}
 	pa := pnl(ka)
-	assertDec(t, whole(aSell.amountOut).Sub(decimal.NewFromInt(1000)), pa.Position.RealizedProfitInUSD, "A realized")
+	assertDec(t, whole(aSell.AmountOut).Sub(decimal.NewFromInt(1000)), pa.Position.RealizedProfitInUSD, "A realized")
 	assert.True(t, pa.Position.Balance.IsZero())
 	pb := pnl(kb)
-	assertDec(t, whole(bSell.amountOut).Mul(eth2).Sub(decimal.NewFromInt(3000)), pb.Position.RealizedProfitInUSD, "B realized")
+	assertDec(t, whole(bSell.AmountOut).Mul(eth2).Sub(decimal.NewFromInt(3000)), pb.Position.RealizedProfitInUSD, "B realized")
 	assert.Equal(t, int64(1), pb.Position.Buys)
 	assert.Equal(t, int64(1), pb.Position.Sells)
 
 	// The newest snapshot of each pool holds the reserves the chain reports now.
-	for _, p := range []common.Address{w.stable, w.tknUSDC, w.tknETH} {
+	for _, p := range []common.Address{w.Stable, w.TKNUSDC, w.TKNETH} {
 		snaps, err := w.reader.ListSnapshots(context.Background(), chain.Eth, lower(p), nil, ports.PageRequest{Limit: 1})
 		require.NoError(t, err)
 		require.NotEmpty(t, snaps.Items)
 		s := snaps.Items[0]
 		got := map[string]string{s.TokenA.TokenAddress: string(s.TokenA.VaultAmount), s.TokenB.TokenAddress: string(s.TokenB.VaultAmount)}
-		for tok := range w.reserves[p] {
-			assert.Equal(t, w.balance(tok, p).String(), got[lower(tok)], "pool %s reserve of %s", p.Hex(), tok.Hex())
+		for tok := range w.Reserves[p] {
+			assert.Equal(t, w.Balance(tok, p).String(), got[lower(tok)], "pool %s reserve of %s", p.Hex(), tok.Hex())
 		}
 	}
 	// Every swap is one trade, nothing else.
-	assert.Len(t, w.trades(t, ports.TradeFilter{TokenAddress: lower(w.tkn)}), 4)
+	assert.Len(t, w.trades(t, ports.TradeFilter{TokenAddress: lower(w.TKN)}), 4)
 
 	cp, ok, err := w.chains.Checkpoint(context.Background(), chain.Eth)
 	require.NoError(t, err)
 	require.True(t, ok)
-	h, err := w.c.HeaderByNumber(context.Background(), big.NewInt(r.Block))
+	h, err := w.C.HeaderByNumber(context.Background(), big.NewInt(r.Block))
 	require.NoError(t, err)
 	assert.Equal(t, h.Hash().Hex(), cp.Hash, "the checkpoint names the last block written")
 }
@@ -237,16 +231,16 @@ func (f *flaky) IngestThrough(ctx context.Context, evs []ingest.Event, cp ingest
 // and restarts as a new process resumes from its checkpoint: every swap is stored exactly once,
 // valued as an uninterrupted run values it.
 func TestFollowerResumesAfterACrashWithEverySwapOnce(t *testing.T) {
-	keys := []*ecdsaKey{newKey(t), newKey(t), newKey(t)}
+	keys := []*ecdsa.PrivateKey{newKey(t), newKey(t), newKey(t)}
 	w := newWorld(t, keys...)
 	var swaps []swapped
 	for i := range 6 {
 		k := keys[i%3]
-		swaps = append(swaps, w.swap(k, w.tknETH, w.weth, units(int64(i+1))))
+		swaps = append(swaps, w.Swap(k, w.TKNETH, w.WETH, units(int64(i+1))))
 		if i == 2 {
-			swaps = append(swaps, w.swap(k, w.stable, w.weth, units(5))) // ETH moves mid-backfill
+			swaps = append(swaps, w.Swap(k, w.Stable, w.WETH, units(5))) // ETH moves mid-backfill
 		}
-		w.commit()
+		w.Commit()
 	}
 	f := &flaky{next: w.svc.Checkpointed(w.store), lostReply: map[int]bool{3: true}, beforeCommit: map[int]bool{6: true}}
 	crashes := 0
@@ -262,17 +256,17 @@ func TestFollowerResumesAfterACrashWithEverySwapOnce(t *testing.T) {
 	assert.Equal(t, 2, crashes)
 	w.follow(t, w.activities(nil), 0, 100)
 
-	stored := w.trades(t, ports.TradeFilter{PoolAddress: lower(w.tknETH)})
+	stored := w.trades(t, ports.TradeFilter{PoolAddress: lower(w.TKNETH)})
 	assert.Len(t, stored, 6, "every TKN/WETH swap once")
 	eth := decimal.NewFromInt(3000)
 	for i, s := range swaps {
 		tr := w.tradeOf(t, s)
-		if s.pair == w.stable {
+		if s.Pair == w.Stable {
 			// 100 + 1 + 2 + 3 WETH went into the stable pool's ETH price only through this swap.
-			eth = decimal.NewFromInt(300_000).Sub(whole(s.amountOut)).DivRound(decimal.NewFromInt(105), 18)
+			eth = decimal.NewFromInt(300_000).Sub(whole(s.AmountOut)).DivRound(decimal.NewFromInt(105), 18)
 			continue
 		}
-		assertDec(t, whole(s.amountIn).Mul(eth), tr.TokenAmountInUSD, fmt.Sprintf("swap %d usd", i))
+		assertDec(t, whole(s.AmountIn).Mul(eth), tr.TokenAmountInUSD, fmt.Sprintf("swap %d usd", i))
 	}
 }
 
@@ -281,30 +275,30 @@ func TestFollowerResumesAfterACrashWithEverySwapOnce(t *testing.T) {
 func TestReorgWithinConfirmationsIsNeverWritten(t *testing.T) {
 	kd, ke := newKey(t), newKey(t)
 	w := newWorld(t, kd, ke)
-	base := w.commit()
+	base := w.Commit()
 	w.follow(t, w.activities(nil), 3, 100)
 
-	dropped := w.swap(kd, w.tknETH, w.weth, units(2))
-	w.commit()
-	w.commit()
+	dropped := w.Swap(kd, w.TKNETH, w.WETH, units(2))
+	w.Commit()
+	w.Commit()
 	// The follower, 3 blocks behind the head, has not read the swap's block yet.
 	w.follow(t, w.activities(nil), 3, 100)
 	assert.Empty(t, w.trades(t, ports.TradeFilter{Wallet: lower(addr(kd))}))
 
 	// Fork from base: D's two transactions are replaced by self-transfers with a higher fee,
 	// so the dropped swap cannot be mined again; E swaps in the new chain instead.
-	require.NoError(t, w.b.Fork(base.Hash()))
-	nonce, err := w.c.NonceAt(context.Background(), addr(kd), nil)
+	require.NoError(t, w.B.Fork(base.Hash()))
+	nonce, err := w.C.NonceAt(context.Background(), addr(kd), nil)
 	require.NoError(t, err)
 	self := addr(kd)
-	w.sendNonce(kd, nonce, &self, nil, 10)
-	w.sendNonce(kd, nonce+1, &self, nil, 10)
-	w.reserves[w.tknETH][w.weth].Sub(w.reserves[w.tknETH][w.weth], dropped.amountIn)
-	w.reserves[w.tknETH][w.tkn].Add(w.reserves[w.tknETH][w.tkn], dropped.amountOut)
-	kept := w.swap(ke, w.tknETH, w.weth, units(3))
-	w.commit()
+	w.SendNonce(kd, nonce, &self, nil, 10)
+	w.SendNonce(kd, nonce+1, &self, nil, 10)
+	w.Reserves[w.TKNETH][w.WETH].Sub(w.Reserves[w.TKNETH][w.WETH], dropped.AmountIn)
+	w.Reserves[w.TKNETH][w.TKN].Add(w.Reserves[w.TKNETH][w.TKN], dropped.AmountOut)
+	kept := w.Swap(ke, w.TKNETH, w.WETH, units(3))
+	w.Commit()
 	for range 5 {
-		w.commit()
+		w.Commit()
 	}
 	w.follow(t, w.activities(nil), 3, 100)
 
@@ -320,16 +314,16 @@ func TestReorgWithinConfirmationsIsNeverWritten(t *testing.T) {
 func TestDeepReorgHaltsTheFollower(t *testing.T) {
 	kd := newKey(t)
 	w := newWorld(t, kd)
-	base := w.commit()
-	w.swap(kd, w.tknETH, w.weth, units(2))
-	w.commit()
-	w.commit()
+	base := w.Commit()
+	w.Swap(kd, w.TKNETH, w.WETH, units(2))
+	w.Commit()
+	w.Commit()
 	r := w.follow(t, w.activities(nil), 1, 100)
 	require.Len(t, w.trades(t, ports.TradeFilter{Wallet: lower(addr(kd))}), 1)
 
-	require.NoError(t, w.b.Fork(base.Hash()))
+	require.NoError(t, w.B.Fork(base.Hash()))
 	for range 5 {
-		w.commit()
+		w.Commit()
 	}
 	a := w.activities(nil)
 	_, err := a.FollowChain(context.Background(), workflows.FollowStepInput{Chain: chain.Eth, Confirmations: 1, MaxRange: 100})
