@@ -45,7 +45,9 @@ func segment(from, to int64, parent string, events ...ingest.Event) ports.ChainS
 		First: ports.BlockRef{Number: from, Parent: parent}, Last: ports.BlockRef{Number: to, Hash: hash(to)}}
 }
 
-func hash(n int64) string { return "0xh" + string(rune('0'+n%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n/100%10)) }
+func hash(n int64) string {
+	return "0xh" + string(rune('0'+n%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n/100%10))
+}
 
 // One step writes two segments of at most 5 blocks up to head − 10, each with the checkpoint
 // of its last block and the checkpoint it read as the one to move; a node error on the way is

@@ -116,12 +116,16 @@ func buildApplication(rt *Runtime) *app.Application {
 func RegisterWorkflows(w worker.Registry, rt *Runtime) {
 	registerMarketRefresh(w, rt)
 	registerWorkflowAreas(w, rt)
+	registerChainFollow(w, rt)
 }
 
 // StartLoops starts the durable singleton workflows (market refresh, webhook dispatch) if they
 // are not running yet. Each area adds its line.
 func StartLoops(ctx context.Context, rt *Runtime) error {
 	if err := StartMarketRefresh(ctx, rt); err != nil {
+		return err
+	}
+	if err := StartChainFollowers(ctx, rt); err != nil {
 		return err
 	}
 	return StartWebhookDispatch(ctx, rt)
@@ -138,6 +142,10 @@ func ReadinessChecks(rt *Runtime) []httpapi.Check {
 	}
 	if rt.firstRefresh != nil {
 		checks = append(checks, httpapi.Check{Name: "rankings", Ping: rt.firstRefresh.Ping})
+	}
+	// Only processes that run followers (a worker) go unready when one stops: an API must not.
+	if rt.WorkflowProbe != nil && len(rt.Cfg.Followers) > 0 {
+		checks = append(checks, httpapi.Check{Name: "chains", Ping: haltedChains{store: postgres.NewChainStore(rt.Pool)}.Ping})
 	}
 	return checks
 }
