@@ -1,6 +1,7 @@
 package evm_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"errors"
@@ -9,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -355,4 +360,118 @@ func TestDeepReorgHaltsTheFollower(t *testing.T) {
 	halted, err = w.chains.Halted(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, halted)
+}
+
+// limitedNode refuses eth_getLogs over more than max blocks as geth does past its result limit.
+type limitedNode struct {
+	evm.Node
+	max    int64
+	widths []int64
+}
+
+func (n *limitedNode) FilterLogs(ctx context.Context, q ethereum.FilterQuery) ([]types.Log, error) {
+	w := q.ToBlock.Int64() - q.FromBlock.Int64() + 1
+	n.widths = append(n.widths, w)
+	if w > n.max {
+		return nil, errors.New("query returned more than 10000 results")
+	}
+	return n.Node.FilterLogs(ctx, q)
+}
+
+// A backfill over a node that refuses wide ranges halves the range until the node answers,
+// keeps that width, and still writes every swap once.
+func TestBackfillHalvesTheRangeTheNodeRefuses(t *testing.T) {
+	k := newKey(t)
+	w := newWorld(t, k)
+	var swaps []swapped
+	for i := range 4 {
+		swaps = append(swaps, w.Swap(k, w.TKNETH, w.WETH, units(int64(i+1))))
+		w.Commit()
+	}
+	node := &limitedNode{Node: w.C, max: 3}
+	a := w.activities(nil)
+	a.Sources[chain.Eth] = evm.NewSource(node, w.cfg)
+	w.follow(t, a, 0, 64)
+
+	require.Greater(t, node.widths[0], int64(3), "the chain is longer than the node's limit")
+	i := 0
+	for ; node.widths[i] > 3; i++ {
+		require.Less(t, i+1, len(node.widths))
+		assert.Equal(t, node.widths[i]/2, node.widths[i+1], "a refused range is halved")
+	}
+	for _, width := range node.widths[i:] {
+		assert.LessOrEqual(t, width, int64(4), "no wider than what it last accepted, doubled at most")
+	}
+	for _, s := range swaps {
+		w.tradeOf(t, s)
+	}
+}
+
+// revertingNode sends the metadata calls (name, symbol, decimals) of one token to a contract
+// without those methods, so the chain's EVM answers them with a real revert.
+type revertingNode struct {
+	evm.Node
+	token, instead common.Address
+}
+
+func (n revertingNode) CallContract(ctx context.Context, call ethereum.CallMsg, block *big.Int) ([]byte, error) {
+	if call.To != nil && *call.To == n.token && len(call.Data) == 4 && !bytes.Equal(call.Data, totalSupplySelector) {
+		call.To = &n.instead
+	}
+	return n.Node.CallContract(ctx, call, block)
+}
+
+var totalSupplySelector = crypto.Keccak256([]byte("totalSupply()"))[:4]
+
+// A token whose name, symbol and decimals calls revert is stored with the fallbacks, and its
+// pool is followed like any other.
+func TestTokensThatRevertGetFallbackMetadata(t *testing.T) {
+	k := newKey(t)
+	w := newWorld(t, k)
+	s := w.Swap(k, w.TKNETH, w.WETH, units(1))
+	w.Commit()
+	a := w.activities(nil)
+	a.Sources[chain.Eth] = evm.NewSource(revertingNode{Node: w.C, token: w.TKN, instead: w.Factory}, w.cfg)
+	w.follow(t, a, 0, 100)
+
+	var name, symbol string
+	var decimals int32
+	require.NoError(t, pgtest.Pool(t).QueryRow(context.Background(),
+		"SELECT name, symbol, decimals FROM tokens WHERE chain = 'eth' AND address = $1", lower(w.TKN)).Scan(&name, &symbol, &decimals))
+	assert.Equal(t, evm.FallbackSymbol, symbol)
+	assert.Equal(t, evm.FallbackSymbol, name)
+	assert.Equal(t, int32(evm.FallbackDecimals), decimals)
+	tr := w.tradeOf(t, s)
+	assertDec(t, whole(s.AmountOut), tr.TokenAmount, "scaled by the fallback 18 decimals")
+}
+
+// Names and symbols come as ABI strings or, from early tokens, as zero-padded bytes32; NULs
+// and invalid UTF-8 are dropped; anything else is "".
+func TestDecodeText(t *testing.T) {
+	str, err := abi.NewType("string", "", nil)
+	require.NoError(t, err)
+	b32, err := abi.NewType("bytes32", "", nil)
+	require.NoError(t, err)
+	packStr := func(s string) []byte {
+		b, err := abi.Arguments{{Type: str}}.Pack(s)
+		require.NoError(t, err)
+		return b
+	}
+	var maker [32]byte
+	copy(maker[:], "Maker")
+	packed32, err := abi.Arguments{{Type: b32}}.Pack(maker)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"string", packStr("USD Coin"), "USD Coin"},
+		{"bytes32", packed32, "Maker"},
+		{"NUL and invalid UTF-8", packStr("A\x00B\xffC"), "ABC"},
+		{"empty answer", nil, ""},
+		{"garbage", []byte{1, 2, 3}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, evm.DecodeText(tc.in)) })
+	}
 }

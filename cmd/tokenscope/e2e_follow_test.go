@@ -11,11 +11,13 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/tokenscope/tokenscope/adapters/evm/evmtest"
+	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/adapters/temporal"
 	"github.com/tokenscope/tokenscope/app/config"
 	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/workflows"
 )
 
@@ -112,4 +114,39 @@ func startRecordingChain(t *testing.T) envOption {
 	ch := evmtest.NewChain(t, true)
 	recording = &struct{ market *evmtest.Standard }{market: evmtest.NewStandard(t, ch)}
 	return followChain(ch, recording.market)
+}
+
+// A worker that runs followers is unready while one is halted, naming the chain and block; an
+// operator's chain-resume makes it ready again.
+func TestReadinessNamesAHaltedChain(t *testing.T) {
+	pgtest.Truncate(t, "chain_checkpoints")
+	cfg := testConfig(t)
+	cfg.Followers = []config.Follower{{Chain: "eth", RPC: "http://127.0.0.1:1"}}
+	ctx := context.Background()
+	pool, err := postgres.Open(ctx, cfg.DatabaseURL, 2)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	rt := wire.NewRuntime(cfg, testLogger(), pool, nil)
+	rt.WorkflowProbe = temporal.NewWorkflowProbe(nil) // as in a worker process
+	var check func(context.Context) error
+	for _, c := range wire.ReadinessChecks(rt) {
+		if c.Name == "chains" {
+			check = c.Ping
+		}
+	}
+	require.NotNil(t, check, "a worker with followers checks them")
+	require.NoError(t, check(ctx))
+
+	store := postgres.NewChainStore(pool)
+	require.NoError(t, store.Halt(ctx, ports.ChainHalt{Chain: chain.Eth, Block: 42, Reason: "block 43's parent is 0xa, not 0xb"}))
+	err = check(ctx)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "eth follower stopped at block 42: block 43's parent is 0xa")
+
+	require.NoError(t, runChainResume(ctx, cfg, testLogger(), []string{"--from", "40", "eth"}))
+	require.NoError(t, check(ctx))
+	cp, ok, err := store.Checkpoint(ctx, chain.Eth)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, int64(40), cp.Block, "rewound")
 }
