@@ -125,6 +125,12 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 	if in.MaxRange <= 0 {
 		in.MaxRange = DefaultFollowRange
 	}
+	if activity.IsActivity(ctx) {
+		// From a goroutine: a range's reads and its transaction may take longer than the
+		// heartbeat timeout on a slow node; the heartbeat only says the worker is alive.
+		stop := heartbeatEvery(ctx, FollowHeartbeatTimeout/6)
+		defer stop()
+	}
 	started := a.Clock.Now()
 	var res FollowStepResult
 	for {
@@ -178,9 +184,6 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 		res.Trades += int64(r.Trades)
 		res.Events += int64(len(seg.Events))
 		a.progress(in.Chain, res, r.Trades)
-		if activity.IsActivity(ctx) {
-			activity.RecordHeartbeat(ctx, res)
-		}
 		if a.Clock.Now().Sub(started) >= FollowStepBudget {
 			return res, nil
 		}

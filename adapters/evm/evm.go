@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/dexlog"
@@ -177,6 +179,7 @@ func (s *Source) Read(ctx context.Context, from, to int64) (ports.ChainSegment, 
 	if err != nil {
 		return ports.ChainSegment{}, err
 	}
+	raw, to = capLogs(raw, from, to)
 	first, err := s.header(ctx, from)
 	if err != nil {
 		return ports.ChainSegment{}, err
@@ -335,21 +338,17 @@ func (s *Source) learnPairTokens(ctx context.Context, pairKey string) error {
 // decode turns raw logs into dexlog logs: each block with logs is read once (its time and its
 // transactions' senders), each unknown pair and token once.
 func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, error) {
-	blocks := map[uint64]*types.Block{}
+	blocks, err := s.blocks(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
 	senders := map[common.Hash]common.Address{}
 	out := make([]dexlog.Log, 0, len(raw))
 	for _, l := range raw {
 		if l.Removed || len(l.Topics) == 0 {
 			continue
 		}
-		b, ok := blocks[l.BlockNumber]
-		if !ok {
-			var err error
-			if b, err = s.node.BlockByNumber(ctx, new(big.Int).SetUint64(l.BlockNumber)); err != nil {
-				return nil, fmt.Errorf("block %d: %w", l.BlockNumber, err)
-			}
-			blocks[l.BlockNumber] = b
-		}
+		b := blocks[l.BlockNumber]
 		if b.Hash() != l.BlockHash {
 			// The block changed between the two calls (a reorg at this depth): read again.
 			return nil, fmt.Errorf("block %d is %s, its log named %s", l.BlockNumber, b.Hash().Hex(), l.BlockHash.Hex())
@@ -407,6 +406,63 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 		out = append(out, dl)
 	}
 	return out, nil
+}
+
+// blockFetchers is how many block bodies a range reads at once.
+const blockFetchers = 8
+
+// blocks reads the body of every block the logs are in, blockFetchers at a time.
+func (s *Source) blocks(ctx context.Context, raw []types.Log) (map[uint64]*types.Block, error) {
+	var nums []uint64
+	for _, l := range raw {
+		if len(nums) == 0 || nums[len(nums)-1] != l.BlockNumber {
+			nums = append(nums, l.BlockNumber)
+		}
+	}
+	got := make([]*types.Block, len(nums))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(blockFetchers)
+	for i, n := range nums {
+		g.Go(func() error {
+			b, err := s.node.BlockByNumber(gctx, new(big.Int).SetUint64(n))
+			if err != nil {
+				return fmt.Errorf("block %d: %w", n, err)
+			}
+			got[i] = b
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]*types.Block, len(nums))
+	for i, n := range nums {
+		out[n] = got[i]
+	}
+	return out, nil
+}
+
+// MaxLogsPerRead bounds one segment's logs, so one ingest transaction stays the size of a
+// stream's batch: a range with more is cut at the block where the limit falls (a single block
+// with more is read whole).
+const MaxLogsPerRead = 5000
+
+// capLogs cuts logs (in block order) of from..to to MaxLogsPerRead at a block boundary and
+// returns the end of the range they cover.
+func capLogs(raw []types.Log, from, to int64) ([]types.Log, int64) {
+	if len(raw) <= MaxLogsPerRead {
+		return raw, to
+	}
+	cut := raw[MaxLogsPerRead].BlockNumber
+	if int64(cut) <= from {
+		i := MaxLogsPerRead
+		for i < len(raw) && raw[i].BlockNumber == cut {
+			i++
+		}
+		return raw[:i], int64(cut)
+	}
+	i := sort.Search(len(raw), func(i int) bool { return raw[i].BlockNumber >= cut })
+	return raw[:i], int64(cut) - 1
 }
 
 // unpack decodes a log's indexed topics and data into out with the contract's ABI.

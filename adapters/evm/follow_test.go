@@ -475,3 +475,36 @@ func TestDecodeText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, evm.DecodeText(tc.in)) })
 	}
 }
+
+// A range with more logs than one batch holds is cut at the block where the limit falls; a
+// single block over the limit is kept whole.
+func TestCapLogsCutsAtABlockBoundary(t *testing.T) {
+	logs := func(blocks ...uint64) []types.Log {
+		var out []types.Log
+		for _, b := range blocks {
+			out = append(out, types.Log{BlockNumber: b})
+		}
+		return out
+	}
+	many := func(block uint64, n int) []uint64 {
+		out := make([]uint64, n)
+		for i := range out {
+			out[i] = block
+		}
+		return out
+	}
+	small := logs(10, 11, 12)
+	got, to := evm.CapLogs(small, 10, 20)
+	assert.Len(t, got, 3)
+	assert.Equal(t, int64(20), to, "under the limit: the whole range")
+
+	spread := logs(append(append(many(10, evm.MaxLogsPerRead-1), 11, 11), 12)...)
+	got, to = evm.CapLogs(spread, 10, 20)
+	assert.Len(t, got, evm.MaxLogsPerRead-1)
+	assert.Equal(t, int64(10), to, "block 11, where the limit falls, goes to the next range")
+
+	huge := logs(append(many(10, evm.MaxLogsPerRead+2), 11)...)
+	got, to = evm.CapLogs(huge, 10, 20)
+	assert.Len(t, got, evm.MaxLogsPerRead+2)
+	assert.Equal(t, int64(10), to, "one block over the limit is read whole")
+}
