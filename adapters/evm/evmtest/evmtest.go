@@ -11,11 +11,13 @@ import (
 	"crypto/ecdsa"
 	"embed"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"net"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -57,6 +59,8 @@ func load(t testing.TB, name string) Artifact {
 	return Artifact{ABI: a, Bytecode: common.FromHex(j.Bytecode)}
 }
 
+var createPairSelector = crypto.Keccak256([]byte("createPair(address,address)"))[:4]
+
 var ether = new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
 
 // Units is n whole tokens of 18 decimals, in smallest units.
@@ -88,6 +92,7 @@ type Chain struct {
 	// URL is the chain's JSON-RPC over HTTP on loopback ("" unless NewChain was asked for it).
 	URL     string
 	pending []*types.Transaction
+	nonces  map[common.Address]uint64 // the next nonce of each account that sent
 }
 
 // NewChain starts a chain whose genesis funds the deployer and wallets with 1000 ETH each; with
@@ -112,7 +117,8 @@ func NewChain(t testing.TB, http bool, wallets ...*ecdsa.PrivateKey) *Chain {
 	c := b.Client()
 	id, err := c.ChainID(context.Background())
 	require.NoError(t, err)
-	return &Chain{t: t, B: b, C: c, signer: types.LatestSignerForChainID(id), Deployer: deployer, URL: url}
+	return &Chain{t: t, B: b, C: c, signer: types.LatestSignerForChainID(id), Deployer: deployer, URL: url,
+		nonces: map[common.Address]uint64{}}
 }
 
 // freePort is a loopback port nothing listens on (the node binds it right after).
@@ -128,8 +134,14 @@ func freePort(t testing.TB) int {
 // Commit, which requires it to succeed. tipBoost multiplies the tip (a replacement).
 func (c *Chain) Send(key *ecdsa.PrivateKey, to *common.Address, data []byte, tipBoost int64) *types.Transaction {
 	c.t.Helper()
-	nonce, err := c.C.PendingNonceAt(context.Background(), Addr(key))
-	require.NoError(c.t, err)
+	// The pool takes a transaction in asynchronously, so the node's pending nonce can lag
+	// behind the one just sent: the chain counts them itself.
+	nonce, ok := c.nonces[Addr(key)]
+	if !ok {
+		n, err := c.C.PendingNonceAt(context.Background(), Addr(key))
+		require.NoError(c.t, err)
+		nonce = n
+	}
 	return c.SendNonce(key, nonce, to, data, tipBoost)
 }
 
@@ -141,25 +153,54 @@ func (c *Chain) SendNonce(key *ecdsa.PrivateKey, nonce uint64, to *common.Addres
 	require.NoError(c.t, err)
 	tip := new(big.Int).Mul(big.NewInt(1_000_000_000), big.NewInt(1+tipBoost))
 	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
+	// Deployments and createPair (which deploys the pair) need millions of gas; a transfer or a
+	// swap well under 400k, and a block holds many of them.
+	gas := uint64(1_000_000)
+	if to == nil || bytes.HasPrefix(data, createPairSelector) {
+		gas = 6_000_000
+	}
 	tx, err := types.SignNewTx(key, c.signer, &types.DynamicFeeTx{ChainID: c.signer.ChainID(), Nonce: nonce, GasTipCap: tip,
-		GasFeeCap: feeCap, Gas: 6_000_000, To: to, Data: data})
+		GasFeeCap: feeCap, Gas: gas, To: to, Data: data})
 	require.NoError(c.t, err)
 	require.NoError(c.t, c.C.SendTransaction(ctx, tx))
+	c.nonces[Addr(key)] = nonce + 1
 	c.pending = append(c.pending, tx)
 	return tx
 }
 
-// Commit mines a block, requires every transaction sent since to have succeeded in it, and
-// returns the new head.
+// Commit mines a block, requires every transaction sent since to have succeeded, and returns
+// the new head. The node's pool takes transactions in asynchronously: Commit waits until it
+// holds them all, so they are mined in the order they were sent (a block that cannot hold them
+// all leaves the rest to the next ones it mines, up to 10).
 func (c *Chain) Commit() *types.Header {
 	c.t.Helper()
-	c.B.Commit()
 	ctx := context.Background()
-	for _, tx := range c.pending {
-		r, err := c.C.TransactionReceipt(ctx, tx.Hash())
+	left := c.pending
+	for i := 0; i < 1000; i++ {
+		n, err := c.C.PendingTransactionCount(ctx)
 		require.NoError(c.t, err)
-		require.Equal(c.t, types.ReceiptStatusSuccessful, r.Status, "transaction %s failed", tx.Hash().Hex())
+		if int(n) >= len(left) {
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
+	for range 10 {
+		c.B.Commit()
+		var missing []*types.Transaction
+		for _, tx := range left {
+			r, err := c.C.TransactionReceipt(ctx, tx.Hash())
+			if errors.Is(err, ethereum.NotFound) {
+				missing = append(missing, tx)
+				continue
+			}
+			require.NoError(c.t, err)
+			require.Equal(c.t, types.ReceiptStatusSuccessful, r.Status, "transaction %s failed (gas %d of %d)", tx.Hash().Hex(), r.GasUsed, tx.Gas())
+		}
+		if left = missing; len(left) == 0 {
+			break
+		}
+	}
+	require.Empty(c.t, left, "transactions not mined")
 	c.pending = nil
 	h, err := c.C.HeaderByNumber(ctx, nil)
 	require.NoError(c.t, err)
@@ -306,9 +347,12 @@ func NewStandard(t testing.TB, c *Chain, wallets ...*ecdsa.PrivateKey) *Standard
 	m.Liquidity(s.Stable, s.WETH, Units(100), s.USDC, Units(300_000))
 	m.Liquidity(s.TKNUSDC, s.TKN, Units(1_000_000), s.USDC, Units(1_000_000))
 	m.Liquidity(s.TKNETH, s.TKN, Units(1_000_000), s.WETH, Units(300))
-	for _, k := range wallets {
+	for i, k := range wallets {
 		m.Transfer(m.Deployer, s.WETH, Addr(k), Units(100))
 		m.Transfer(m.Deployer, s.USDC, Addr(k), Units(100_000))
+		if i%20 == 19 { // 40 transfers a block: within its gas limit
+			m.Commit()
+		}
 	}
 	m.Commit()
 	return s
