@@ -125,11 +125,15 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 	if in.MaxRange <= 0 {
 		in.MaxRange = DefaultFollowRange
 	}
+	var workerStop <-chan struct{}
 	if activity.IsActivity(ctx) {
 		// From a goroutine: a range's reads and its transaction may take longer than the
 		// heartbeat timeout on a slow node; the heartbeat only says the worker is alive.
 		stop := heartbeatEvery(ctx, FollowHeartbeatTimeout/6)
 		defer stop()
+		// A stopping worker (a deploy) ends the step after the range in hand, so the next
+		// step starts at once on another worker instead of after the heartbeat timeout.
+		workerStop = activity.GetWorkerStopChannel(ctx)
 	}
 	started := a.Clock.Now()
 	var res FollowStepResult
@@ -186,6 +190,11 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 		a.progress(in.Chain, res, r.Trades)
 		if a.Clock.Now().Sub(started) >= FollowStepBudget {
 			return res, nil
+		}
+		select {
+		case <-workerStop:
+			return res, nil
+		default:
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"strings"
 	"testing"
 	"time"
@@ -149,4 +150,48 @@ func TestReadinessNamesAHaltedChain(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, int64(40), cp.Block, "rewound")
+}
+
+// A worker stopped in the middle of a backfill (one block per range, so it stops between two
+// checkpoints) hands the follower to the next worker, which resumes from the checkpoint: every
+// swap is stored exactly once.
+func TestChainFollowerResumesOnAnotherWorkerMidBackfill(t *testing.T) {
+	pgtest.Truncate(t, "chain_checkpoints")
+	keys := []*ecdsa.PrivateKey{evmtest.NewKey(t), evmtest.NewKey(t), evmtest.NewKey(t)}
+	ch := evmtest.NewChain(t, true, keys...)
+	m := evmtest.NewStandard(t, ch, keys...)
+	const n = 150
+	first := m.Commit().Number.Int64() + 1
+	for i := range n {
+		m.Swap(keys[i%3], m.TKNETH, m.WETH, evmtest.Units(1))
+		m.Commit()
+	}
+	last := m.Commit().Number.Int64() - 1
+	e := newEnvWithClient(t, sharedTemporal().GetDefaultClient(), false, fastWorkflows, followChain(ch, m),
+		func(c *config.Config) { c.ChainLogRange = 1 })
+	w1 := startWorker(t, e.rt)
+	ctx := context.Background()
+	require.NoError(t, wire.StartChainFollowers(ctx, e.rt))
+	t.Cleanup(func() {
+		_ = e.rt.Temporal.TerminateWorkflow(context.Background(), workflows.ChainFollowWorkflowID(chain.Eth), "", "test over")
+	})
+	store := postgres.NewChainStore(e.rt.Pool)
+	at := func() int64 {
+		cp, _, err := store.Checkpoint(ctx, chain.Eth)
+		require.NoError(t, err)
+		return cp.Block
+	}
+	eventually(t, 60*time.Second, "the backfill 10 swaps in", func() bool { return at() >= first+10 })
+	w1.Stop()
+	stoppedAt := at()
+	require.Less(t, stoppedAt, last, "stopped in the middle of the backfill")
+
+	startWorker(t, e.rt)
+	eventually(t, 120*time.Second, "the backfill done", func() bool { return at() >= last })
+	var trades, distinct int
+	require.NoError(t, e.rt.Pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT tx_signature) FROM trades
+		WHERE chain = 'eth' AND pool_address = $1`, evmtest.Lower(m.TKNETH)).Scan(&trades, &distinct))
+	assert.Equal(t, n, trades, "every swap stored")
+	assert.Equal(t, n, distinct, "none twice")
+	t.Logf("stopped at block %d of %d–%d", stoppedAt, first, last)
 }

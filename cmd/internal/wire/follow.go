@@ -39,7 +39,11 @@ func registerChainFollow(w worker.Registry, rt *Runtime) {
 	a := &workflows.ChainActivities{Sources: sources, Checkpoints: postgres.NewChainStore(rt.Pool),
 		Ingest: appingest.New(store, rt.Clock, 0).Checkpointed(store), Clock: rt.Clock, Log: rt.Log}
 	if rt.Registry != nil {
-		a.Monitor = evm.NewMetrics(rt.Registry)
+		// Once per runtime: a process may build more than one worker on it.
+		if rt.chainMetrics == nil {
+			rt.chainMetrics = evm.NewMetrics(rt.Registry)
+		}
+		a.Monitor = rt.chainMetrics
 	}
 	w.RegisterActivity(a)
 }

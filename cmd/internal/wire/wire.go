@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/tokenscope/tokenscope/adapters/evm"
 	"github.com/tokenscope/tokenscope/adapters/httpapi"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/temporal"
@@ -55,6 +56,8 @@ type Runtime struct {
 	// firstRefresh, set by StartFirstRefresh in the processes that run a worker, gates
 	// readiness on one completed market refresh round.
 	firstRefresh *firstRefresh
+	// chainMetrics are the chain followers' metrics on Registry (registered by the first worker).
+	chainMetrics *evm.Metrics
 }
 
 // OpenDatabase creates the database if missing, connects and (optionally) migrates.
