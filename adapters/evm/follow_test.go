@@ -27,6 +27,7 @@ import (
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/dexlog"
+	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/ports"
@@ -507,4 +508,37 @@ func TestCapLogsCutsAtABlockBoundary(t *testing.T) {
 	got, to = evm.CapLogs(huge, 10, 20)
 	assert.Len(t, got, evm.MaxLogsPerRead+2)
 	assert.Equal(t, int64(10), to, "one block over the limit is read whole")
+}
+
+// The checkpoint moves only from the block the writer read: a batch naming another previous
+// checkpoint (a second follower of the chain, or one that read before a halt) is a Conflict and
+// writes nothing, neither its events nor the checkpoint.
+func TestCheckpointMovesOnlyFromTheBlockRead(t *testing.T) {
+	k := newKey(t)
+	w := newWorld(t, k)
+	s := w.Swap(k, w.TKNETH, w.WETH, units(1))
+	w.Commit()
+	r := w.follow(t, w.activities(nil), 0, 100)
+	ing := w.svc.Checkpointed(w.store)
+
+	_, err := ing.IngestThrough(context.Background(), nil, ingest.Checkpoint{Chain: chain.Eth, Block: r.Block + 5, Hash: "0xnew", Previous: r.Block - 1})
+	f, ok := fault.As(err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, fault.KindConflict, f.Kind)
+	tr := w.tradeOf(t, s)
+	tr.TransactionSignature, tr.InstructionIndex = "0xother", 0
+	_, err = ing.IngestThrough(context.Background(), []ingest.Event{ingest.Trade{Trade: tr}},
+		ingest.Checkpoint{Chain: chain.Eth, Block: r.Block + 5, Hash: "0xnew", Previous: -1})
+	require.Error(t, err, "a writer that saw no checkpoint cannot overwrite one")
+	assert.Empty(t, w.trades(t, ports.TradeFilter{Signatures: []string{"0xother"}}), "nothing of the batch written")
+	cp, _, err := w.chains.Checkpoint(context.Background(), chain.Eth)
+	require.NoError(t, err)
+	assert.Equal(t, r.Block, cp.Block)
+
+	_, err = ing.IngestThrough(context.Background(), nil, ingest.Checkpoint{Chain: chain.Eth, Block: r.Block + 5, Hash: "0xnew", Previous: r.Block})
+	require.NoError(t, err)
+	cp, _, err = w.chains.Checkpoint(context.Background(), chain.Eth)
+	require.NoError(t, err)
+	assert.Equal(t, r.Block+5, cp.Block)
+	assert.Equal(t, "0xnew", cp.Hash)
 }
