@@ -25,7 +25,6 @@ import (
 	"github.com/shopspring/decimal"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/dexlog"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -98,7 +97,6 @@ func redact(url string) string {
 // chain's workflow runs one activity at a time); its caches only save calls.
 type Source struct {
 	node    Node
-	chain   chain.Chain
 	cfg     dexlog.Config
 	mapper  *dexlog.Mapper
 	signer  types.Signer
@@ -114,7 +112,7 @@ var _ ports.ChainSource = (*Source)(nil)
 
 // NewSource builds a source over node with the chain's pricing setup.
 func NewSource(node Node, cfg dexlog.Config) *Source {
-	return &Source{node: node, chain: cfg.Chain, cfg: cfg, mapper: dexlog.NewMapper(cfg), notPair: map[common.Address]bool{}}
+	return &Source{node: node, cfg: cfg, mapper: dexlog.NewMapper(cfg), notPair: map[common.Address]bool{}}
 }
 
 // Head implements ports.ChainSource.
