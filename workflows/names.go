@@ -1,8 +1,10 @@
 // Package workflows holds tokenscope's Temporal workflows and activities: KYT registration,
-// webhook delivery, jobs and the market refresh loop. Workflow code is deterministic (only
+// webhook delivery, jobs, the market refresh loop and the chain followers. Workflow code is deterministic (only
 // workflow.Now, workflow.Sleep, workflow.Go, workflow.SideEffect); activities are structs that
 // hold their ports. It imports domain, ports and the Temporal SDK only.
 package workflows
+
+import "github.com/tokenscope/tokenscope/domain/chain"
 
 // TaskQueue is the one task queue every tokenscope worker polls.
 const TaskQueue = "tokenscope"
@@ -19,6 +21,7 @@ const (
 	CalculatePnLJobWorkflowName = "CalculatePnLJob"
 	MarketRefreshWorkflowName   = "MarketRefresh"
 	NoopWorkflowName            = "Noop"
+	ChainFollowWorkflowName     = "ChainFollow"
 )
 
 // Activity names. Activities are registered under their methods' names; these are the ones
@@ -38,6 +41,8 @@ const (
 	RefreshConfigQuery = "refresh-config"
 	// DispatchConfigQuery returns the DispatchInput in force.
 	DispatchConfigQuery = "dispatch-config"
+	// ChainFollowQuery returns a chain follower's FollowStatus.
+	ChainFollowQuery = "chain-follow"
 )
 
 // Signal names.
@@ -75,3 +80,6 @@ func DeliveryWorkflowID(endpointID, eventID string) string {
 
 // EndpointWorkflowID is the ID of an endpoint's delivery workflow.
 func EndpointWorkflowID(endpointID string) string { return "endpoint/" + endpointID }
+
+// ChainFollowWorkflowID is the ID of a chain's follower: one per chain.
+func ChainFollowWorkflowID(c chain.Chain) string { return "chain-follow/" + string(c) }

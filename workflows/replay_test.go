@@ -27,6 +27,7 @@ var replayed = map[string]any{
 	workflows.CalculatePnLJobWorkflowName: workflows.CalculatePnLJobWorkflow,
 	workflows.NoopWorkflowName:            workflows.NoopWorkflow,
 	workflows.MarketRefreshWorkflowName:   workflows.MarketRefreshWorkflow,
+	workflows.ChainFollowWorkflowName:     workflows.ChainFollowWorkflow,
 }
 
 // TestReplayHistories replays every committed history (testdata/*.json, recorded from a real

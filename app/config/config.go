@@ -62,6 +62,21 @@ type Config struct {
 	// RateLimitFailedAuthPerMinute is how many requests one client address may get refused 401
 	// a minute (and as many at once); 0: not limited.
 	RateLimitFailedAuthPerMinute int
+	// Chain followers (docs/engine.md, "Chain follower"): one per chain whose RPC URL is set.
+	Followers         []Follower
+	ChainLogRange     int           // blocks per eth_getLogs at most (halved while a node refuses)
+	ChainPollInterval time.Duration // sleep between steps once a follower has caught up
+}
+
+// Follower is one chain's follower configuration. Addresses are as configured (any case).
+type Follower struct {
+	Chain         string // eth or bsc
+	RPC           string
+	Confirmations int
+	StartBlock    int64 // negative: the confirmed head when the follower first starts
+	Native        string
+	Stables       []string
+	StablePool    string
 }
 
 // Load reads the environment.
@@ -134,6 +149,36 @@ func Load() (Config, error) {
 	if c.RateLimitFailedAuthPerMinute < 0 || c.RateLimitFailedAuthPerMinute > 1_000_000 {
 		errs = append(errs, "RATE_LIMIT_FAILED_AUTH_PER_MINUTE must be between 0 and 1000000, got "+strconv.Itoa(c.RateLimitFailedAuthPerMinute))
 	}
+	c.ChainLogRange = integer("CHAIN_LOG_RANGE", 2000, &errs)
+	if c.ChainLogRange < 1 {
+		errs = append(errs, "CHAIN_LOG_RANGE must be at least 1, got "+strconv.Itoa(c.ChainLogRange))
+	}
+	c.ChainPollInterval = duration("CHAIN_POLL_INTERVAL", 3*time.Second, &errs)
+	// Each chain's variables are spelled out (not built from the chain's name) so README's table
+	// test finds them.
+	followers := []Follower{{
+		Chain: "eth", RPC: str("CHAIN_RPC_ETH", ""), Confirmations: integer("CHAIN_CONFIRMATIONS_ETH", 12, &errs),
+		StartBlock: int64(integer("CHAIN_START_BLOCK_ETH", -1, &errs)),
+		Native:     str("CHAIN_NATIVE_TOKEN_ETH", "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"),
+		Stables: list(str("CHAIN_STABLE_TOKENS_ETH",
+			"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48,0xdac17f958d2ee523a2206206994597c13d831ec7,0x6b175474e89094c44da98b954eedeac495271d0f")),
+		StablePool: str("CHAIN_STABLE_POOL_ETH", "0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc"),
+	}, {
+		Chain: "bsc", RPC: str("CHAIN_RPC_BSC", ""), Confirmations: integer("CHAIN_CONFIRMATIONS_BSC", 15, &errs),
+		StartBlock: int64(integer("CHAIN_START_BLOCK_BSC", -1, &errs)),
+		Native:     str("CHAIN_NATIVE_TOKEN_BSC", "0xbb4cdb9cbd36b01bd1cbaebf2de08d9173bc095c"),
+		Stables: list(str("CHAIN_STABLE_TOKENS_BSC",
+			"0x55d398326f99059ff775485246999027b3197955,0xe9e7cea3dedca5984780bafc599bd69add087d56,0x8ac76a51cc950d9822d68b83fe1ad97b32cd580d")),
+		StablePool: str("CHAIN_STABLE_POOL_BSC", "0x16b9a82891338f9ba80e2d6970fdda79d1eb0dae"),
+	}}
+	for _, f := range followers {
+		if f.Confirmations < 0 {
+			errs = append(errs, "CHAIN_CONFIRMATIONS_"+strings.ToUpper(f.Chain)+" must not be negative, got "+strconv.Itoa(f.Confirmations))
+		}
+		if f.RPC != "" {
+			c.Followers = append(c.Followers, f)
+		}
+	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
@@ -145,6 +190,17 @@ func str(key, def string) string {
 		return v
 	}
 	return def
+}
+
+// list splits a comma list, dropping empty items.
+func list(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func integer(key string, def int, errs *[]string) int {

@@ -220,3 +220,31 @@ func TestTradesRetention(t *testing.T) {
 		})
 	}
 }
+
+// A chain is followed only when its RPC URL is set, with its own documented defaults.
+func TestChainFollowers(t *testing.T) {
+	t.Setenv("CHAIN_RPC_ETH", "")
+	t.Setenv("CHAIN_RPC_BSC", "")
+	c, err := config.Load()
+	require.NoError(t, err)
+	assert.Empty(t, c.Followers, "no follower unless configured")
+
+	t.Setenv("CHAIN_RPC_BSC", "ws://10.0.0.7:8546")
+	t.Setenv("CHAIN_STABLE_TOKENS_BSC", " 0xA, ,0xB ")
+	c, err = config.Load()
+	require.NoError(t, err)
+	require.Len(t, c.Followers, 1)
+	f := c.Followers[0]
+	assert.Equal(t, "bsc", f.Chain)
+	assert.Equal(t, "ws://10.0.0.7:8546", f.RPC)
+	assert.Equal(t, 15, f.Confirmations)
+	assert.Equal(t, int64(-1), f.StartBlock)
+	assert.Equal(t, []string{"0xA", "0xB"}, f.Stables)
+
+	t.Setenv("CHAIN_CONFIRMATIONS_BSC", "-2")
+	t.Setenv("CHAIN_LOG_RANGE", "0")
+	_, err = config.Load()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "CHAIN_CONFIRMATIONS_BSC must not be negative")
+	assert.Contains(t, err.Error(), "CHAIN_LOG_RANGE must be at least 1")
+}

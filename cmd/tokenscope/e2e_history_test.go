@@ -32,6 +32,7 @@ import (
 	temporalsrv "go.temporal.io/server/temporal"
 	"go.temporal.io/server/temporaltest"
 
+	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/adapters/temporal"
 	"github.com/tokenscope/tokenscope/app/config"
 	"github.com/tokenscope/tokenscope/cmd/internal/wire"
@@ -80,6 +81,7 @@ var historyScenarios = []historyScenario{
 	{files: []string{"calculate_pnl_job_wallet_v1.json", "calculate_pnl_job_tokens_v1.json"}, run: recordPnLJobs},
 	{files: []string{"webhook_dispatch_pump_signaled.json", "webhook_delivery_pump_retry.json"}, run: recordWebhookPump},
 	{files: []string{"market_refresh_v1_started.json"}, run: recordMarketRefresh},
+	{files: []string{"chain_follow_eth.json"}, run: recordChainFollow},
 }
 
 // TestRecordHistories records the histories of historyScenarios that workflows/testdata lacks:
@@ -111,7 +113,8 @@ func TestRecordHistories(t *testing.T) {
 			dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): []dynamicconfig.ConstrainedValue{{Value: true}},
 			dynamicconfig.HistoryCountSuggestContinueAsNew.Key():        []dynamicconfig.ConstrainedValue{{Value: recordContinueAsNewAt}},
 		})))
-	e := newEnvWithClient(t, srv.GetDefaultClient(), true, fastWorkflows,
+	pgtest.Truncate(t, "chain_checkpoints")
+	e := newEnvWithClient(t, srv.GetDefaultClient(), true, fastWorkflows, startRecordingChain(t),
 		func(c *config.Config) { c.TemporalNS = srv.GetDefaultNamespace() })
 	for _, s := range historyScenarios {
 		todo := missing[s.files[0]]

@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/tokenscope/tokenscope/adapters/evm"
 	"github.com/tokenscope/tokenscope/adapters/httpapi"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/temporal"
@@ -58,6 +59,8 @@ type Runtime struct {
 	// firstRefresh, set by StartFirstRefresh in the processes that run a worker, gates
 	// readiness on one completed market refresh round.
 	firstRefresh *firstRefresh
+	// chainMetrics are the chain followers' metrics on Registry (registered by the first worker).
+	chainMetrics *evm.Metrics
 }
 
 // OpenDatabase creates the database if missing, connects and (optionally) migrates.
@@ -119,12 +122,16 @@ func buildApplication(rt *Runtime) *app.Application {
 func RegisterWorkflows(w worker.Registry, rt *Runtime) {
 	registerMarketRefresh(w, rt)
 	registerWorkflowAreas(w, rt)
+	registerChainFollow(w, rt)
 }
 
 // StartLoops starts the durable singleton workflows (market refresh, webhook dispatch) if they
 // are not running yet. Each area adds its line.
 func StartLoops(ctx context.Context, rt *Runtime) error {
 	if err := StartMarketRefresh(ctx, rt); err != nil {
+		return err
+	}
+	if err := StartChainFollowers(ctx, rt); err != nil {
 		return err
 	}
 	return StartWebhookDispatch(ctx, rt)
@@ -142,6 +149,10 @@ func ReadinessChecks(rt *Runtime) []httpapi.Check {
 	}
 	if rt.firstRefresh != nil {
 		checks = append(checks, httpapi.Check{Name: "rankings", Ping: rt.firstRefresh.Ping})
+	}
+	// Only processes that run followers (a worker) go unready when one stops: an API must not.
+	if rt.WorkflowProbe != nil && len(rt.Cfg.Followers) > 0 {
+		checks = append(checks, httpapi.Check{Name: "chains", Ping: haltedChains{store: postgres.NewChainStore(rt.Pool)}.Ping})
 	}
 	return checks
 }

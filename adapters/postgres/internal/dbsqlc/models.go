@@ -31,6 +31,16 @@ type ApiKey struct {
 	ExpiresAt     *time.Time
 }
 
+type ChainCheckpoint struct {
+	Chain        string
+	BlockNumber  int64
+	BlockHash    string
+	UpdatedAt    time.Time
+	HaltedBlock  *int64
+	HaltedReason *string
+	HaltedAt     *time.Time
+}
+
 type HotRanking struct {
 	Chain        string
 	Duration     string

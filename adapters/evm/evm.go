@@ -1,0 +1,573 @@
+// Package evm is the chain follower's source for EVM chains (eth, bsc): it reads Uniswap V2-style
+// logs (PairCreated, Sync, Swap) over JSON-RPC with go-ethereum's ethclient, decodes them with
+// accounts/abi and the contracts' own ABIs (@uniswap/v2-core, abi/NOTICE.md), reads each new
+// token's ERC-20 metadata by eth_call, and maps the logs to ingest events with domain/dexlog. It
+// implements ports.ChainSource.
+package evm
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tokenscope/tokenscope/domain/dexlog"
+	"github.com/tokenscope/tokenscope/ports"
+)
+
+//go:embed abi/*.json
+var abiFS embed.FS
+
+func mustABI(name string) abi.ABI {
+	b, err := abiFS.ReadFile("abi/" + name)
+	if err != nil {
+		panic(err)
+	}
+	a, err := abi.JSON(bytes.NewReader(b))
+	if err != nil {
+		panic(fmt.Sprintf("abi %s: %v", name, err))
+	}
+	return a
+}
+
+var (
+	pairABI    = mustABI("IUniswapV2Pair.json")
+	factoryABI = mustABI("IUniswapV2Factory.json")
+	erc20ABI   = mustABI("IERC20.json")
+	// bytes32Out decodes the metadata of tokens that return bytes32 instead of string (MKR, SAI).
+	bytes32Out = abi.Arguments{{Type: mustType("bytes32")}}
+)
+
+func mustType(t string) abi.Type {
+	typ, err := abi.NewType(t, "", nil)
+	if err != nil {
+		panic(err)
+	}
+	return typ
+}
+
+// Node is what the source calls on a JSON-RPC node: *ethclient.Client, and the simulated
+// backend's client in tests.
+type Node interface {
+	ethereum.BlockNumberReader
+	ethereum.LogFilterer
+	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
+	BlockByNumber(ctx context.Context, number *big.Int) (*types.Block, error)
+	ChainID(ctx context.Context) (*big.Int, error)
+	CodeAt(ctx context.Context, account common.Address, blockNumber *big.Int) ([]byte, error)
+	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
+}
+
+// Dial connects to a node's HTTP or WebSocket JSON-RPC URL.
+func Dial(ctx context.Context, url string) (*ethclient.Client, error) {
+	c, err := ethclient.DialContext(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s node: %w", redact(url), err)
+	}
+	return c, nil
+}
+
+// redact keeps a URL's scheme and host: RPC URLs often carry an API key in their path.
+func redact(url string) string {
+	if i := strings.Index(url, "://"); i >= 0 {
+		rest := url[i+3:]
+		if j := strings.IndexAny(rest, "/?"); j >= 0 {
+			rest = rest[:j]
+		}
+		return url[:i+3] + rest
+	}
+	return "node"
+}
+
+// Source follows one chain's Uniswap V2-style pools. It is used by one follower at a time (the
+// chain's workflow runs one activity at a time); its caches only save calls.
+type Source struct {
+	node    Node
+	cfg     dexlog.Config
+	mapper  *dexlog.Mapper
+	signer  types.Signer
+	notPair map[common.Address]bool
+	// span is the widest block range the node has accepted since it last refused one; 0: none
+	// refused yet. grow counts the successes at that width before trying twice as wide.
+	span int64
+	grow int
+	next int64 // the block after the last segment read (its prices carry on)
+}
+
+var _ ports.ChainSource = (*Source)(nil)
+
+// NewSource builds a source over node with the chain's pricing setup.
+func NewSource(node Node, cfg dexlog.Config) *Source {
+	return &Source{node: node, cfg: cfg, mapper: dexlog.NewMapper(cfg), notPair: map[common.Address]bool{}}
+}
+
+// Head implements ports.ChainSource.
+func (s *Source) Head(ctx context.Context) (int64, error) {
+	n, err := s.node.BlockNumber(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("block number: %w", err)
+	}
+	return int64(n), nil
+}
+
+var topics = []common.Hash{factoryABI.Events["PairCreated"].ID, pairABI.Events["Sync"].ID, pairABI.Events["Swap"].ID}
+
+// tooManyResults reports whether the node refused a getLogs for its size. Nodes word it
+// differently: geth "query returned more than 10000 results", Alchemy/Infura "Log response size
+// exceeded", BSC nodes "exceed maximum block range", others "block range is too wide".
+func tooManyResults(err error) bool {
+	m := strings.ToLower(err.Error())
+	for _, s := range []string{"more than", "too many", "too large", "too wide", "exceed", "block range", "limit"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// logs reads the V2 logs of from..to, halving the range while the node refuses it as too
+// large; it returns the end of the range it read.
+func (s *Source) logs(ctx context.Context, from, to int64) ([]types.Log, int64, error) {
+	if s.span > 0 && to-from+1 > s.span {
+		to = from + s.span - 1
+	}
+	for {
+		q := ethereum.FilterQuery{FromBlock: big.NewInt(from), ToBlock: big.NewInt(to), Topics: [][]common.Hash{topics}}
+		logs, err := s.node.FilterLogs(ctx, q)
+		if err == nil {
+			if width := to - from + 1; s.span > 0 && width == s.span {
+				if s.grow++; s.grow >= 8 {
+					s.span, s.grow = 2*s.span, 0
+				}
+			}
+			return logs, to, nil
+		}
+		if !tooManyResults(err) || to == from {
+			return nil, 0, fmt.Errorf("get logs %d–%d: %w", from, to, err)
+		}
+		to = from + (to-from+1)/2 - 1
+		s.span, s.grow = to-from+1, 0
+	}
+}
+
+// Read implements ports.ChainSource.
+func (s *Source) Read(ctx context.Context, from, to int64) (ports.ChainSegment, error) {
+	if s.signer == nil {
+		id, err := s.node.ChainID(ctx)
+		if err != nil {
+			return ports.ChainSegment{}, fmt.Errorf("chain id: %w", err)
+		}
+		s.signer = types.LatestSignerForChainID(id)
+	}
+	raw, to, err := s.logs(ctx, from, to)
+	if err != nil {
+		return ports.ChainSegment{}, err
+	}
+	raw, to = capLogs(raw, from, to)
+	first, err := s.header(ctx, from)
+	if err != nil {
+		return ports.ChainSegment{}, err
+	}
+	last := first
+	if to != from {
+		if last, err = s.header(ctx, to); err != nil {
+			return ports.ChainSegment{}, err
+		}
+	}
+	if err := s.warmPrices(ctx, from); err != nil {
+		return ports.ChainSegment{}, err
+	}
+	logs, err := s.decode(ctx, raw)
+	if err != nil {
+		return ports.ChainSegment{}, err
+	}
+	s.next = to + 1
+	return ports.ChainSegment{From: from, To: to, First: ref(first), Last: ref(last), Events: s.mapper.Map(logs)}, nil
+}
+
+func ref(h *types.Header) ports.BlockRef {
+	return ports.BlockRef{Number: h.Number.Int64(), Hash: strings.ToLower(h.Hash().Hex()), Parent: strings.ToLower(h.ParentHash.Hex())}
+}
+
+func (s *Source) header(ctx context.Context, n int64) (*types.Header, error) {
+	h, err := s.node.HeaderByNumber(ctx, big.NewInt(n))
+	if err != nil {
+		return nil, fmt.Errorf("header %d: %w", n, err)
+	}
+	return h, nil
+}
+
+// warmPrices sets the native token's USD price as of the block before from, from the configured
+// stable pool's reserves then, so a segment's prices do not depend on which segments this
+// process read before (a retried segment is priced as the first attempt was). A node without
+// that block's state (a pruned one, far back in a backfill) leaves the price a continuing read
+// had, or none, until the stable pool's next Sync.
+func (s *Source) warmPrices(ctx context.Context, from int64) error {
+	if s.cfg.StablePool == "" || from == 0 {
+		return nil
+	}
+	addr := common.HexToAddress(s.cfg.StablePool)
+	if err := s.learnPair(ctx, addr); err != nil {
+		return err
+	}
+	if s.notPair[addr] {
+		return nil
+	}
+	r, err := s.reserves(ctx, addr, big.NewInt(from-1))
+	if err != nil {
+		if from != s.next {
+			s.mapper.ForgetNativePrice()
+		}
+		return nil
+	}
+	s.mapper.SetReserves(s.cfg.StablePool, r[0], r[1])
+	return nil
+}
+
+func (s *Source) reserves(ctx context.Context, pair common.Address, at *big.Int) ([2]decimal.Decimal, error) {
+	out, err := s.call(ctx, pairABI, pair, at, "getReserves")
+	if err != nil {
+		return [2]decimal.Decimal{}, err
+	}
+	if len(out) < 2 {
+		return [2]decimal.Decimal{}, errors.New("getReserves: short answer")
+	}
+	r0, ok0 := out[0].(*big.Int)
+	r1, ok1 := out[1].(*big.Int)
+	if !ok0 || !ok1 {
+		return [2]decimal.Decimal{}, errors.New("getReserves: unexpected types")
+	}
+	return [2]decimal.Decimal{decimal.NewFromBigInt(r0, 0), decimal.NewFromBigInt(r1, 0)}, nil
+}
+
+// call packs and sends an eth_call of method and unpacks its answer with the contract's ABI.
+func (s *Source) call(ctx context.Context, a abi.ABI, to common.Address, at *big.Int, method string) ([]any, error) {
+	c := bind.NewBoundContract(to, a, s.node, nil, nil)
+	var out []any
+	if err := c.Call(&bind.CallOpts{Context: ctx, BlockNumber: at}, &out, method); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rawCall is an eth_call of a method without arguments, its answer left undecoded.
+func (s *Source) rawCall(ctx context.Context, a abi.ABI, to common.Address, method string) ([]byte, error) {
+	data, err := a.Pack(method)
+	if err != nil {
+		return nil, err
+	}
+	return s.node.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+}
+
+// learnPair reads an unknown pair's tokens and factory, and the tokens' metadata. A contract
+// that does not answer as a pair is remembered as none, and its logs are skipped. A node that
+// fails is an error (the segment is retried).
+func (s *Source) learnPair(ctx context.Context, addr common.Address) error {
+	key := strings.ToLower(addr.Hex())
+	if s.mapper.KnowsPair(key) || s.notPair[addr] {
+		return s.learnPairTokens(ctx, key)
+	}
+	var got [3]common.Address
+	for i, m := range []string{"token0", "token1", "factory"} {
+		out, err := s.call(ctx, pairABI, addr, nil, m)
+		if err != nil {
+			var de rpcDataError
+			if errors.As(err, &de) || errors.Is(err, bind.ErrNoCode) || isDecodeError(err) {
+				s.notPair[addr] = true
+				return nil
+			}
+			return fmt.Errorf("pair %s %s: %w", key, m, err)
+		}
+		a, ok := out[0].(common.Address)
+		if !ok {
+			s.notPair[addr] = true
+			return nil
+		}
+		got[i] = a
+	}
+	s.mapper.AddPair(dexlog.Pair{Address: key, Token0: strings.ToLower(got[0].Hex()), Token1: strings.ToLower(got[1].Hex()),
+		Factory: strings.ToLower(got[2].Hex())})
+	return s.learnPairTokens(ctx, key)
+}
+
+// rpcDataError is a JSON-RPC error with revert data: the call reverted.
+type rpcDataError interface {
+	Error() string
+	ErrorData() any
+}
+
+func isDecodeError(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "abi:") || strings.Contains(m, "execution reverted") || strings.Contains(m, "no contract code")
+}
+
+func (s *Source) learnPairTokens(ctx context.Context, pairKey string) error {
+	p, ok := s.mapper.Pair(pairKey)
+	if !ok {
+		return nil
+	}
+	for _, t := range []string{p.Token0, p.Token1} {
+		if s.mapper.KnowsToken(t) {
+			continue
+		}
+		md, err := s.token(ctx, common.HexToAddress(t))
+		if err != nil {
+			return err
+		}
+		s.mapper.AddToken(md)
+	}
+	return nil
+}
+
+// decode turns raw logs into dexlog logs: each block with logs is read once (its time and its
+// transactions' senders), each unknown pair and token once.
+func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, error) {
+	blocks, err := s.blocks(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	senders := map[common.Hash]common.Address{}
+	out := make([]dexlog.Log, 0, len(raw))
+	for _, l := range raw {
+		if l.Removed || len(l.Topics) == 0 {
+			continue
+		}
+		b := blocks[l.BlockNumber]
+		if b.Hash() != l.BlockHash {
+			// The block changed between the two calls (a reorg at this depth): read again.
+			return nil, fmt.Errorf("block %d is %s, its log named %s", l.BlockNumber, b.Hash().Hex(), l.BlockHash.Hex())
+		}
+		dl := dexlog.Log{Block: dexlog.Block{Number: int64(l.BlockNumber), Hash: strings.ToLower(l.BlockHash.Hex()),
+			Time: int64(b.Time()) * 1000}, TxHash: strings.ToLower(l.TxHash.Hex()), Index: int32(l.Index),
+			Address: strings.ToLower(l.Address.Hex())}
+		switch l.Topics[0] {
+		case factoryABI.Events["PairCreated"].ID:
+			var ev struct {
+				Token0, Token1, Pair common.Address
+				Arg3                 *big.Int
+			}
+			if err := unpack(factoryABI, &ev, "PairCreated", l); err != nil {
+				continue // same topic, other layout: not a V2 factory
+			}
+			p := dexlog.Pair{Address: strings.ToLower(ev.Pair.Hex()), Factory: dl.Address,
+				Token0: strings.ToLower(ev.Token0.Hex()), Token1: strings.ToLower(ev.Token1.Hex())}
+			s.mapper.AddPair(p)
+			if err := s.learnPairTokens(ctx, p.Address); err != nil {
+				return nil, err
+			}
+			dl.PairCreated = &dexlog.PairCreated{Pair: p}
+		case pairABI.Events["Sync"].ID:
+			var ev struct{ Reserve0, Reserve1 *big.Int }
+			if err := unpack(pairABI, &ev, "Sync", l); err != nil {
+				continue
+			}
+			if err := s.learnPair(ctx, l.Address); err != nil {
+				return nil, err
+			}
+			dl.Sync = &dexlog.Sync{Reserve0: decimal.NewFromBigInt(ev.Reserve0, 0), Reserve1: decimal.NewFromBigInt(ev.Reserve1, 0)}
+		case pairABI.Events["Swap"].ID:
+			var ev struct {
+				Sender                                       common.Address
+				Amount0In, Amount1In, Amount0Out, Amount1Out *big.Int
+				To                                           common.Address
+			}
+			if err := unpack(pairABI, &ev, "Swap", l); err != nil {
+				continue
+			}
+			if err := s.learnPair(ctx, l.Address); err != nil {
+				return nil, err
+			}
+			from, err := s.sender(b, l.TxHash, senders)
+			if err != nil {
+				return nil, err
+			}
+			dl.From = strings.ToLower(from.Hex())
+			dl.Swap = &dexlog.Swap{Amount0In: decimal.NewFromBigInt(ev.Amount0In, 0), Amount1In: decimal.NewFromBigInt(ev.Amount1In, 0),
+				Amount0Out: decimal.NewFromBigInt(ev.Amount0Out, 0), Amount1Out: decimal.NewFromBigInt(ev.Amount1Out, 0)}
+		default:
+			continue
+		}
+		out = append(out, dl)
+	}
+	return out, nil
+}
+
+// blockFetchers is how many block bodies a range reads at once.
+const blockFetchers = 8
+
+// blocks reads the body of every block the logs are in, blockFetchers at a time.
+func (s *Source) blocks(ctx context.Context, raw []types.Log) (map[uint64]*types.Block, error) {
+	var nums []uint64
+	for _, l := range raw {
+		if len(nums) == 0 || nums[len(nums)-1] != l.BlockNumber {
+			nums = append(nums, l.BlockNumber)
+		}
+	}
+	got := make([]*types.Block, len(nums))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(blockFetchers)
+	for i, n := range nums {
+		g.Go(func() error {
+			b, err := s.node.BlockByNumber(gctx, new(big.Int).SetUint64(n))
+			if err != nil {
+				return fmt.Errorf("block %d: %w", n, err)
+			}
+			got[i] = b
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]*types.Block, len(nums))
+	for i, n := range nums {
+		out[n] = got[i]
+	}
+	return out, nil
+}
+
+// MaxLogsPerRead bounds one segment's logs, so one ingest transaction stays the size of a
+// stream's batch: a range with more is cut at the block where the limit falls (a single block
+// with more is read whole).
+const MaxLogsPerRead = 5000
+
+// capLogs cuts logs (in block order) of from..to to MaxLogsPerRead at a block boundary and
+// returns the end of the range they cover.
+func capLogs(raw []types.Log, from, to int64) ([]types.Log, int64) {
+	if len(raw) <= MaxLogsPerRead {
+		return raw, to
+	}
+	cut := raw[MaxLogsPerRead].BlockNumber
+	if int64(cut) <= from {
+		i := MaxLogsPerRead
+		for i < len(raw) && raw[i].BlockNumber == cut {
+			i++
+		}
+		return raw[:i], int64(cut)
+	}
+	i := sort.Search(len(raw), func(i int) bool { return raw[i].BlockNumber >= cut })
+	return raw[:i], int64(cut) - 1
+}
+
+// unpack decodes a log's indexed topics and data into out with the contract's ABI.
+func unpack(a abi.ABI, out any, event string, l types.Log) error {
+	return bind.NewBoundContract(common.Address{}, a, nil, nil, nil).UnpackLog(out, event, l)
+}
+
+// sender is the transaction's signer, recovered from its signature (the block carries it).
+func (s *Source) sender(b *types.Block, tx common.Hash, cache map[common.Hash]common.Address) (common.Address, error) {
+	if a, ok := cache[tx]; ok {
+		return a, nil
+	}
+	t := b.Transaction(tx)
+	if t == nil {
+		return common.Address{}, fmt.Errorf("transaction %s not in block %d", tx.Hex(), b.NumberU64())
+	}
+	a, err := types.Sender(s.signer, t)
+	if err != nil {
+		return common.Address{}, fmt.Errorf("sender of %s: %w", tx.Hex(), err)
+	}
+	cache[tx] = a
+	return a, nil
+}
+
+// Metadata fallbacks for tokens that do not answer a call (docs/engine.md, "Chain follower").
+const (
+	FallbackSymbol   = "UNKNOWN"
+	FallbackDecimals = 18
+	maxDecimals      = 36
+	maxTextRunes     = 200
+)
+
+// token reads an ERC-20's name, symbol, decimals and total supply, each tolerant of a revert, an
+// empty answer and the bytes32 strings of early tokens.
+func (s *Source) token(ctx context.Context, addr common.Address) (dexlog.Token, error) {
+	t := dexlog.Token{Address: strings.ToLower(addr.Hex()), Decimals: FallbackDecimals, TotalSupply: decimal.Zero}
+	name, err := s.text(ctx, addr, "name")
+	if err != nil {
+		return t, err
+	}
+	symbol, err := s.text(ctx, addr, "symbol")
+	if err != nil {
+		return t, err
+	}
+	t.Name, t.Symbol = name, symbol
+	if t.Symbol == "" {
+		t.Symbol = FallbackSymbol
+	}
+	if t.Name == "" {
+		t.Name = t.Symbol
+	}
+	if b, err := s.rawCall(ctx, erc20ABI, addr, "decimals"); err == nil {
+		if v, err := erc20ABI.Unpack("decimals", b); err == nil && len(v) == 1 {
+			if d, ok := v[0].(uint8); ok {
+				t.Decimals = int32(min(d, maxDecimals))
+			}
+		}
+	} else if !reverted(err) {
+		return t, fmt.Errorf("token %s decimals: %w", t.Address, err)
+	}
+	if b, err := s.rawCall(ctx, erc20ABI, addr, "totalSupply"); err == nil {
+		if v, err := erc20ABI.Unpack("totalSupply", b); err == nil && len(v) == 1 {
+			if n, ok := v[0].(*big.Int); ok {
+				t.TotalSupply = decimal.NewFromBigInt(n, 0)
+			}
+		}
+	} else if !reverted(err) {
+		return t, fmt.Errorf("token %s totalSupply: %w", t.Address, err)
+	}
+	return t, nil
+}
+
+// reverted reports whether a call failed in the EVM (a revert, no such method) rather than at
+// the node (unreachable, overloaded), which is retried.
+func reverted(err error) bool {
+	var de rpcDataError
+	return errors.As(err, &de) || isDecodeError(err)
+}
+
+// text reads a string method (name, symbol) as string, else as bytes32; "" when neither fits or
+// the call reverts.
+func (s *Source) text(ctx context.Context, addr common.Address, method string) (string, error) {
+	b, err := s.rawCall(ctx, erc20ABI, addr, method)
+	if err != nil {
+		if reverted(err) {
+			return "", nil
+		}
+		return "", fmt.Errorf("token %s %s: %w", addr.Hex(), method, err)
+	}
+	return DecodeText(b), nil
+}
+
+// DecodeText decodes an ERC-20 name or symbol answer: an ABI string, or a bytes32 padded with
+// zero bytes (early tokens); "" for anything else. The result holds no NUL and is valid UTF-8,
+// at most 200 runes.
+func DecodeText(b []byte) string {
+	var s string
+	if v, err := erc20ABI.Unpack("name", b); err == nil && len(v) == 1 {
+		s, _ = v[0].(string)
+	} else if v, err := bytes32Out.Unpack(b); err == nil && len(v) == 1 {
+		if w, ok := v[0].([32]byte); ok {
+			s = string(bytes.TrimRight(w[:], "\x00"))
+		}
+	}
+	s = strings.TrimSpace(strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), ""))
+	if utf8.RuneCountInString(s) > maxTextRunes {
+		s = string([]rune(s)[:maxTextRunes])
+	}
+	return s
+}

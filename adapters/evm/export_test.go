@@ -1,0 +1,4 @@
+package evm
+
+// CapLogs exposes capLogs to the package's tests.
+var CapLogs = capLogs

@@ -1,0 +1,81 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/ingest"
+)
+
+// BlockRef names a block (or a Solana slot) by its number and hash, with its parent's hash: what
+// a follower compares to find a reorganisation.
+type BlockRef struct {
+	Number int64
+	Hash   string
+	Parent string
+}
+
+// ChainSegment is a run of consecutive blocks read from a chain: their events in chain order and
+// the first and last block (First.Parent must be the hash of the block before From).
+type ChainSegment struct {
+	From, To int64
+	First    BlockRef
+	Last     BlockRef
+	Events   []ingest.Event
+}
+
+// ChainSource reads one chain's history as ingest events. The EVM adapter implements it for
+// eth and bsc (Uniswap V2-style logs); a Solana source would implement the same two methods.
+type ChainSource interface {
+	// Head is the number of the newest block the node has.
+	Head(ctx context.Context) (int64, error)
+	// Read returns the events of blocks from..to. A node that refuses so wide a range makes it
+	// return a shorter segment from..To (To < to); it never returns an empty one.
+	Read(ctx context.Context, from, to int64) (ChainSegment, error)
+}
+
+// ChainHalt is a follower stopped by a reorganisation deeper than its confirmation depth.
+type ChainHalt struct {
+	Chain  chain.Chain
+	Block  int64
+	Reason string
+}
+
+// ChainCheckpoint is a follower's stored position (ingest.Checkpoint without Previous) and its
+// halt, if any.
+type ChainCheckpoint struct {
+	Block  int64
+	Hash   string
+	Halted *ChainHalt
+}
+
+// ChainCheckpointStore keeps followers' positions and halts.
+type ChainCheckpointStore interface {
+	// Checkpoint returns the chain's stored position; ok is false when the chain has none.
+	Checkpoint(ctx context.Context, c chain.Chain) (cp ChainCheckpoint, ok bool, err error)
+	// Halt records that the chain's follower stopped at block (it stays stopped until cleared).
+	Halt(ctx context.Context, h ChainHalt) error
+	// Halted lists the stopped followers.
+	Halted(ctx context.Context) ([]ChainHalt, error)
+}
+
+// CheckpointedIngester applies a follower's events and its checkpoint in one transaction: both or
+// neither are written.
+type CheckpointedIngester interface {
+	IngestThrough(ctx context.Context, events []ingest.Event, cp ingest.Checkpoint) (ingest.Result, error)
+}
+
+// CheckpointedStore is the store side of CheckpointedIngester (IngestStore.Apply plus the
+// checkpoint write in the batch's transaction; a moved checkpoint is a fault.Conflict).
+type CheckpointedStore interface {
+	ApplyThrough(ctx context.Context, b ingest.Batch, cp ingest.Checkpoint, now time.Time) (ingest.Result, error)
+}
+
+// ChainMonitor hears a follower's progress and halts (metrics).
+type ChainMonitor interface {
+	// Progress reports the last block written, the node's head and the trades written since
+	// the previous report.
+	Progress(c chain.Chain, block, head int64, newTrades int)
+	Halted(c chain.Chain, block int64)
+}
