@@ -113,12 +113,9 @@ func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionR
 	if err != nil {
 		return nil, 0, err
 	}
-	r := bases[k]
-	if len(rows) == 0 && r == nil {
+	base := bases[k]
+	if len(rows) == 0 && base == nil {
 		return nil, 0, nil
-	}
-	if r == nil {
-		r = &positionRow{}
 	}
 	trades := make([]trade.Trade, len(rows))
 	for i, row := range rows {
@@ -127,15 +124,29 @@ func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionR
 			BlockTimestamp: row.BlockTimestampMs, Side: trade.Side(row.Side), Status: trade.Status(row.Status),
 			TokenAmount: row.TokenAmount, TokenAmountInUSD: row.TokenAmountUsd, TokenPriceInUSD: row.TokenPriceUsd}
 	}
-	if err := r.applyAfter(trade.Sorted(trades)); err != nil {
+	sorted := trade.Sorted(trades)
+	if base != nil {
+		if err := base.applyAfter(sorted); err != nil {
+			return nil, 0, err
+		}
+		return base, len(trades), nil
+	}
+	pos, err := pnl.Rederive(trades)
+	if err != nil {
 		return nil, 0, err
+	}
+	r := &positionRow{pos: pos, exists: true}
+	r.last = sorted[len(sorted)-1]
+	for i := range sorted {
+		r.noteFirstBuy(&sorted[i])
+		r.act.Note(sorted[i])
 	}
 	return r, len(trades), nil
 }
 
 // applyAfter applies the sorted trades that come after r's last applied trade (all of them to a
-// new row), each once, as pnl.Rederive does: the trades a base folded (retention) and repeats are
-// skipped.
+// new row), each once, as pnl.Rederive replays them: the trades a base folded (retention) and
+// repeats are skipped.
 func (r *positionRow) applyAfter(sorted []trade.Trade) error {
 	for i := range sorted {
 		t := &sorted[i]

@@ -106,8 +106,6 @@ type cpuUse struct {
 	svc, db time.Duration
 }
 
-func (u cpuUse) total() time.Duration { return u.svc + u.db }
-
 // since is the CPU spent from a to b: a process absent from a counts from zero.
 func (b cpuSample) since(a cpuSample) cpuUse {
 	u := cpuUse{wall: b.at.Sub(a.at), svc: b.svc - a.svc}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
@@ -35,7 +36,87 @@ func (b *bench) kytRows(ctx context.Context) []report.Row {
 	})
 	row := report.Row{Op: "10 KYT withdrawal POST", Data: "-", Subject: sub, Goal: workflowGoal}
 	row.Baselines = []report.Measure{b.noopSeries(ctx, false), b.noopSeries(ctx, true), b.fiberSeries(ctx, "kyt", "POST", body)}
-	return []report.Row{row}
+	return []report.Row{row, b.kytBurstRow(ctx, run)}
+}
+
+// kytBurst is how many withdrawal registrations the burst row POSTs at once.
+const kytBurst = 200
+
+// kytBurstRow POSTs kytBurst new withdrawal registrations at the same moment, each on its own
+// connection, and reports their answers' latency, how many were accepted (200) and refused
+// (503, the only other answer the service may give a burst), and how long the accepted ones took
+// to reach registered (polled in the database, at most a minute).
+func (b *bench) kytBurstRow(ctx context.Context, run int64) report.Row {
+	b.alive(ctx)
+	b.logf("measuring a burst of %d concurrent KYT withdrawal POSTs", kytBurst)
+	client := load.Client(kytBurst)
+	var (
+		mu        sync.Mutex
+		lat       []time.Duration
+		ok, busy  int
+		others    int
+		firstErr  string
+		wg        sync.WaitGroup
+		start     = make(chan struct{})
+		memoMatch = fmt.Sprintf("tokenbench burst %d", run)
+	)
+	for i := range kytBurst {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			payload := fmt.Sprintf(`{"address":"9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM","asset":"SOL","assetAmount":"1.%d",`+
+				`"attemptTimestamp":"2026-01-15T10:30:00.000Z","network":"Solana","assetPrice":"150","memo":"%s %d"}`, i, memoMatch, i)
+			<-start
+			t0 := time.Now()
+			res, err := load.Do(ctx, client, load.Request{Method: "POST", URL: b.st.httpURL + "/v2/kyt/withdrawal", Header: b.auth(),
+				Body: []byte(payload)})
+			d := time.Since(t0)
+			mu.Lock()
+			defer mu.Unlock()
+			lat = append(lat, d)
+			switch {
+			case err == nil:
+				ok++
+			case res.Status == 503:
+				busy++
+			default:
+				others++
+				if firstErr == "" {
+					firstErr = err.Error()
+				}
+			}
+		}()
+	}
+	began := time.Now()
+	close(start)
+	wg.Wait()
+	answered := time.Since(began)
+	m := report.Measure{Name: "POST /v2/kyt/withdrawal, all at once", Calls: len(lat), Errors: others, FirstError: firstErr}
+	m.P50, m.P99 = load.Percentile(lat, 50), load.Percentile(lat, 99)
+	// The accepted registrations reach registered once their workflows have screened them.
+	var stored, pending int
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := b.st.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE status = 'pending') FROM kyt_registrations
+			WHERE request->'withdrawal'->>'memo' LIKE $1 || ' %'`, memoMatch).Scan(&stored, &pending)
+		if err != nil {
+			m.Missing = "read the registrations: " + err.Error()
+			break
+		}
+		if pending == 0 || time.Now().After(deadline) {
+			break
+		}
+		sleepCtx(ctx, 100*time.Millisecond)
+	}
+	settled := time.Since(began)
+	if stored != ok {
+		m.Errors++
+		m.FirstError = fmt.Sprintf("%d registrations stored for %d accepted", stored, ok)
+	}
+	return report.Row{Op: "10 KYT withdrawal POST, a burst of 200 at once", Data: "-", Subject: m,
+		Note: fmt.Sprintf("%d accepted (200), %d refused (503), %d other answers; every answer within %s; %d registrations "+
+			"stored, every one out of pending %s after the burst began (%d still pending when the polling stopped, at most "+
+			"a minute)", ok, busy, others, answered.Round(time.Millisecond), stored, settled.Round(time.Millisecond), pending)}
 }
 
 // jobRows measures starting a calculate-pnl job, reading jobs and the first message of a job's
