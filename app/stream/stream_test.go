@@ -177,9 +177,15 @@ func TestPublisher(t *testing.T) {
 	assert.Equal(t, "T1", holding["a"])
 	assert.Equal(t, float64(7), holding["h"])
 	assert.Equal(t, float64(1_700_000_000_000), holding["ts"])
-	time.Sleep(50 * time.Millisecond) // further ticks must not repeat it: nothing new was announced
-	assert.Equal(t, 1, h.count(h.delivered, "dex-token-holding:sol_T1"), "two announcements, one tick: one message")
 	assert.Zero(t, h.count(h.delivered, "dex-token-stats:sol_T2"), "T2 was not touched")
+	// A marker: T2 touched and announced after T1's announcements. Ticks deliver in order, so once
+	// T2's state arrived, a tick that repeated T1's would have delivered it before.
+	p.Committed(ingest.Batch{Trades: []trade.Trade{tr("S4", "T2", trade.Succeeded)}})
+	p.Derived()
+	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return len(h.announced) == 2 }, 5*time.Second, 5*time.Millisecond)
+	p.Announced(h.announced[1])
+	require.Eventually(t, func() bool { return h.count(h.delivered, "dex-token-stats:sol_T2") >= 1 }, 5*time.Second, 5*time.Millisecond)
+	assert.Equal(t, 1, h.count(h.delivered, "dex-token-holding:sol_T1"), "two announcements, one tick: one message")
 }
 
 // TestCommittedNeverBlocks: with the publisher not running, batches beyond the queue are dropped
