@@ -64,10 +64,11 @@ const (
 	WebhookDispatchWorkflowID = "webhook-dispatch"
 )
 
-// KYTWorkflowID derives a registration's workflow ID from its account, kind and idempotency key,
-// so a repeated POST finds the same workflow.
-func KYTWorkflowID(accountID, kind, idempotencyKey string) string {
-	return "kyt/" + accountID + "/" + kind + "/" + idempotencyKey
+// KYTWorkflowID derives a registration's workflow ID from its account, kind and external id (the
+// client's registration id, which is what makes a repeated POST the same registration), so a
+// repeated POST finds the same workflow.
+func KYTWorkflowID(accountID, kind, externalID string) string {
+	return "kyt/" + accountID + "/" + kind + "/" + externalID
 }
 
 // JobWorkflowID derives a job's workflow ID from its ID.

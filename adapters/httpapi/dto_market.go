@@ -3,12 +3,9 @@ package httpapi
 import (
 	"strconv"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/app/market"
-	"github.com/tokenscope/tokenscope/domain/fault"
-	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
@@ -22,54 +19,6 @@ import (
 // it renders as []. The trade, snapshot and PnL DTOs are encoded by hand (dto_json.go): a field
 // added to one of them needs its line there too, which json_test.go enforces. Red packets and
 // claims go through c.JSON.
-
-// pageRequest reads cursor, limit (1..100, default def) and direction.
-func pageRequest(c *fiber.Ctx, def int) (ports.PageRequest, error) {
-	dir, err := page.ParseDirection(queryString(c, "direction"))
-	if err != nil {
-		return ports.PageRequest{}, err
-	}
-	limit, err := page.ParseLimit(queryString(c, "limit"), def, page.MaxLimit)
-	if err != nil {
-		return ports.PageRequest{}, err
-	}
-	return ports.PageRequest{Cursor: queryString(c, "cursor"), Limit: limit, Direction: dir}, nil
-}
-
-// secondsOrMillis reads a Unix time parameter. The spec says seconds while the public API's
-// examples are milliseconds, so values from 10^12 on (after September 2001 in ms, year 33658
-// in s) are taken as milliseconds. upper widens a second to its last millisecond, so an
-// inclusive upper bound in seconds keeps the whole second.
-func secondsOrMillis(c *fiber.Ctx, key string, upper bool) (*int64, error) {
-	v, err := queryInt64(c, key)
-	if err != nil || v == nil {
-		return nil, err
-	}
-	if *v < 0 {
-		return nil, fault.Invalid(key, strconv.FormatInt(*v, 10), "must be a Unix time in seconds or milliseconds, not negative").
-			WithCode(fault.CodeInvalidTimestamp)
-	}
-	ms := *v
-	if ms < 1_000_000_000_000 {
-		ms *= 1000
-		if upper {
-			ms += 999
-		}
-	}
-	return &ms, nil
-}
-
-// nonNegative reads an optional integer parameter that must not be negative.
-func nonNegative(c *fiber.Ctx, key string) (*int64, error) {
-	v, err := queryInt64(c, key)
-	if err != nil || v == nil {
-		return nil, err
-	}
-	if *v < 0 {
-		return nil, fault.Invalid(key, strconv.FormatInt(*v, 10), "must not be negative")
-	}
-	return v, nil
-}
 
 func count(n int64) string { return strconv.FormatInt(n, 10) }
 

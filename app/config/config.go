@@ -33,7 +33,7 @@ type Config struct {
 	KYTProviderURL      string
 	KYTAPIKey           string
 	KYTFlagged          string // comma list address[=risk] for the built-in provider
-	KYTDeadline         time.Duration
+	KYTDeadline         time.Duration // KYT_REGISTER_DEADLINE: a KYT registration's, and a job's, workflow start
 	WebhookAllowed      string // CIDRs allowed as webhook targets besides public addresses
 	WebhookRetry        string // comma list of waits between attempts, e.g. "5s,5m"; empty: domain/webhook.DefaultRetrySchedule
 	WebhookDisableAfter time.Duration
