@@ -32,10 +32,10 @@ type Config struct {
 	ShutdownTimeout     time.Duration
 	KYTProviderURL      string
 	KYTAPIKey           string
-	KYTFlagged          string // comma list address[=risk] for the built-in provider
+	KYTFlagged          string        // comma list address[=risk] for the built-in provider
 	KYTDeadline         time.Duration // KYT_REGISTER_DEADLINE: a KYT registration's, and a job's, workflow start
-	WebhookAllowed      string // CIDRs allowed as webhook targets besides public addresses
-	WebhookRetry        string // comma list of waits between attempts, e.g. "5s,5m"; empty: domain/webhook.DefaultRetrySchedule
+	WebhookAllowed      string        // CIDRs allowed as webhook targets besides public addresses
+	WebhookRetry        string        // comma list of waits between attempts, e.g. "5s,5m"; empty: domain/webhook.DefaultRetrySchedule
 	WebhookDisableAfter time.Duration
 	WebhookTimeout      time.Duration // one delivery request
 	WebhookDispatchPoll time.Duration // outbox poll interval when idle
