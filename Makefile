@@ -38,6 +38,10 @@ run: build-dev ## run everything on this machine: migrations, Temporal + UI, wor
 test: ## run every test tier (unit, mocks, Postgres adapters, workflows, end-to-end)
 	$(GO) test $(TEST_FLAGS) ./...
 
+.PHONY: test-unit
+test-unit: ## the pure tiers only, in seconds: domain, use cases over gomock, workflows (no Postgres, no servers)
+	$(GO) test $(TEST_FLAGS) ./domain/... ./app/... ./workflows/...
+
 .PHONY: measure
 measure: ## workflow round-trip, delivery and SSE-delay measurements (docs/workflows.md)
 	$(GO) test -tags measure -count=1 -run TestMeasure -v ./cmd/tokenscope/
