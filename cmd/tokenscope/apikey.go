@@ -30,7 +30,7 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	fs := flag.NewFlagSet("apikey "+sub, flag.ContinueOnError)
 	accountID := fs.String("account", "", "account the key belongs to (create; filter for list)")
 	name := fs.String("name", "", "a label for the key (create)")
-	scopes := fs.String("scopes", "read,kyt,webhook,ingest", "comma-separated scopes: read, kyt, webhook, ingest (create)")
+	scopes := fs.String("scopes", "read", "comma-separated scopes to grant: read, kyt, webhook, ingest (create; default read only)")
 	rate := fs.Int("rate", 0, "this key's rate limit in requests per minute (create; default RATE_LIMIT_PER_MINUTE)")
 	burst := fs.Int("burst", -1, "requests a full bucket allows beyond --rate (create; default RATE_LIMIT_BURST)")
 	expires := fs.String("expires", "", "when the key ends: a duration (90s, 720h, 30d) or an RFC 3339 time (create; default never)")

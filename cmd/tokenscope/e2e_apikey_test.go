@@ -39,6 +39,24 @@ func TestAPIKeyCreateRefusesAnEmptyScopeList(t *testing.T) {
 	assert.Contains(t, stderr, `"expires"`)
 }
 
+// TestAPIKeyCreateGrantsReadByDefault: a key created without --scopes may read and nothing else
+// (an ingest POST with it is 403); --scopes grants more.
+func TestAPIKeyCreateGrantsReadByDefault(t *testing.T) {
+	e := newEnv(t)
+	dbURL := e.rt.Cfg.DatabaseURL
+	key := strings.TrimSpace(runTool(t, dbURL, "apikey", "create", "--account", "defaultscopes"))
+	require.Regexp(t, `^tsk_`, key)
+	who := e.do(t, "GET", "/v2/whoami", nil, "X-API-KEY", key)
+	require.Equal(t, http.StatusOK, who.Status, "%s", who.Body)
+	assert.Equal(t, []any{"read"}, who.Object(t)["scopes"], "read only")
+	requireErrorBody(t, e.do(t, "POST", "/v2/ingest", []byte("\n"), "X-API-KEY", key, "Content-Type", "application/x-ndjson"),
+		http.StatusForbidden)
+	all := strings.TrimSpace(runTool(t, dbURL, "apikey", "create", "--account", "defaultscopes", "--scopes", "read,ingest"))
+	who = e.do(t, "GET", "/v2/whoami", nil, "X-API-KEY", all)
+	require.Equal(t, http.StatusOK, who.Status, "%s", who.Body)
+	assert.ElementsMatch(t, []any{"read", "ingest"}, who.Object(t)["scopes"])
+}
+
 // TestAPIKeyExpires: a key created with --expires answers until its end and 401 from then on;
 // `apikey list` shows the end.
 func TestAPIKeyExpires(t *testing.T) {

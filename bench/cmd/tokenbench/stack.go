@@ -300,7 +300,7 @@ func (s *stack) stopService() error {
 
 // createKey makes an API key with every scope through `tokenscope apikey create`.
 func (s *stack) createKey(ctx context.Context) error {
-	out, err := s.tool(ctx, "apikey", "create", "--account", benchAccount, "--name", "tokenbench")
+	out, err := s.tool(ctx, "apikey", "create", "--account", benchAccount, "--name", "tokenbench", "--scopes", "read,kyt,webhook,ingest")
 	if err != nil {
 		return err
 	}
