@@ -131,7 +131,12 @@ func withAccessLog(log *slog.Logger, m *Metrics) fiber.Handler {
 			m.observe(c.Method(), route, status, elapsed)
 		}
 		level := slog.LevelInfo
-		if status >= 500 {
+		switch {
+		case status == fiber.StatusServiceUnavailable && route == "/readyz":
+			// "Not ready yet" is the readiness check's answer (at start-up, or while a dependency is
+			// down), not a failed request: orchestrators poll it, and each 503 is no error.
+			level = slog.LevelDebug
+		case status >= 500:
 			level = slog.LevelError
 		}
 		ctx := c.UserContext()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,6 +40,9 @@ func (l *logBuffer) lines(t *testing.T, msg string) []map[string]any {
 	defer l.mu.Unlock()
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
+		if line == "" { // nothing logged yet
+			continue
+		}
 		var rec map[string]any
 		require.NoError(t, json.Unmarshal([]byte(line), &rec), line)
 		if rec["msg"] == msg {
@@ -269,4 +273,23 @@ func TestKeysStayValidAcrossRequests(t *testing.T) {
 			require.Equal(t, http.StatusOK, r.status, "request %d with %s: %s", i, k, r.body)
 		}
 	}
+}
+
+// TestNotReadyIsNoError: /readyz answering 503 (start-up, a dependency down) is the check's
+// answer, polled by orchestrators, so the access log does not report it as an error (it is a
+// debug line); a handler's 500 still is one.
+func TestNotReadyIsNoError(t *testing.T) {
+	var logs logBuffer
+	s := newServer(t, &logs, func(d *httpapi.Deps) {
+		d.Checks = []httpapi.Check{{Name: "postgres", Ping: func(context.Context) error { return errors.New("starting") }}}
+	})
+	for range 3 {
+		require.Equal(t, http.StatusServiceUnavailable, s.do(t, "GET", "/readyz").status)
+	}
+	assert.Empty(t, logs.lines(t, "http"), "no info or error line for a not-ready answer")
+	require.Equal(t, http.StatusInternalServerError,
+		s.do(t, "DELETE", "/v2/webhook/endpoint/"+fixtureEndpoint, "Authorization", "Bearer "+s.key).status)
+	lines := logs.lines(t, "http")
+	require.Len(t, lines, 1)
+	assert.Equal(t, "ERROR", lines[0]["level"])
 }
