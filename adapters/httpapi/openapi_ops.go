@@ -100,11 +100,15 @@ func apiOperations(g *schemas) []apiOp {
 		"Chain (case-insensitive); `ethereum` reads the data stored under `eth`, chains without data answer `[]`.")
 	sortDirection := param("query", "sortDirection", schema{"type": "string", "enum": []string{"asc", "desc"}, "default": "desc"},
 		"Sort direction (case-insensitive; `ASC`/`DESC` too).")
+	// Operation 2's sortDirection is the spec's ASC/DESC (operation 9's is asc/desc); both are read
+	// case-insensitively.
+	multiSortDirection := param("query", "sortDirection", schema{"type": "string", "enum": []string{"ASC", "DESC"}, "default": "DESC"},
+		"Sort direction (case-insensitive; `asc`/`desc` too).")
 	multiParams := func(fields []token.Field) []schema {
 		return []schema{
 			requiredParam(listParam("tokenAddresses", str(), "Token addresses (1–100); unknown ones are left out, repeated ones appear once.")),
 			param("query", "sortBy", enumOf(fieldNames(fields)), "Sort field (case-insensitive); without it the input order is kept."),
-			sortDirection,
+			multiSortDirection,
 			param("query", "filterBy", str(), "A JSON array (or one object) of at most 50 conditions, AND-ed: "+
 				"`{\"field\",\"min\"?,\"max\"?}` (inclusive) or `{\"field\",\"operator\",\"value\"}` with operator gt, gte, lt, lte, eq, ne. Fields are the sortBy values."),
 		}

@@ -791,16 +791,16 @@ func (e MultiTokensParamsSortBy) Valid() bool {
 
 // Defines values for MultiTokensParamsSortDirection.
 const (
-	MultiTokensParamsSortDirectionAsc  MultiTokensParamsSortDirection = "asc"
-	MultiTokensParamsSortDirectionDesc MultiTokensParamsSortDirection = "desc"
+	MultiTokensParamsSortDirectionASC  MultiTokensParamsSortDirection = "ASC"
+	MultiTokensParamsSortDirectionDESC MultiTokensParamsSortDirection = "DESC"
 )
 
 // Valid indicates whether the value is a known member of the MultiTokensParamsSortDirection enum.
 func (e MultiTokensParamsSortDirection) Valid() bool {
 	switch e {
-	case MultiTokensParamsSortDirectionAsc:
+	case MultiTokensParamsSortDirectionASC:
 		return true
-	case MultiTokensParamsSortDirectionDesc:
+	case MultiTokensParamsSortDirectionDESC:
 		return true
 	default:
 		return false
@@ -1649,16 +1649,16 @@ func (e MultiTokensV2ParamsSortBy) Valid() bool {
 
 // Defines values for MultiTokensV2ParamsSortDirection.
 const (
-	MultiTokensV2ParamsSortDirectionAsc  MultiTokensV2ParamsSortDirection = "asc"
-	MultiTokensV2ParamsSortDirectionDesc MultiTokensV2ParamsSortDirection = "desc"
+	MultiTokensV2ParamsSortDirectionASC  MultiTokensV2ParamsSortDirection = "ASC"
+	MultiTokensV2ParamsSortDirectionDESC MultiTokensV2ParamsSortDirection = "DESC"
 )
 
 // Valid indicates whether the value is a known member of the MultiTokensV2ParamsSortDirection enum.
 func (e MultiTokensV2ParamsSortDirection) Valid() bool {
 	switch e {
-	case MultiTokensV2ParamsSortDirectionAsc:
+	case MultiTokensV2ParamsSortDirectionASC:
 		return true
-	case MultiTokensV2ParamsSortDirectionDesc:
+	case MultiTokensV2ParamsSortDirectionDESC:
 		return true
 	default:
 		return false
@@ -3546,7 +3546,7 @@ type MultiTokensParams struct {
 	// SortBy Sort field (case-insensitive); without it the input order is kept.
 	SortBy *MultiTokensParamsSortBy `form:"sortBy,omitempty" json:"sortBy,omitempty"`
 
-	// SortDirection Sort direction (case-insensitive; `ASC`/`DESC` too).
+	// SortDirection Sort direction (case-insensitive; `asc`/`desc` too).
 	SortDirection *MultiTokensParamsSortDirection `form:"sortDirection,omitempty" json:"sortDirection,omitempty"`
 
 	// FilterBy A JSON array (or one object) of at most 50 conditions, AND-ed: `{"field","min"?,"max"?}` (inclusive) or `{"field","operator","value"}` with operator gt, gte, lt, lte, eq, ne. Fields are the sortBy values.
@@ -3799,7 +3799,7 @@ type MultiTokensV2Params struct {
 	// SortBy Sort field (case-insensitive); without it the input order is kept.
 	SortBy *MultiTokensV2ParamsSortBy `form:"sortBy,omitempty" json:"sortBy,omitempty"`
 
-	// SortDirection Sort direction (case-insensitive; `ASC`/`DESC` too).
+	// SortDirection Sort direction (case-insensitive; `asc`/`desc` too).
 	SortDirection *MultiTokensV2ParamsSortDirection `form:"sortDirection,omitempty" json:"sortDirection,omitempty"`
 
 	// FilterBy A JSON array (or one object) of at most 50 conditions, AND-ed: `{"field","min"?,"max"?}` (inclusive) or `{"field","operator","value"}` with operator gt, gte, lt, lte, eq, ne. Fields are the sortBy values.
