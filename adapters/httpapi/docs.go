@@ -26,8 +26,9 @@ var scalarBundle []byte
 // the OpenAPI document leaves it out (undocumentedRoutes).
 const docsAssetPath = "/docs/scalar.js"
 
-// undocumentedRoutes are routes of the main address the document deliberately does not list.
-var undocumentedRoutes = []string{"GET " + docsAssetPath, "GET " + liveAssetPath}
+// undocumentedRoutes are routes the document deliberately does not list (the favicon on every
+// address).
+var undocumentedRoutes = []string{"GET " + docsAssetPath, "GET " + liveAssetPath, "GET /favicon.ico"}
 
 // docsScript starts Scalar on the page; the page's policy names its hash, so it is the only
 // inline script that runs.

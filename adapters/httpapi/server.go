@@ -88,6 +88,7 @@ func newFiber(d Deps, name string) *fiber.App {
 	f.Use(withRequestID, withAccessLog(d.Log, d.Metrics), withRecover(d.Log), withBodyLimit(BodyLimit))
 	f.Get("/healthz", healthz)
 	f.Get("/readyz", readyz(d.Checks))
+	f.Get("/favicon.ico", favicon)
 	return f
 }
 

@@ -293,3 +293,12 @@ func TestNotReadyIsNoError(t *testing.T) {
 	require.Len(t, lines, 1)
 	assert.Equal(t, "ERROR", lines[0]["level"])
 }
+
+// TestFaviconNeedsNoKey: the icon browsers request by themselves answers 204 without a key, on
+// every address, instead of a 401.
+func TestFaviconNeedsNoKey(t *testing.T) {
+	s := newServer(t, io.Discard)
+	r := s.do(t, "GET", "/favicon.ico")
+	assert.Equal(t, http.StatusNoContent, r.status)
+	assert.Empty(t, r.body)
+}
