@@ -27,6 +27,15 @@ func runAPIKey(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		return fault.Invalid("subcommand", "", "use one of create, list, revoke")
 	}
 	sub, rest := args[0], args[1:]
+	if sub == "-h" || sub == "--help" || sub == "help" {
+		fmt.Println("usage: tokenscope apikey create|list|revoke [flags]\n\n" +
+			"  create --account A [--name N] [--scopes read,kyt,webhook,ingest] [--rate R] [--burst B] [--expires D]\n" +
+			"         makes a key and prints it once (scopes default to read)\n" +
+			"  list   [--account A]   the keys, their scopes, limits and state, never the key itself\n" +
+			"  revoke KEY             ends a key (REST answers 401 and its streams close within 10 s)\n\n" +
+			"Run `tokenscope apikey create -h` (list, revoke) for the flags. Reads DATABASE_URL (see README.md).")
+		return flag.ErrHelp
+	}
 	fs := flag.NewFlagSet("apikey "+sub, flag.ContinueOnError)
 	accountID := fs.String("account", "", "account the key belongs to (create; filter for list)")
 	name := fs.String("name", "", "a label for the key (create)")

@@ -22,6 +22,7 @@ func init() {
 // follower itself starts again with the next worker start (or `temporal workflow start`).
 func runChainResume(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
 	fs := flag.NewFlagSet("chain-resume", flag.ContinueOnError)
+	usageOf(fs, "chain-resume [--from BLOCK] eth|bsc", "Clears a chain follower's deep-reorg halt (README, \"After a deep reorg\"); restart a worker afterwards.")
 	from := fs.Int64("from", -1, "move the checkpoint back to this block (the last one to keep); -1: keep it")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -30,6 +30,8 @@ func init() {
 
 func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	usageOf(fs, "import [flags] FILE", "Ingests FILE, an NDJSON file of chain events (- reads standard input; the format is docs/engine.md's),\n"+
+		"in batches with every derivation, and prints the totals. Reads DATABASE_URL.")
 	batch := fs.Int("batch", appingest.DefaultBatchSize, "events per transaction")
 	flushEvery := fs.Duration("flush-every", 10*time.Second, "derive the market data of the tokens the batches touched this often, and at the end (a bulk import derives a token once per interval however many batches touch it)")
 	at := fs.String("at", "", "derive as of this time, RFC 3339 or Unix ms (reproducible backfills and tests; default the system clock)")

@@ -16,6 +16,7 @@ func init() {
 
 func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	usageOf(fs, "migrate", "Creates the database of DATABASE_URL if it is missing and applies the migrations.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -22,6 +22,11 @@ func init() {
 // client that serve and worker share; close releases both.
 func connect(ctx context.Context, name string, cfg config.Config, log *slog.Logger, args []string) (rt *wire.Runtime, close func(), err error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	what := "Runs the HTTP API: the main address (HTTP_ADDR) and the dex address (DEX_HTTP_ADDR)."
+	if name == "worker" {
+		what = "Runs a Temporal worker (TEMPORAL_ADDRESS): KYT, webhook delivery, jobs, the refresh loop, chain followers."
+	}
+	usageOf(fs, name, what)
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -107,6 +112,7 @@ func serveWorkerHealth(ctx context.Context, rt *wire.Runtime) error {
 
 func runHealthcheck(ctx context.Context, cfg config.Config, _ *slog.Logger, args []string) error {
 	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
+	usageOf(fs, "healthcheck [URL]", "Exits 0 when URL (default the API's /readyz) answers 200; for container healthchecks.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -23,6 +23,8 @@ func init() {
 
 func runSimulate(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	usageOf(fs, "simulate [flags]", "Generates a deterministic simulated market: a backfill, then optionally live trading; into the\n"+
+		"database (DATABASE_URL) or, with --ndjson, into an NDJSON file for import.")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed and --end give the same events")
 	tokens := fs.Int("tokens", 200, "tokens to launch during the backfill")
 	wallets := fs.Int("wallets", 2000, "wallets")

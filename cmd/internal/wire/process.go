@@ -19,7 +19,8 @@ import (
 // Run is what both binaries' main functions end with: it loads the configuration from the
 // environment, builds the logger, runs run until it returns or SIGINT/SIGTERM cancels its
 // context, and exits. prog prefixes error messages ("tokenscope serve"). Exit codes: 0 on
-// success, 2 for a usage error or invalid input (a fault.KindInvalid error, -h), 1 otherwise.
+// success and for help asked for (-h, --help: flag.ErrHelp, after the flag set printed it), 2 for
+// a usage error or invalid input (a fault.KindInvalid error), 1 otherwise.
 func Run(prog string, run func(ctx context.Context, cfg config.Config, log *slog.Logger) error) {
 	cfg, err := config.Load()
 	if err != nil {
@@ -33,7 +34,7 @@ func Run(prog string, run func(ctx context.Context, cfg config.Config, log *slog
 		return
 	}
 	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(2)
+		os.Exit(0)
 	}
 	if fe, ok := fault.As(err); ok && fe.Kind == fault.KindInvalid {
 		fmt.Fprintln(os.Stderr, prog+":", fe.Message)
