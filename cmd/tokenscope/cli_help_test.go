@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -53,4 +54,21 @@ func TestHelpExitsZero(t *testing.T) {
 	}
 	out, code = run()
 	assert.Equal(t, 2, code, "no command is a usage error: %s", out)
+}
+
+// TestSimulateReportsWhatItWrote: simulate --ndjson ends with a line saying how many events of
+// each type it wrote, and the count is the file's.
+func TestSimulateReportsWhatItWrote(t *testing.T) {
+	file := t.TempDir() + "/market.ndjson"
+	cmd := exec.Command(os.Args[0], "simulate", "--seed", "3", "--tokens", "3", "--wallets", "5", "--trades", "40", "--ndjson", file)
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	body, err := os.ReadFile(file)
+	require.NoError(t, err)
+	lines := strings.Count(string(body), "\n")
+	trades := strings.Count(string(body), `"type":"trade"`)
+	assert.Contains(t, string(out), fmt.Sprintf("wrote %d events (", lines))
+	assert.Contains(t, string(out), fmt.Sprintf("%d trade", trades))
+	assert.Contains(t, string(out), "to "+file)
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
@@ -15,6 +17,7 @@ import (
 	appingest "github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/cmd/internal/wire"
+	"github.com/tokenscope/tokenscope/domain/ingest"
 )
 
 func init() {
@@ -53,8 +56,9 @@ func runSimulate(ctx context.Context, cfg config.Config, log *slog.Logger, args 
 			return err
 		}
 		w := bufio.NewWriterSize(f, 1<<20)
+		sink := &countingSink{Sink: simulate.EncoderSink{Enc: ndjson.NewEncoder(w)}, byType: map[string]int{}}
 		if *trades > 0 {
-			if err := sim.Backfill(ctx, simulate.EncoderSink{Enc: ndjson.NewEncoder(w)}); err != nil {
+			if err := sim.Backfill(ctx, sink); err != nil {
 				f.Close()
 				return err
 			}
@@ -63,7 +67,11 @@ func runSimulate(ctx context.Context, cfg config.Config, log *slog.Logger, args 
 			f.Close()
 			return err
 		}
-		return f.Close()
+		if err := f.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "tokenscope simulate: wrote %s to %s\n", sink.summary(), *out)
+		return nil
 	}
 
 	pool, err := wire.OpenDatabase(ctx, cfg, log, true)
@@ -92,4 +100,34 @@ func runSimulate(ctx context.Context, cfg config.Config, log *slog.Logger, args 
 		return sim.Live(ctx, sink, wire.SystemClock{}, *live)
 	}
 	return nil
+}
+
+// countingSink counts what passes through it by event type, for simulate --ndjson's report.
+type countingSink struct {
+	simulate.Sink
+	total  int
+	byType map[string]int
+}
+
+func (c *countingSink) Emit(ctx context.Context, e ingest.Event) error {
+	if err := c.Sink.Emit(ctx, e); err != nil {
+		return err
+	}
+	c.total++
+	c.byType[string(e.Type())]++
+	return nil
+}
+
+// summary is "N events (k type, …)", types in name order.
+func (c *countingSink) summary() string {
+	types := make([]string, 0, len(c.byType))
+	for t := range c.byType {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	parts := make([]string, len(types))
+	for i, t := range types {
+		parts[i] = fmt.Sprintf("%d %s", c.byType[t], t)
+	}
+	return fmt.Sprintf("%d events (%s)", c.total, strings.Join(parts, ", "))
 }
