@@ -155,14 +155,14 @@ func foldAndRemove(ctx context.Context, tx pgx.Tx, c chain.Chain, rows []dbsqlc.
 	if err != nil {
 		return 0, 0, fmt.Errorf("newest trades: %w", err)
 	}
-	keep := make(map[[2]string]bool, len(newest))
+	keep := make(map[trade.Key]bool, len(newest))
 	for _, n := range newest {
-		keep[[2]string{n.TxSignature, strconv.Itoa(int(n.InstructionIndex))}] = true
+		keep[trade.Key{Chain: c, TransactionSignature: n.TxSignature, InstructionIndex: n.InstructionIndex}] = true
 	}
 	var sigs []string
 	var ixs []int32
 	for _, r := range rows {
-		if keep[[2]string{r.TxSignature, strconv.Itoa(int(r.InstructionIndex))}] {
+		if keep[trade.Key{Chain: c, TransactionSignature: r.TxSignature, InstructionIndex: r.InstructionIndex}] {
 			kept++
 			continue
 		}
@@ -192,15 +192,8 @@ func retentionCuts(ctx context.Context, db dbsqlc.DBTX, chains []string) (map[ch
 // trade is skipped as any replay), lies before its chain's retention cut: it would sort among
 // trades that retention folded into the positions' bases and removed.
 func (a *applier) refuseBeforeCut(ctx context.Context, trades []trade.Trade) error {
-	chains := map[string]bool{}
-	var cs []string
-	for i := range trades {
-		if c := string(trades[i].Chain); !chains[c] {
-			chains[c] = true
-			cs = append(cs, c)
-		}
-	}
-	cuts, err := retentionCuts(ctx, a.tx, cs)
+	// Every chain's cut at once: the table holds a row per chain at most.
+	cuts, err := retentionCuts(ctx, a.tx, chain.Strings(chain.V2))
 	if err != nil || len(cuts) == 0 {
 		return err
 	}
