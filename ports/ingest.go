@@ -13,11 +13,13 @@ import (
 // window statistics of the touched tokens) in one transaction: a batch is all or nothing.
 // Replayed events change nothing.
 //
-// ApplyPending is Apply without the market data and window statistics: it marks the touched
-// tokens pending, durably, in the batch's transaction, and Flush derives every pending token from
-// the committed state as of now. A stream applies its batches pending and flushes every so often
-// and at its end, so a token touched by many batches is derived once per flush; a crash between
-// the two leaves the marks, which the next Flush (of any process, or the refresh loop) derives.
+// ApplyPending is Apply without the derivations: it stores the events and lists the new trades
+// (and marks the tokens the other events touched) durably, in the batch's transaction, and Flush
+// derives every listed trade (positions, buckets, windows, holder totals) and the market data of
+// every touched token from the committed state as of now. A stream applies its batches pending
+// and flushes every so often and at its end, so a token touched by many batches is derived once
+// per flush; a crash between the two leaves the lists and marks, which the next Flush (of any
+// process, or the refresh loop) derives.
 type IngestStore interface {
 	Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error)
 	ApplyPending(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error)

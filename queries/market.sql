@@ -69,10 +69,11 @@ FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::te
 ON CONFLICT (chain, address) DO UPDATE SET windows = p.windows OR EXCLUDED.windows;
 
 -- name: PendingChains :many
--- Those of the chains with pending tokens (one index probe each): the chain locks a flush takes
+-- Those of the chains with pending tokens or pending trades (index probes): the chain locks a flush takes
 -- before reading them.
 SELECT c::text AS chain FROM unnest(sqlc.arg(chains)::text[]) AS c
-WHERE EXISTS (SELECT 1 FROM market_pending p WHERE p.chain = c) ORDER BY c;
+WHERE EXISTS (SELECT 1 FROM market_pending p WHERE p.chain = c)
+   OR EXISTS (SELECT 1 FROM trade_pending t WHERE t.chain = c) ORDER BY c;
 
 -- name: PendingTokens :many
 -- The first max pending tokens of the chains in key order: one flush chunk.
@@ -84,3 +85,24 @@ ORDER BY chain, address LIMIT sqlc.arg(max)::bigint;
 DELETE FROM market_pending p
 USING ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
 WHERE p.chain = r.chain AND p.address = r.address;
+
+-- name: AddPendingTrades :exec
+-- Lists a batch's new trades of one chain (keys as parallel arrays) for the chain's next flush.
+INSERT INTO trade_pending (chain, signatures, instruction_indexes)
+VALUES (sqlc.arg(chain), sqlc.arg(signatures)::text[], sqlc.arg(instruction_indexes)::integer[]);
+
+-- name: TakePendingTrades :many
+-- Removes and returns every pending trade list of a chain, oldest first (under the chain's lock).
+DELETE FROM trade_pending WHERE chain = $1
+RETURNING id, signatures, instruction_indexes;
+
+-- name: PendingTradeRows :many
+-- The fields a trade's derivations read, for the listed keys of one chain (primary-key probes).
+SELECT t.wallet, t.token_address, t.tx_signature, t.instruction_index, t.block_height, t.block_timestamp_ms,
+    t.side, t.status, t.token_amount, t.token_amount_usd, t.token_price_usd
+FROM ROWS FROM (unnest(sqlc.arg(signatures)::text[]), unnest(sqlc.arg(instruction_indexes)::integer[])) AS k(sig, ix)
+JOIN trades t ON t.chain = sqlc.arg(chain) AND t.tx_signature = k.sig AND t.instruction_index = k.ix;
+
+-- name: HasPendingTrades :one
+-- Whether trades of the chain wait for its next flush.
+SELECT EXISTS (SELECT 1 FROM trade_pending WHERE chain = $1) AS pending;

@@ -70,56 +70,70 @@ func (s *IngestStore) Flush(ctx context.Context, now time.Time) (int, error) {
 func (s *IngestStore) flushChain(ctx context.Context, c chain.Chain, now time.Time) (int, error) {
 	total := 0
 	for {
-		var n int
+		var n, marked int
 		err := writeAnnouncedBy(ctx, s.pool, func(tx pgx.Tx) (marketChange, error) {
-			refs, err := flushChunkIn(ctx, tx, c, now)
-			n = len(refs)
+			refs, m, err := flushChunkIn(ctx, tx, c, now)
+			n, marked = len(refs), m
 			return tokensChanged(refs), err
 		})
 		if err != nil {
 			return total, interpretError(err, "flush market", "")
 		}
 		total += n
-		if n < flushChunk {
+		if marked < flushChunk {
 			return total, nil
 		}
 	}
 }
 
-// flushChunkIn derives up to flushChunk pending tokens of c in tx, under c's lock (marks of c can
-// only be added or cleared by this transaction from there on), and drops their marks; it returns
-// them.
-func flushChunkIn(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time) ([]ports.TokenRef, error) {
+// flushChunkIn derives, in tx under c's lock (marks and trade lists of c can only be added or
+// cleared by this transaction from there on), every trade listed for c (deriveDeferred) and the
+// market data of their tokens and of up to flushChunk marked tokens, and drops the marks; it
+// returns the tokens derived and how many of them were marked.
+func flushChunkIn(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time) ([]ports.TokenRef, int, error) {
 	if err := lockDerivedState(ctx, tx, c); err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	traded, err := deriveDeferred(ctx, tx, c, now)
+	if err != nil {
+		return nil, 0, err
 	}
 	q := dbsqlc.New()
 	rows, err := q.PendingTokens(ctx, tx, dbsqlc.PendingTokensParams{Chains: []string{string(c)}, Max: flushChunk})
 	if err != nil {
-		return nil, fmt.Errorf("pending tokens: %w", err)
+		return nil, 0, fmt.Errorf("pending tokens: %w", err)
 	}
-	if len(rows) == 0 {
-		return nil, nil
+	if len(rows) == 0 && len(traded) == 0 {
+		return nil, 0, nil
 	}
 	// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
 	if _, err := tx.Exec(ctx, tempTables); err != nil {
-		return nil, fmt.Errorf("temp tables: %w", err)
+		return nil, 0, fmt.Errorf("temp tables: %w", err)
 	}
 	if err := keyedJoins(ctx, tx); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	refs := make([]ports.TokenRef, len(rows))
-	windowed := make(map[ports.TokenRef]bool, len(rows))
+	marked := make([]ports.TokenRef, len(rows))
+	windowed := make(map[ports.TokenRef]bool, len(rows)+len(traded))
 	for i, r := range rows {
-		refs[i] = ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.Address}
-		windowed[refs[i]] = r.Windows
+		marked[i] = ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.Address}
+		windowed[marked[i]] = r.Windows
+	}
+	refs := marked
+	for _, r := range traded {
+		if _, ok := windowed[r]; !ok {
+			windowed[r] = false
+			refs = append(refs, r)
+		}
 	}
 	if err := deriveMarket(ctx, tx, refs, windowed, now); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	cs, as := refArrays(refs)
-	if err := q.ClearPending(ctx, tx, dbsqlc.ClearPendingParams{Chains: cs, Addresses: as}); err != nil {
-		return nil, fmt.Errorf("clear pending: %w", err)
+	if len(marked) > 0 {
+		cs, as := refArrays(marked)
+		if err := q.ClearPending(ctx, tx, dbsqlc.ClearPendingParams{Chains: cs, Addresses: as}); err != nil {
+			return nil, 0, fmt.Errorf("clear pending: %w", err)
+		}
 	}
-	return refs, nil
+	return refs, len(marked), nil
 }

@@ -35,12 +35,13 @@ func TestPendingBatchesWaitForTheFlush(t *testing.T) {
 	_, err := s.ApplyPending(ctx, ingest.NewBatch([]ingest.Event{tokenEvent(chain.Sol, "tok1"),
 		swap("a", trade.Buy, "10", "2", 30*time.Second, "p1")}), now)
 	require.NoError(t, err)
-	assert.Equal(t, 1, count(`SELECT count(*) FROM trades`))
-	assert.Equal(t, 1, count(`SELECT count(*) FROM wallet_positions`))
-	assert.Equal(t, 1, count(`SELECT count(*) FROM market_pending WHERE windows`))
-	assert.Equal(t, 1, count(`SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'`),
-		"the batch's trades are in the windows at once")
-	assert.Equal(t, 0, count(`SELECT count(*) FROM token_market`), "so does the market row")
+	assert.Equal(t, 1, count(`SELECT count(*) FROM trades`), "operation 3 serves the trade at once")
+	assert.Equal(t, 1, count(`SELECT count(*) FROM trade_pending`), "the trade is listed for the flush")
+	assert.Equal(t, 1, count(`SELECT count(*) FROM market_pending WHERE windows`), "the new token is marked")
+	assert.Equal(t, 0, count(`SELECT count(*) FROM wallet_positions`), "its position waits for the flush")
+	assert.Equal(t, 0, count(`SELECT count(*) FROM token_buckets`), "so do its buckets")
+	assert.Equal(t, 0, count(`SELECT count(*) FROM token_stats WHERE address = 'tok1'`), "and the new token's windows")
+	assert.Equal(t, 0, count(`SELECT count(*) FROM token_market`), "and its market row")
 
 	before := v.TokensVersion(chain.Sol, []string{"tok1"})
 	n, err := s.Flush(ctx, now)
@@ -48,20 +49,25 @@ func TestPendingBatchesWaitForTheFlush(t *testing.T) {
 	assert.Equal(t, 1, n)
 	assert.Greater(t, v.TokensVersion(chain.Sol, []string{"tok1"}), before, "the flush announces the tokens it derived")
 	assert.Equal(t, 0, count(`SELECT count(*) FROM market_pending`))
+	assert.Equal(t, 0, count(`SELECT count(*) FROM trade_pending`))
+	assert.Equal(t, 1, count(`SELECT count(*) FROM wallet_positions`))
 	assert.Equal(t, 1, count(`SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'`))
 	assert.Equal(t, 1, count(`SELECT holders FROM token_market WHERE address = 'tok1'`))
 	n, err = s.Flush(ctx, now)
 	require.NoError(t, err)
 	assert.Zero(t, n)
 
-	// A mark left behind (a stream that died before its flush) is derived by the next refresh round.
+	// Trades another batch listed, on a token already derived, wait for the flush too.
 	_, err = s.ApplyPending(ctx, ingest.NewBatch([]ingest.Event{swap("b", trade.Buy, "5", "3", 20*time.Second, "p2")}), now)
 	require.NoError(t, err)
-	assert.Equal(t, 2, count(`SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'`))
+	assert.Equal(t, 0, count(`SELECT count(*) FROM market_pending`), "a token only traded is not marked: its trades are listed")
+	assert.Equal(t, 1, count(`SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'`))
 	assert.Equal(t, 1, count(`SELECT holders FROM token_market WHERE address = 'tok1'`))
+	// A list left behind (a stream that died before its flush) is derived by the next refresh round.
 	_, err = s.RefreshWindows(ctx, now)
 	require.NoError(t, err)
-	assert.Equal(t, 0, count(`SELECT count(*) FROM market_pending`))
+	assert.Equal(t, 0, count(`SELECT count(*) FROM trade_pending`))
+	assert.Equal(t, 2, count(`SELECT count(*) FROM wallet_positions`))
 	assert.Equal(t, 2, count(`SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'`))
 	assert.Equal(t, 2, count(`SELECT holders FROM token_market WHERE address = 'tok1'`))
 }

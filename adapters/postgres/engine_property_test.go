@@ -819,14 +819,16 @@ func checkPackets(t *testing.T, d *diffs, ref *propRef) {
 // stream ingested in random batches (fixed clock) leaves positions, market data, windows and red
 // packets equal to the recomputation from the raw events; so do the windows (and the 24h figures
 // on token_market) after refresh rounds at later fixed times.
+// propCases are the property tests' random streams.
+var propCases = []struct {
+	seed                    uint64
+	tokens, wallets, trades int
+}{
+	{1, 3, 10, 200}, {2, 4, 15, 350}, {3, 5, 20, 500}, {4, 6, 30, 800}, {5, 4, 25, 600},
+}
+
 func TestEngineMatchesRecomputation(t *testing.T) {
-	cases := []struct {
-		seed                    uint64
-		tokens, wallets, trades int
-	}{
-		{1, 3, 10, 200}, {2, 4, 15, 350}, {3, 5, 20, 500}, {4, 6, 30, 800}, {5, 4, 25, 600},
-	}
-	for _, c := range cases {
+	for _, c := range propCases {
 		t.Run(fmt.Sprintf("seed=%d", c.seed), func(t *testing.T) {
 			pgtest.Truncate(t, engineTables...)
 			ctx := context.Background()
@@ -838,29 +840,85 @@ func TestEngineMatchesRecomputation(t *testing.T) {
 				_, err := svc.Ingest(ctx, b)
 				require.NoError(t, err, "batch %d of %d", i+1, len(batches))
 			}
-			ref := newPropRef(t, stream)
-			kinds := map[string]int{}
-			for _, e := range stream {
-				kinds[string(e.Type())]++
-			}
-			t.Logf("%d events (%v) in %d batches; %d distinct trades", len(stream), sortedCounts(kinds), len(batches), len(ref.trades))
-
-			d := &diffs{t: t, name: "after ingest"}
-			checkPositions(t, d, ref)
-			checkMarket(t, d, ref, propNow)
-			checkWindows(t, d, ref, propNow)
-			checkPackets(t, d, ref)
-			d.done()
-			for _, after := range propRefreshes {
-				at := propNow.Add(after)
-				_, err := store.RefreshWindows(ctx, at)
-				require.NoError(t, err)
-				d := &diffs{t: t, name: fmt.Sprintf("after the refresh at now+%v", after)}
-				checkWindows(t, d, ref, at)
-				checkDayFigures(t, d, ref, at)
-				d.done()
-			}
+			checkEngine(t, store, stream, len(batches))
 		})
+	}
+}
+
+// TestStreamedEngineMatchesRecomputation applies the same streams as a stream does
+// (ApplyPending: the trades are listed and derived by the flush), flushing at random points, with
+// some batches applied whole (Apply derives the listed trades first) and some positions
+// re-derived by the calculate-pnl job (which also derives them first) in between.
+func TestStreamedEngineMatchesRecomputation(t *testing.T) {
+	for _, c := range propCases {
+		t.Run(fmt.Sprintf("seed=%d", c.seed), func(t *testing.T) {
+			pgtest.Truncate(t, engineTables...)
+			ctx := context.Background()
+			stream := propStream(c.seed, c.tokens, c.wallets, c.trades)
+			batches := propBatches(c.seed, stream)
+			store := postgres.NewIngestStore(pgtest.Pool(t))
+			job := postgres.NewWalletRederiver(pgtest.Pool(t))
+			rng := rand.New(rand.NewPCG(c.seed, 0xf1a5))
+			var traded []trade.Trade
+			whole, flushes, rederived := 0, 0, 0
+			for i, b := range batches {
+				batch := ingest.NewBatch(b)
+				var err error
+				if rng.IntN(100) < 15 {
+					whole++
+					_, err = store.Apply(ctx, batch, propNow)
+				} else {
+					_, err = store.ApplyPending(ctx, batch, propNow)
+				}
+				require.NoError(t, err, "batch %d of %d", i+1, len(batches))
+				traded = append(traded, batch.Trades...)
+				if rng.IntN(100) < 30 {
+					flushes++
+					_, err := store.Flush(ctx, propNow)
+					require.NoError(t, err)
+				}
+				if len(traded) > 0 && rng.IntN(100) < 10 {
+					rederived++
+					tr := traded[rng.IntN(len(traded))]
+					_, err := job.RederivePosition(ctx, tr.Chain, tr.Wallet, tr.TokenAddress, propNow)
+					require.NoError(t, err)
+				}
+			}
+			_, err := store.Flush(ctx, propNow)
+			require.NoError(t, err)
+			t.Logf("%d batches whole, %d flushes and %d job re-derivations in between", whole, flushes, rederived)
+			require.Positive(t, whole)
+			require.Positive(t, rederived)
+			checkEngine(t, store, stream, len(batches))
+		})
+	}
+}
+
+// checkEngine compares the derived state after the stream was ingested with the recomputation,
+// then after each refresh round of propRefreshes.
+func checkEngine(t *testing.T, store *postgres.IngestStore, stream []ingest.Event, batches int) {
+	ctx := context.Background()
+	ref := newPropRef(t, stream)
+	kinds := map[string]int{}
+	for _, e := range stream {
+		kinds[string(e.Type())]++
+	}
+	t.Logf("%d events (%v) in %d batches; %d distinct trades", len(stream), sortedCounts(kinds), batches, len(ref.trades))
+
+	d := &diffs{t: t, name: "after ingest"}
+	checkPositions(t, d, ref)
+	checkMarket(t, d, ref, propNow)
+	checkWindows(t, d, ref, propNow)
+	checkPackets(t, d, ref)
+	d.done()
+	for _, after := range propRefreshes {
+		at := propNow.Add(after)
+		_, err := store.RefreshWindows(ctx, at)
+		require.NoError(t, err)
+		d := &diffs{t: t, name: fmt.Sprintf("after the refresh at now+%v", after)}
+		checkWindows(t, d, ref, at)
+		checkDayFigures(t, d, ref, at)
+		d.done()
 	}
 }
 

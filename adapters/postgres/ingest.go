@@ -108,10 +108,27 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 		return ingest.Result{}, nil, err
 	}
 	a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{},
-		buckets: newBucketDeltas(now), groups: groupDeltas{}}
+		buckets: newBucketDeltas(now), groups: groupDeltas{}, deferred: pending}
+	if !pending {
+		// Trades listed by streamed batches are derived first: this batch's positions build on them.
+		for _, c := range batchChains(b) {
+			refs, err := deriveDeferred(ctx, tx, c, now)
+			if err != nil {
+				return ingest.Result{}, nil, err
+			}
+			for _, r := range refs {
+				a.touched[r] = true
+			}
+		}
+	}
+	// A pending batch lists its trades for the flush (deferTrades) instead of deriving them.
+	derive := a.positions
+	if pending {
+		derive = a.deferTrades
+	}
 	steps := []func(context.Context, ingest.Batch) error{
 		a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.lockPackets, a.claims, a.expiries,
-		func(ctx context.Context, _ ingest.Batch) error { return a.positions(ctx) },
+		func(ctx context.Context, _ ingest.Batch) error { return derive(ctx) },
 		func(ctx context.Context, _ ingest.Batch) error { return a.derivedTotals(ctx) },
 	}
 	for _, step := range steps {
@@ -127,8 +144,15 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 		windowed[ref] = true
 	}
 	if pending {
+		// The tokens of its trades are derived with the trades; those its other events touched
+		// are marked.
 		if err := markPending(ctx, tx, touched, windowed); err != nil {
 			return ingest.Result{}, nil, err
+		}
+		for r := range a.traded {
+			if !a.touched[r] {
+				touched = append(touched, r)
+			}
 		}
 	} else if err := deriveMarket(ctx, tx, touched, windowed, now); err != nil {
 		return ingest.Result{}, nil, err
@@ -149,6 +173,10 @@ type applier struct {
 	groups  groupDeltas
 	// created are the tokens whose tokens row this batch inserted.
 	created []ports.TokenRef
+	// deferred: the batch lists its new trades for the flush (ApplyPending) and traded holds
+	// their tokens (touched holds those of its other events).
+	deferred bool
+	traded   map[ports.TokenRef]bool
 }
 
 // derivedTotals writes the batch's bucket changes, the window changes they make
@@ -420,6 +448,14 @@ func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
 			copyTrade(rows, t, nowMs)
 		}
 		a.newTrades = append(a.newTrades, *t)
+		if a.deferred {
+			ref := ports.TokenRef{Chain: t.Chain, Address: t.TokenAddress}
+			if a.traded == nil {
+				a.traded = map[ports.TokenRef]bool{}
+			}
+			a.traded[ref] = true
+			continue
+		}
 		a.touch(t.Chain, t.TokenAddress)
 		if t.Succeeded() {
 			a.buckets.addTrade(t)
@@ -517,14 +553,13 @@ func (a *applier) existingTrades(ctx context.Context, trades []trade.Trade) (map
 }
 
 // copyStaged COPYs rows (cols) into the per-connection temporary table; with ddl it first runs
-// ddl, which (re)creates or empties that table. The caller then merges the staged rows into
-// their table with one statement. what names the rows in errors.
+// ddl, which creates that table when missing. The table is emptied first: one transaction may
+// stage into it twice (the trades a flush derives, then the market rows; a job's position after
+// the listed trades). The caller then merges the staged rows into their table with one
+// statement. what names the rows in errors.
 func copyStaged(ctx context.Context, tx pgx.Tx, ddl, table string, cols []string, rows [][]any, what string) error {
-	if ddl != "" {
-		// hand-built: DDL of the per-connection temporary table, which is not in the schema sqlc reads.
-		if _, err := tx.Exec(ctx, ddl); err != nil {
-			return fmt.Errorf("stage %s: %w", what, err)
-		}
+	if err := emptyStaging(ctx, tx, ddl, table, what); err != nil {
+		return err
 	}
 	// hand-built: COPY into a temporary table, which is not in the schema sqlc reads.
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows)); err != nil {
@@ -533,13 +568,25 @@ func copyStaged(ctx context.Context, tx pgx.Tx, ddl, table string, cols []string
 	return nil
 }
 
+// emptyStaging runs ddl (when set) and empties the temporary table (free when it is empty, as it
+// is after every commit).
+func emptyStaging(ctx context.Context, tx pgx.Tx, ddl, table, what string) error {
+	sql := "DELETE FROM " + table
+	if ddl != "" {
+		sql = ddl + "; " + sql
+	}
+	// hand-built: DDL and emptying of the per-connection temporary table, which is not in the
+	// schema sqlc reads; the table is named by a constant.
+	if _, err := tx.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("stage %s: %w", what, err)
+	}
+	return nil
+}
+
 // copyStagedRows is copyStaged for rows written with copyRows.
 func copyStagedRows(ctx context.Context, tx pgx.Tx, ddl, table string, cols []string, rows *copyRows, what string) error {
-	if ddl != "" {
-		// hand-built: DDL of the per-connection temporary table, which is not in the schema sqlc reads.
-		if _, err := tx.Exec(ctx, ddl); err != nil {
-			return fmt.Errorf("stage %s: %w", what, err)
-		}
+	if err := emptyStaging(ctx, tx, ddl, table, what); err != nil {
+		return err
 	}
 	if _, err := rows.copyInto(ctx, tx, table, cols); err != nil {
 		return fmt.Errorf("copy %s: %w", what, err)

@@ -43,6 +43,11 @@ func (r *WalletRederiver) RederivePosition(ctx context.Context, c chain.Chain, w
 		if err := lockDerivedState(ctx, tx, c); err != nil {
 			return err
 		}
+		// The pair is re-derived from its stored trades: those still waiting for the flush are
+		// derived first (their buckets and holder totals with them).
+		if err := deriveDeferredOf(ctx, tx, now, c); err != nil {
+			return err
+		}
 		if err := r.q.LockPosition(ctx, tx, dbsqlc.LockPositionParams{Chain: string(c), Wallet: wallet, TokenAddress: token}); err != nil {
 			return fmt.Errorf("lock position: %w", err)
 		}

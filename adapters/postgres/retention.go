@@ -76,6 +76,14 @@ func (s *IngestStore) retainChunkOf(ctx context.Context, c chain.Chain, beforeMs
 			return err
 		}
 		q := dbsqlc.New()
+		// Trades waiting for the flush are not folded (nor removed) before they are derived: the
+		// chain is retained at a later round.
+		if waiting, err := q.HasPendingTrades(ctx, tx, string(c)); err != nil {
+			return fmt.Errorf("pending trades: %w", err)
+		} else if waiting {
+			done = true
+			return nil
+		}
 		cuts, err := retentionCuts(ctx, tx, []string{string(c)})
 		if err != nil {
 			return err

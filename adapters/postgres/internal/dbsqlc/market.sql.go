@@ -11,6 +11,23 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+const AddPendingTrades = `-- name: AddPendingTrades :exec
+INSERT INTO trade_pending (chain, signatures, instruction_indexes)
+VALUES ($1, $2::text[], $3::integer[])
+`
+
+type AddPendingTradesParams struct {
+	Chain              string
+	Signatures         []string
+	InstructionIndexes []int32
+}
+
+// Lists a batch's new trades of one chain (keys as parallel arrays) for the chain's next flush.
+func (q *Queries) AddPendingTrades(ctx context.Context, db DBTX, arg AddPendingTradesParams) error {
+	_, err := db.Exec(ctx, AddPendingTrades, arg.Chain, arg.Signatures, arg.InstructionIndexes)
+	return err
+}
+
 const BucketSpans = `-- name: BucketSpans :many
 
 SELECT b.chain, b.address, b.res_ms, b.start_ms, b.buys, b.sells, b.buy_volume, b.sell_volume, b.buy_volume_usd,
@@ -104,6 +121,18 @@ type ClearPendingParams struct {
 func (q *Queries) ClearPending(ctx context.Context, db DBTX, arg ClearPendingParams) error {
 	_, err := db.Exec(ctx, ClearPending, arg.Chains, arg.Addresses)
 	return err
+}
+
+const HasPendingTrades = `-- name: HasPendingTrades :one
+SELECT EXISTS (SELECT 1 FROM trade_pending WHERE chain = $1) AS pending
+`
+
+// Whether trades of the chain wait for its next flush.
+func (q *Queries) HasPendingTrades(ctx context.Context, db DBTX, chain string) (bool, error) {
+	row := db.QueryRow(ctx, HasPendingTrades, chain)
+	var pending bool
+	err := row.Scan(&pending)
+	return pending, err
 }
 
 const HolderAggregates = `-- name: HolderAggregates :many
@@ -251,10 +280,11 @@ func (q *Queries) MarketInputs(ctx context.Context, db DBTX, arg MarketInputsPar
 
 const PendingChains = `-- name: PendingChains :many
 SELECT c::text AS chain FROM unnest($1::text[]) AS c
-WHERE EXISTS (SELECT 1 FROM market_pending p WHERE p.chain = c) ORDER BY c
+WHERE EXISTS (SELECT 1 FROM market_pending p WHERE p.chain = c)
+   OR EXISTS (SELECT 1 FROM trade_pending t WHERE t.chain = c) ORDER BY c
 `
 
-// Those of the chains with pending tokens (one index probe each): the chain locks a flush takes
+// Those of the chains with pending tokens or pending trades (index probes): the chain locks a flush takes
 // before reading them.
 func (q *Queries) PendingChains(ctx context.Context, db DBTX, chains []string) ([]string, error) {
 	rows, err := db.Query(ctx, PendingChains, chains)
@@ -297,6 +327,98 @@ func (q *Queries) PendingTokens(ctx context.Context, db DBTX, arg PendingTokensP
 	for rows.Next() {
 		var i MarketPending
 		if err := rows.Scan(&i.Chain, &i.Address, &i.Windows); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const PendingTradeRows = `-- name: PendingTradeRows :many
+SELECT t.wallet, t.token_address, t.tx_signature, t.instruction_index, t.block_height, t.block_timestamp_ms,
+    t.side, t.status, t.token_amount, t.token_amount_usd, t.token_price_usd
+FROM ROWS FROM (unnest($1::text[]), unnest($2::integer[])) AS k(sig, ix)
+JOIN trades t ON t.chain = $3 AND t.tx_signature = k.sig AND t.instruction_index = k.ix
+`
+
+type PendingTradeRowsParams struct {
+	Signatures         []string
+	InstructionIndexes []int32
+	Chain              string
+}
+
+type PendingTradeRowsRow struct {
+	Wallet           string
+	TokenAddress     string
+	TxSignature      string
+	InstructionIndex int32
+	BlockHeight      int64
+	BlockTimestampMs int64
+	Side             string
+	Status           string
+	TokenAmount      decimal.Decimal
+	TokenAmountUsd   decimal.Decimal
+	TokenPriceUsd    decimal.Decimal
+}
+
+// The fields a trade's derivations read, for the listed keys of one chain (primary-key probes).
+func (q *Queries) PendingTradeRows(ctx context.Context, db DBTX, arg PendingTradeRowsParams) ([]PendingTradeRowsRow, error) {
+	rows, err := db.Query(ctx, PendingTradeRows, arg.Signatures, arg.InstructionIndexes, arg.Chain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PendingTradeRowsRow{}
+	for rows.Next() {
+		var i PendingTradeRowsRow
+		if err := rows.Scan(
+			&i.Wallet,
+			&i.TokenAddress,
+			&i.TxSignature,
+			&i.InstructionIndex,
+			&i.BlockHeight,
+			&i.BlockTimestampMs,
+			&i.Side,
+			&i.Status,
+			&i.TokenAmount,
+			&i.TokenAmountUsd,
+			&i.TokenPriceUsd,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const TakePendingTrades = `-- name: TakePendingTrades :many
+DELETE FROM trade_pending WHERE chain = $1
+RETURNING id, signatures, instruction_indexes
+`
+
+type TakePendingTradesRow struct {
+	ID                 int64
+	Signatures         []string
+	InstructionIndexes []int32
+}
+
+// Removes and returns every pending trade list of a chain, oldest first (under the chain's lock).
+func (q *Queries) TakePendingTrades(ctx context.Context, db DBTX, chain string) ([]TakePendingTradesRow, error) {
+	rows, err := db.Query(ctx, TakePendingTrades, chain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TakePendingTradesRow{}
+	for rows.Next() {
+		var i TakePendingTradesRow
+		if err := rows.Scan(&i.ID, &i.Signatures, &i.InstructionIndexes); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -383,6 +383,13 @@ type Trade struct {
 	IngestedAtMs          int64
 }
 
+type TradePending struct {
+	ID                 int64
+	Chain              string
+	Signatures         []string
+	InstructionIndexes []int32
+}
+
 type TradeRetention struct {
 	Chain       string
 	CutMs       int64
