@@ -87,21 +87,13 @@ USING ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::t
 WHERE p.chain = r.chain AND p.address = r.address;
 
 -- name: AddPendingTrades :exec
--- Lists a batch's new trades of one chain (keys as parallel arrays) for the chain's next flush.
-INSERT INTO trade_pending (chain, signatures, instruction_indexes)
-VALUES (sqlc.arg(chain), sqlc.arg(signatures)::text[], sqlc.arg(instruction_indexes)::integer[]);
+-- Lists a batch's new trades of one chain (their fields encoded) for the chain's next flush.
+INSERT INTO trade_pending (chain, trades, fields) VALUES ($1, $2, $3);
 
 -- name: TakePendingTrades :many
 -- Removes and returns every pending trade list of a chain, oldest first (under the chain's lock).
 DELETE FROM trade_pending WHERE chain = $1
-RETURNING id, signatures, instruction_indexes;
-
--- name: PendingTradeRows :many
--- The fields a trade's derivations read, for the listed keys of one chain (primary-key probes).
-SELECT t.wallet, t.token_address, t.tx_signature, t.instruction_index, t.block_height, t.block_timestamp_ms,
-    t.side, t.status, t.token_amount, t.token_amount_usd, t.token_price_usd
-FROM ROWS FROM (unnest(sqlc.arg(signatures)::text[]), unnest(sqlc.arg(instruction_indexes)::integer[])) AS k(sig, ix)
-JOIN trades t ON t.chain = sqlc.arg(chain) AND t.tx_signature = k.sig AND t.instruction_index = k.ix;
+RETURNING id, trades, fields;
 
 -- name: HasPendingTrades :one
 -- Whether trades of the chain wait for its next flush.

@@ -2,10 +2,13 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
@@ -26,25 +29,25 @@ import (
 // position re-derived from its stored trades (an out-of-order arrival, the calculate-pnl job)
 // then never takes in a trade whose buckets and holder totals are still to be written.
 
-// deferTrades lists the batch's new trades for their chains' next flush.
+// deferTrades lists the batch's new trades for their chains' next flush, one row per chain with
+// the fields their derivations read (encodePending).
 func (a *applier) deferTrades(ctx context.Context) error {
 	if len(a.newTrades) == 0 {
 		return nil
 	}
 	var order []chain.Chain
-	sigs := map[chain.Chain][]string{}
-	ixs := map[chain.Chain][]int32{}
+	byChain := map[chain.Chain][]*trade.Trade{}
 	for i := range a.newTrades {
 		t := &a.newTrades[i]
-		if _, ok := sigs[t.Chain]; !ok {
+		if _, ok := byChain[t.Chain]; !ok {
 			order = append(order, t.Chain)
 		}
-		sigs[t.Chain] = append(sigs[t.Chain], t.TransactionSignature)
-		ixs[t.Chain] = append(ixs[t.Chain], t.InstructionIndex)
+		byChain[t.Chain] = append(byChain[t.Chain], t)
 	}
 	for _, c := range order {
+		ts := byChain[c]
 		if err := a.q.AddPendingTrades(ctx, a.tx, dbsqlc.AddPendingTradesParams{Chain: string(c),
-			Signatures: sigs[c], InstructionIndexes: ixs[c]}); err != nil {
+			Trades: int32(len(ts)), Fields: encodePending(ts)}); err != nil {
 			return fmt.Errorf("list pending trades: %w", err)
 		}
 	}
@@ -64,37 +67,31 @@ func deriveDeferred(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time
 	if len(lists) == 0 {
 		return nil, nil
 	}
+	a := &applier{tx: tx, q: q, now: now, touched: map[ports.TokenRef]bool{},
+		buckets: newBucketDeltas(now), groups: groupDeltas{}}
+	n := 0
+	for _, l := range lists {
+		n += int(l.Trades)
+	}
+	a.newTrades = make([]trade.Trade, 0, n)
+	for _, l := range lists {
+		if a.newTrades, err = decodePending(a.newTrades, c, l.Fields, int(l.Trades)); err != nil {
+			return nil, fmt.Errorf("pending trades %d: %w", l.ID, err)
+		}
+	}
+	for i := range a.newTrades {
+		t := &a.newTrades[i]
+		a.touch(c, t.TokenAddress)
+		if t.Succeeded() {
+			a.buckets.addTrade(t)
+		}
+	}
 	// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
 	if _, err := tx.Exec(ctx, tempTables); err != nil {
 		return nil, fmt.Errorf("temp tables: %w", err)
 	}
 	if err := keyedJoins(ctx, tx); err != nil {
 		return nil, err
-	}
-	var sigs []string
-	var ixs []int32
-	for _, l := range lists {
-		sigs = append(sigs, l.Signatures...)
-		ixs = append(ixs, l.InstructionIndexes...)
-	}
-	rows, err := q.PendingTradeRows(ctx, tx, dbsqlc.PendingTradeRowsParams{Chain: string(c), Signatures: sigs,
-		InstructionIndexes: ixs})
-	if err != nil {
-		return nil, fmt.Errorf("read pending trades: %w", err)
-	}
-	a := &applier{tx: tx, q: q, now: now, touched: map[ports.TokenRef]bool{},
-		buckets: newBucketDeltas(now), groups: groupDeltas{}}
-	a.newTrades = make([]trade.Trade, len(rows))
-	for i, r := range rows {
-		t := &a.newTrades[i]
-		*t = trade.Trade{Chain: c, Wallet: r.Wallet, TokenAddress: r.TokenAddress, TransactionSignature: r.TxSignature,
-			InstructionIndex: r.InstructionIndex, BlockHeight: r.BlockHeight, BlockTimestamp: r.BlockTimestampMs,
-			Side: trade.Side(r.Side), Status: trade.Status(r.Status), TokenAmount: r.TokenAmount,
-			TokenAmountInUSD: r.TokenAmountUsd, TokenPriceInUSD: r.TokenPriceUsd}
-		a.touch(c, t.TokenAddress)
-		if t.Succeeded() {
-			a.buckets.addTrade(t)
-		}
 	}
 	if err := a.positions(ctx); err != nil {
 		return nil, err
@@ -103,6 +100,79 @@ func deriveDeferred(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time
 		return nil, err
 	}
 	return a.touchedRefs(), nil
+}
+
+// encodePending encodes the fields of ts that a trade's derivations read (its chain is the
+// row's): wallet, token, signature, side and status as length-prefixed text, the instruction
+// index, block height and time as varints, and the token amount, its USD value and the USD price
+// as decimal text (exact: the values the batch read, as the derivations of a whole batch use).
+func encodePending(ts []*trade.Trade) []byte {
+	b := make([]byte, 0, len(ts)*224)
+	text := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	for _, t := range ts {
+		text(t.Wallet)
+		text(t.TokenAddress)
+		text(t.TransactionSignature)
+		text(string(t.Side))
+		text(string(t.Status))
+		b = binary.AppendVarint(b, int64(t.InstructionIndex))
+		b = binary.AppendVarint(b, t.BlockHeight)
+		b = binary.AppendVarint(b, t.BlockTimestamp)
+		text(t.TokenAmount.String())
+		text(t.TokenAmountInUSD.String())
+		text(t.TokenPriceInUSD.String())
+	}
+	return b
+}
+
+// decodePending appends the n trades of chain c that encodePending wrote to b.
+func decodePending(out []trade.Trade, c chain.Chain, b []byte, n int) ([]trade.Trade, error) {
+	var failed error
+	text := func() string {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l {
+			failed = errors.New("truncated text")
+			b = nil
+			return ""
+		}
+		s := string(b[k : k+int(l)])
+		b = b[k+int(l):]
+		return s
+	}
+	varint := func() int64 {
+		v, k := binary.Varint(b)
+		if k <= 0 {
+			failed = errors.New("truncated number")
+			b = nil
+			return 0
+		}
+		b = b[k:]
+		return v
+	}
+	dec := func() decimal.Decimal {
+		d, err := decimal.NewFromString(text())
+		if err != nil && failed == nil {
+			failed = err
+		}
+		return d
+	}
+	for range n {
+		t := trade.Trade{Chain: c, Wallet: text(), TokenAddress: text(), TransactionSignature: text()}
+		t.Side, t.Status = trade.Side(text()), trade.Status(text())
+		t.InstructionIndex, t.BlockHeight, t.BlockTimestamp = int32(varint()), varint(), varint()
+		t.TokenAmount, t.TokenAmountInUSD, t.TokenPriceInUSD = dec(), dec(), dec()
+		if failed != nil {
+			return out, failed
+		}
+		out = append(out, t)
+	}
+	if len(b) != 0 {
+		return out, errors.New("trailing bytes")
+	}
+	return out, nil
 }
 
 // deriveDeferredOf derives the listed trades of every chain in cs (deriveDeferred) and marks

@@ -24,6 +24,8 @@ type Service struct {
 	flushEvery time.Duration
 	// listener hears each commit (nil: nobody listens).
 	listener ports.CommitListener
+	// flushes are the service's flushes, shared by its concurrent streams.
+	flushes *sharedFlush
 }
 
 var _ ports.Ingester = (*Service)(nil)
@@ -33,7 +35,7 @@ func New(store ports.IngestStore, clock ports.Clock, batchSize int) *Service {
 	if batchSize <= 0 {
 		batchSize = DefaultBatchSize
 	}
-	return &Service{store: store, clock: clock, batchSize: batchSize, flushEvery: FlushInterval}
+	return &Service{store: store, clock: clock, batchSize: batchSize, flushEvery: FlushInterval, flushes: &sharedFlush{}}
 }
 
 // WithListener makes the service tell l about every batch it commits and every flush, after
@@ -129,18 +131,27 @@ func (s *Service) Stream(ctx context.Context, src Source, progress Progress) (do
 	if err := ctx.Err(); err != nil {
 		return st.total, err
 	}
-	if _, err := s.store.Flush(ctx, s.clock.Now()); err != nil {
+	if err := s.flush(ctx); err != nil {
 		return st.total, err
 	}
-	s.derived()
 	return st.total, nil
+}
+
+// flush derives what the streams' committed batches left pending (a flush shared with the
+// service's other streams: sharedFlush) and tells the listener.
+func (s *Service) flush(ctx context.Context) error {
+	return s.flushes.do(ctx, func(ctx context.Context) error {
+		if _, err := s.store.Flush(ctx, s.clock.Now()); err != nil {
+			return err
+		}
+		s.derived()
+		return nil
+	})
 }
 
 // flushAfter derives what the committed batches left pending before returning the error that
 // stopped the stream (a failed flush is left to the next one; the stream's error is returned).
 func (s *Service) flushAfter(ctx context.Context, cause error) error {
-	if _, err := s.store.Flush(ctx, s.clock.Now()); err == nil {
-		s.derived()
-	}
+	_ = s.flush(ctx)
 	return cause
 }

@@ -161,11 +161,7 @@ func (st *stream) apply(ctx context.Context, b domain.Batch) error {
 	if !due {
 		return nil
 	}
-	if _, err := s.store.Flush(ctx, s.clock.Now()); err != nil {
-		return err
-	}
-	s.derived()
-	return nil
+	return s.flush(ctx)
 }
 
 // fail records the stream's first failure and stops the stream.

@@ -12,19 +12,18 @@ import (
 )
 
 const AddPendingTrades = `-- name: AddPendingTrades :exec
-INSERT INTO trade_pending (chain, signatures, instruction_indexes)
-VALUES ($1, $2::text[], $3::integer[])
+INSERT INTO trade_pending (chain, trades, fields) VALUES ($1, $2, $3)
 `
 
 type AddPendingTradesParams struct {
-	Chain              string
-	Signatures         []string
-	InstructionIndexes []int32
+	Chain  string
+	Trades int32
+	Fields []byte
 }
 
-// Lists a batch's new trades of one chain (keys as parallel arrays) for the chain's next flush.
+// Lists a batch's new trades of one chain (their fields encoded) for the chain's next flush.
 func (q *Queries) AddPendingTrades(ctx context.Context, db DBTX, arg AddPendingTradesParams) error {
-	_, err := db.Exec(ctx, AddPendingTrades, arg.Chain, arg.Signatures, arg.InstructionIndexes)
+	_, err := db.Exec(ctx, AddPendingTrades, arg.Chain, arg.Trades, arg.Fields)
 	return err
 }
 
@@ -337,75 +336,15 @@ func (q *Queries) PendingTokens(ctx context.Context, db DBTX, arg PendingTokensP
 	return items, nil
 }
 
-const PendingTradeRows = `-- name: PendingTradeRows :many
-SELECT t.wallet, t.token_address, t.tx_signature, t.instruction_index, t.block_height, t.block_timestamp_ms,
-    t.side, t.status, t.token_amount, t.token_amount_usd, t.token_price_usd
-FROM ROWS FROM (unnest($1::text[]), unnest($2::integer[])) AS k(sig, ix)
-JOIN trades t ON t.chain = $3 AND t.tx_signature = k.sig AND t.instruction_index = k.ix
-`
-
-type PendingTradeRowsParams struct {
-	Signatures         []string
-	InstructionIndexes []int32
-	Chain              string
-}
-
-type PendingTradeRowsRow struct {
-	Wallet           string
-	TokenAddress     string
-	TxSignature      string
-	InstructionIndex int32
-	BlockHeight      int64
-	BlockTimestampMs int64
-	Side             string
-	Status           string
-	TokenAmount      decimal.Decimal
-	TokenAmountUsd   decimal.Decimal
-	TokenPriceUsd    decimal.Decimal
-}
-
-// The fields a trade's derivations read, for the listed keys of one chain (primary-key probes).
-func (q *Queries) PendingTradeRows(ctx context.Context, db DBTX, arg PendingTradeRowsParams) ([]PendingTradeRowsRow, error) {
-	rows, err := db.Query(ctx, PendingTradeRows, arg.Signatures, arg.InstructionIndexes, arg.Chain)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []PendingTradeRowsRow{}
-	for rows.Next() {
-		var i PendingTradeRowsRow
-		if err := rows.Scan(
-			&i.Wallet,
-			&i.TokenAddress,
-			&i.TxSignature,
-			&i.InstructionIndex,
-			&i.BlockHeight,
-			&i.BlockTimestampMs,
-			&i.Side,
-			&i.Status,
-			&i.TokenAmount,
-			&i.TokenAmountUsd,
-			&i.TokenPriceUsd,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const TakePendingTrades = `-- name: TakePendingTrades :many
 DELETE FROM trade_pending WHERE chain = $1
-RETURNING id, signatures, instruction_indexes
+RETURNING id, trades, fields
 `
 
 type TakePendingTradesRow struct {
-	ID                 int64
-	Signatures         []string
-	InstructionIndexes []int32
+	ID     int64
+	Trades int32
+	Fields []byte
 }
 
 // Removes and returns every pending trade list of a chain, oldest first (under the chain's lock).
@@ -418,7 +357,7 @@ func (q *Queries) TakePendingTrades(ctx context.Context, db DBTX, chain string) 
 	items := []TakePendingTradesRow{}
 	for rows.Next() {
 		var i TakePendingTradesRow
-		if err := rows.Scan(&i.ID, &i.Signatures, &i.InstructionIndexes); err != nil {
+		if err := rows.Scan(&i.ID, &i.Trades, &i.Fields); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

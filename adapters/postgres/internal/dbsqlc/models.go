@@ -384,10 +384,10 @@ type Trade struct {
 }
 
 type TradePending struct {
-	ID                 int64
-	Chain              string
-	Signatures         []string
-	InstructionIndexes []int32
+	ID     int64
+	Chain  string
+	Trades int32
+	Fields []byte
 }
 
 type TradeRetention struct {
