@@ -467,14 +467,14 @@ func (m *Mapper) snapshot(addr string, b Block) pool.Snapshot {
 
 // snapshotV3 is a V3 pool's state after its latest Initialize or Swap: the base priced at the
 // pool's sqrtPriceX96, each side worth its balance at that price (a concentrated pool does not
-// hold equal values), TVL their sum; vault amounts are the balances. Unknown balances leave the
+// hold equal values), TVL their sum, each to PriceScale places; vault amounts are the balances. Unknown balances leave the
 // values and vault amounts zero.
 func (m *Mapper) snapshotV3(p Pair, b Block) pool.Snapshot {
 	base, quote := m.orient(p)
 	st := m.v3[p.Address]
 	qNative, qUSD := m.quotePrice(quote)
 	inQuote := m.spot(p, base)
-	bNative, bUSD := inQuote.Mul(qNative), inQuote.Mul(qUSD)
+	bNative, bUSD := inQuote.Mul(qNative).Round(PriceScale), inQuote.Mul(qUSD).Round(PriceScale)
 	bal := [2]decimal.Decimal{decimal.Zero, decimal.Zero}
 	if st.Balances != nil {
 		bal = *st.Balances
@@ -484,8 +484,10 @@ func (m *Mapper) snapshotV3(p Pair, b Block) pool.Snapshot {
 	if base != p.Token0 {
 		rawBase, rawQuote = bal[1], bal[0]
 	}
-	aNative, aUSD := bb.Mul(bNative), bb.Mul(bUSD)
-	qValNative, qValUSD := bq.Mul(qNative), bq.Mul(qUSD)
+	// Prices and values are rounded to PriceScale places: a balance of up to 36 decimals times
+	// a price of 18 would pass what ingest stores.
+	aNative, aUSD := bb.Mul(bNative).Round(PriceScale), bb.Mul(bUSD).Round(PriceScale)
+	qValNative, qValUSD := bq.Mul(qNative).Round(PriceScale), bq.Mul(qUSD).Round(PriceScale)
 	return pool.Snapshot{Chain: m.cfg.Chain, PoolAddress: p.Address, BlockHeight: b.Number, BlockTimestamp: b.Time, SnapshotTime: b.Time,
 		TokenA: pool.Side{TokenAddress: base, Decimals: m.tokens[base].Decimals, AmountInNative: aNative, AmountInUSD: aUSD,
 			PriceNative: bNative, PriceUSD: bUSD, VaultAmount: pool.VaultAmount(rawBase.String())},

@@ -59,7 +59,12 @@ func load(t testing.TB, name string) Artifact {
 	return Artifact{ABI: a, Bytecode: common.FromHex(j.Bytecode)}
 }
 
-var createPairSelector = crypto.Keccak256([]byte("createPair(address,address)"))[:4]
+var (
+	createPairSelector = crypto.Keccak256([]byte("createPair(address,address)"))[:4]
+	createPoolSelector = crypto.Keccak256([]byte("createPool(address,address,uint24)"))[:4]
+	// the position manager's mint: a pool's first position initializes its ticks and an NFT
+	positionMintSelector = crypto.Keccak256([]byte("mint((address,address,uint24,int24,int24,uint256,uint256,uint256,uint256,address,uint256))"))[:4]
+)
 
 var ether = new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
 
@@ -153,11 +158,17 @@ func (c *Chain) SendNonce(key *ecdsa.PrivateKey, nonce uint64, to *common.Addres
 	require.NoError(c.t, err)
 	tip := new(big.Int).Mul(big.NewInt(1_000_000_000), big.NewInt(1+tipBoost))
 	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
-	// Deployments and createPair (which deploys the pair) need millions of gas; a transfer or a
-	// swap well under 400k, and a block holds many of them.
+	// Deployments and createPair/createPool (which deploy the pool) need millions of gas (the V3
+	// factory and position manager are near the 24 KB code limit), a V3 position's mint about
+	// 1M; a transfer or a swap well under 1M, and a block holds many of them.
 	gas := uint64(1_000_000)
-	if to == nil || bytes.HasPrefix(data, createPairSelector) {
-		gas = 6_000_000
+	switch {
+	case to == nil:
+		gas = 12_000_000
+	case bytes.HasPrefix(data, createPairSelector), bytes.HasPrefix(data, createPoolSelector):
+		gas = 8_000_000
+	case bytes.HasPrefix(data, positionMintSelector):
+		gas = 3_000_000
 	}
 	tx, err := types.SignNewTx(key, c.signer, &types.DynamicFeeTx{ChainID: c.signer.ChainID(), Nonce: nonce, GasTipCap: tip,
 		GasFeeCap: feeCap, Gas: gas, To: to, Data: data})
