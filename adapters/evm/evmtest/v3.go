@@ -3,7 +3,6 @@ package evmtest
 import (
 	"crypto/ecdsa"
 	"math/big"
-	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -33,7 +32,7 @@ var Q96 = new(big.Int).Lsh(big.NewInt(1), 96)
 
 // NewV3 deploys the V3 factory, position manager and router on m's chain; weth is the address
 // the periphery takes as WETH9 (only used to wrap and unwrap ether, which the tests do not).
-func NewV3(t testing.TB, m *Market, weth common.Address) *V3 {
+func NewV3(t TB, m *Market, weth common.Address) *V3 {
 	fact := load(t, "UniswapV3Factory.json")
 	pos := load(t, "NonfungiblePositionManager.json")
 	rt := load(t, "SwapRouter.json")
