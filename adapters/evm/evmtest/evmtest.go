@@ -165,14 +165,23 @@ func (c *Chain) Send(key *ecdsa.PrivateKey, to *common.Address, data []byte, tip
 // SendNonce is Send with the nonce given (to replace a transaction).
 func (c *Chain) SendNonce(key *ecdsa.PrivateKey, nonce uint64, to *common.Address, data []byte, tipBoost int64) *types.Transaction {
 	c.t.Helper()
-	ctx := context.Background()
-	if c.baseFee == nil {
-		head, err := c.C.HeaderByNumber(ctx, nil)
+	return c.send(key, nonce, to, data, tipBoost, c.gasFor(to, data))
+}
+
+// sendGas is Send with the gas limit given.
+func (c *Chain) sendGas(key *ecdsa.PrivateKey, to *common.Address, data []byte, gas uint64) *types.Transaction {
+	c.t.Helper()
+	nonce, ok := c.nonces[Addr(key)]
+	if !ok {
+		n, err := c.C.PendingNonceAt(context.Background(), Addr(key))
 		require.NoError(c.t, err)
-		c.baseFee = head.BaseFee
+		nonce = n
 	}
-	tip := new(big.Int).Mul(big.NewInt(1_000_000_000), big.NewInt(1+tipBoost))
-	feeCap := new(big.Int).Add(new(big.Int).Mul(c.baseFee, big.NewInt(2)), tip)
+	return c.send(key, nonce, to, data, 0, gas)
+}
+
+// gasFor is a transaction's gas limit.
+func (c *Chain) gasFor(to *common.Address, data []byte) uint64 {
 	// Deployments and createPair/createPool (which deploy the pool) need millions of gas (the V3
 	// factory and position manager are near the 24 KB code limit), a V3 position's mint about
 	// 1M; a transfer or a swap well under 1M, and a block holds many of them.
@@ -188,6 +197,19 @@ func (c *Chain) SendNonce(key *ecdsa.PrivateKey, nonce uint64, to *common.Addres
 	case bytes.HasPrefix(data, positionMintSelector):
 		gas = 3_000_000
 	}
+	return gas
+}
+
+func (c *Chain) send(key *ecdsa.PrivateKey, nonce uint64, to *common.Address, data []byte, tipBoost int64, gas uint64) *types.Transaction {
+	c.t.Helper()
+	ctx := context.Background()
+	if c.baseFee == nil {
+		head, err := c.C.HeaderByNumber(ctx, nil)
+		require.NoError(c.t, err)
+		c.baseFee = head.BaseFee
+	}
+	tip := new(big.Int).Mul(big.NewInt(1_000_000_000), big.NewInt(1+tipBoost))
+	feeCap := new(big.Int).Add(new(big.Int).Mul(c.baseFee, big.NewInt(2)), tip)
 	tx, err := types.SignNewTx(key, c.signer, &types.DynamicFeeTx{ChainID: c.signer.ChainID(), Nonce: nonce, GasTipCap: tip,
 		GasFeeCap: feeCap, Gas: gas, To: to, Data: data})
 	require.NoError(c.t, err)
