@@ -321,12 +321,28 @@ func (s *Source) learnPair(ctx context.Context, addr common.Address, v dexlog.Ve
 	if s.mapper.KnowsPair(key) || s.notPair[addr] {
 		return s.learnPairTokens(ctx, key)
 	}
+	p, ok, err := s.readPair(ctx, addr, v)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.notPair[addr] = true
+		return nil
+	}
+	s.mapper.AddPair(p)
+	return s.learnPairTokens(ctx, key)
+}
+
+// readPair reads a pool's tokens and factory (and, v being versionUnknown, whether it is a V3
+// pool); ok is false for a contract that does not answer as one. It only calls the node.
+func (s *Source) readPair(ctx context.Context, addr common.Address, v dexlog.Version) (p dexlog.Pair, ok bool, err error) {
+	key := strings.ToLower(addr.Hex())
 	if v == versionUnknown {
 		v = dexlog.V2
 		if _, err := s.call(ctx, poolV3ABI, addr, nil, "fee"); err == nil {
 			v = dexlog.V3
 		} else if !reverted(err) && !errors.Is(err, bind.ErrNoCode) {
-			return fmt.Errorf("pool %s fee: %w", key, err)
+			return p, false, fmt.Errorf("pool %s fee: %w", key, err)
 		}
 	}
 	var got [3]common.Address
@@ -335,21 +351,103 @@ func (s *Source) learnPair(ctx context.Context, addr common.Address, v dexlog.Ve
 		if err != nil {
 			var de rpcDataError
 			if errors.As(err, &de) || errors.Is(err, bind.ErrNoCode) || isDecodeError(err) {
-				s.notPair[addr] = true
-				return nil
+				return p, false, nil
 			}
-			return fmt.Errorf("pair %s %s: %w", key, m, err)
+			return p, false, fmt.Errorf("pair %s %s: %w", key, m, err)
 		}
-		a, ok := out[0].(common.Address)
-		if !ok {
-			s.notPair[addr] = true
-			return nil
+		a, isAddr := out[0].(common.Address)
+		if !isAddr {
+			return p, false, nil
 		}
 		got[i] = a
 	}
-	s.mapper.AddPair(dexlog.Pair{Address: key, Token0: strings.ToLower(got[0].Hex()), Token1: strings.ToLower(got[1].Hex()),
-		Factory: strings.ToLower(got[2].Hex()), Version: v})
-	return s.learnPairTokens(ctx, key)
+	return dexlog.Pair{Address: key, Token0: strings.ToLower(got[0].Hex()), Token1: strings.ToLower(got[1].Hex()),
+		Factory: strings.ToLower(got[2].Hex()), Version: v}, true, nil
+}
+
+// prefetch learns, blockFetchers at a time, the pools the logs name and the tokens of those and
+// of the pools they create, which decode would otherwise read one call at a time: a backfill
+// meets thousands of them (each pool three eth_calls, each token four).
+func (s *Source) prefetch(ctx context.Context, raw []types.Log) error {
+	type want struct {
+		addr common.Address
+		v    dexlog.Version
+	}
+	var pools []want
+	seen := map[common.Address]bool{}
+	var tokens []common.Address
+	seenTok := map[common.Address]bool{}
+	addToken := func(a common.Address) {
+		if !seenTok[a] && !s.mapper.KnowsToken(strings.ToLower(a.Hex())) {
+			seenTok[a] = true
+			tokens = append(tokens, a)
+		}
+	}
+	for _, l := range raw {
+		if len(l.Topics) == 0 {
+			continue
+		}
+		switch l.Topics[0] {
+		case topicPairCreated, topicPoolCreated:
+			if len(l.Topics) >= 3 { // token0 and token1 are indexed in both
+				addToken(common.BytesToAddress(l.Topics[1].Bytes()))
+				addToken(common.BytesToAddress(l.Topics[2].Bytes()))
+			}
+		case topicSync, topicSwap, topicInitialize, topicSwapV3:
+			if seen[l.Address] || s.notPair[l.Address] || s.mapper.KnowsPair(strings.ToLower(l.Address.Hex())) {
+				continue
+			}
+			seen[l.Address] = true
+			v := dexlog.V2
+			if l.Topics[0] == topicInitialize || l.Topics[0] == topicSwapV3 {
+				v = dexlog.V3
+			}
+			pools = append(pools, want{l.Address, v})
+		}
+	}
+	type readP struct {
+		p  dexlog.Pair
+		ok bool
+	}
+	got := make([]readP, len(pools))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(blockFetchers)
+	for i, w := range pools {
+		g.Go(func() error {
+			p, ok, err := s.readPair(gctx, w.addr, w.v)
+			got[i] = readP{p, ok}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i, r := range got {
+		if !r.ok {
+			s.notPair[pools[i].addr] = true
+			continue
+		}
+		s.mapper.AddPair(r.p)
+		addToken(common.HexToAddress(r.p.Token0))
+		addToken(common.HexToAddress(r.p.Token1))
+	}
+	mds := make([]dexlog.Token, len(tokens))
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(blockFetchers)
+	for i, a := range tokens {
+		g.Go(func() error {
+			md, err := s.token(gctx, a)
+			mds[i] = md
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, md := range mds {
+		s.mapper.AddToken(md)
+	}
+	return nil
 }
 
 // rpcDataError is a JSON-RPC error with revert data: the call reverted.
@@ -384,8 +482,15 @@ func (s *Source) learnPairTokens(ctx context.Context, pairKey string) error {
 // decode turns raw logs into dexlog logs: each block with logs is read once (its time and its
 // transactions' senders), each unknown pair and token once.
 func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, error) {
-	blocks, err := s.blocks(ctx, raw)
-	if err != nil {
+	// The block bodies and the new pools' and tokens' metadata are read side by side.
+	var blocks map[uint64]*types.Block
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		blocks, err = s.blocks(gctx, raw)
+		return err
+	})
+	g.Go(func() error { return s.prefetch(gctx, raw) })
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	senders := map[common.Hash]common.Address{}

@@ -98,14 +98,15 @@ func TestChainFollowerServesSwapsThroughTheAPI(t *testing.T) {
 	snap := snapList[0].(map[string]any)
 	assert.Equal(t, m.Balance(m.TKN, pool3).String(), snap["tokenA"].(map[string]any)["vaultAmount"], "TKN held by the V3 pool")
 	assert.Equal(t, m.Balance(m.USDC, pool3).String(), snap["tokenB"].(map[string]any)["vaultAmount"], "USDC held by the V3 pool")
-	// Operations 1 and 2: the followed token is found and detailed, its V3 pool among its liquidity.
+	// Operations 1 and 2 (v1 names the chain "ethereum"): the followed token is found and detailed,
+	// its V3 pool among its liquidity.
 	found := okJSON(t, e.do(t, "GET", "/v2/token/search?q=TKN&chains=eth", nil))
 	var addrs []string
 	for _, it := range found.(map[string]any)["data"].([]any) {
 		addrs = append(addrs, it.(map[string]any)["address"].(string))
 	}
 	assert.Contains(t, addrs, tkn)
-	multi := okJSON(t, e.doDex(t, "GET", "/v1/token/eth/multi?tokenAddresses="+tkn, nil)).([]any)
+	multi := okJSON(t, e.doDex(t, "GET", "/v1/token/ethereum/multi?tokenAddresses="+tkn, nil)).([]any)
 	require.Len(t, multi, 1)
 	families := map[string]string{}
 	for _, l := range multi[0].(map[string]any)["liquidity"].([]any) {

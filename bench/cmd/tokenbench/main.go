@@ -60,13 +60,13 @@ func (sc scale) history() bool { return sc.mainTrades > 0 }
 var scales = map[string]scale{
 	"smoke": {name: "smoke", tokens: 300, wallets: 1_000, trades: 6_000, duration: time.Second,
 		deliveries: deliverySizes{oneEndpoint: 200, endpoints: 10, fanout: 200, paced: 500 * time.Millisecond},
-		liveRate:   5_000, liveDuration: 3 * time.Second, follow: followSize{swaps: 2_000, pools: 20, wallets: 50, perBlock: 70}},
+		liveRate:   5_000, liveDuration: 3 * time.Second, follow: followSize{swaps: 2_000, pools: 20, wallets: 50, perBlock: 60}},
 	"small": {name: "small", tokens: 10_000, wallets: 20_000, trades: 200_000, duration: 10 * time.Second,
 		deliveries: deliverySizes{oneEndpoint: 2_000, endpoints: 100, fanout: 2_000, paced: 3 * time.Second},
-		liveRate:   5_000, liveDuration: time.Minute, follow: followSize{swaps: 100_000, pools: 1_000, wallets: 500, perBlock: 70}},
+		liveRate:   5_000, liveDuration: time.Minute, follow: followSize{swaps: 100_000, pools: 1_000, wallets: 500, perBlock: 60}},
 	"large": {name: "large", tokens: 100_000, wallets: 200_000, trades: 250_000, duration: 10 * time.Second,
 		deliveries: deliverySizes{oneEndpoint: 10_000, endpoints: 100, fanout: 10_000, paced: 10 * time.Second}, mainTrades: 1_000_000,
-		liveRate: 5_000, liveDuration: time.Minute, follow: followSize{swaps: 100_000, pools: 1_000, wallets: 500, perBlock: 70}},
+		liveRate: 5_000, liveDuration: time.Minute, follow: followSize{swaps: 100_000, pools: 1_000, wallets: 500, perBlock: 60}},
 }
 
 // groups are the row groups -only selects by name (next to read operations by number); the fills
