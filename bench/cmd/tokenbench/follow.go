@@ -51,7 +51,7 @@ func (b *bench) followRows(ctx context.Context, size followSize) report.Row {
 	tb := &chainTB{}
 	defer tb.close()
 	built := time.Now()
-	sim, err := buildChain(tb, size, b.logf)
+	sim, err := buildChain(ctx, tb, size, b.logf)
 	if err != nil {
 		return fail("build the chain", err)
 	}
@@ -229,12 +229,12 @@ func (t *chainTB) close() {
 	}
 }
 
-// buildChain makes the chain: WETH and USDC, a WETH/USDC stable pool at 3,000 USDC per WETH,
+// buildChain makes the chain (it stops between blocks when ctx ends): WETH and USDC, a WETH/USDC stable pool at 3,000 USDC per WETH,
 // pools−1 tokens each in a pool with 100 WETH and 1,000,000 of it, wallets holding 1,000 WETH
 // each, a first swap of 0.1 WETH in each pool by the deployer, then the swaps, perBlock a block: mostly buys of a pool's token for 0.1 WETH, a sell of
 // half of what the wallet holds of it every third time it has some, and every 50th swap a sale
 // of 0.1 WETH for USDC in the stable pool (the ETH price moves).
-func buildChain(tb *chainTB, size followSize, logf func(string, ...any)) (sim simChain, err error) {
+func buildChain(ctx context.Context, tb *chainTB, size followSize, logf func(string, ...any)) (sim simChain, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(chainFailed); !ok {
@@ -303,6 +303,9 @@ func buildChain(tb *chainTB, size followSize, logf func(string, ...any)) (sim si
 		}
 		if n%size.perBlock == size.perBlock-1 || n == size.swaps-1 {
 			m.Commit()
+			if ctx.Err() != nil { // Ctrl-C: the run's databases are dropped on the way out
+				return simChain{}, ctx.Err()
+			}
 		}
 		if n%10_000 == 9_999 {
 			logf("follow: %d swaps made", n+1)
