@@ -1,8 +1,9 @@
 // Package evm is the chain follower's source for EVM chains (eth, bsc): it reads Uniswap V2-style
-// logs (PairCreated, Sync, Swap) over JSON-RPC with go-ethereum's ethclient, decodes them with
-// accounts/abi and the contracts' own ABIs (@uniswap/v2-core, abi/NOTICE.md), reads each new
-// token's ERC-20 metadata by eth_call, and maps the logs to ingest events with domain/dexlog. It
-// implements ports.ChainSource.
+// logs (PairCreated, Sync, Swap) and Uniswap V3-style logs (PoolCreated, Initialize, Swap) over
+// JSON-RPC with go-ethereum's ethclient, decodes them with accounts/abi and the contracts' own
+// ABIs (@uniswap/v2-core, @uniswap/v3-core, abi/NOTICE.md), reads each new token's ERC-20
+// metadata and each V3 pool's token balances by eth_call, and maps the logs to ingest events with
+// domain/dexlog. It implements ports.ChainSource.
 package evm
 
 import (
@@ -48,6 +49,8 @@ var (
 	pairABI    = mustABI("IUniswapV2Pair.json")
 	factoryABI = mustABI("IUniswapV2Factory.json")
 	erc20ABI   = mustABI("IERC20.json")
+	poolV3ABI  = mustABI("IUniswapV3Pool.json")
+	factV3ABI  = mustABI("IUniswapV3Factory.json")
 	// bytes32Out decodes the metadata of tokens that return bytes32 instead of string (MKR, SAI).
 	bytes32Out = abi.Arguments{{Type: mustType("bytes32")}}
 )
@@ -93,7 +96,7 @@ func redact(url string) string {
 	return "node"
 }
 
-// Source follows one chain's Uniswap V2-style pools. It is used by one follower at a time (the
+// Source follows one chain's Uniswap V2- and V3-style pools. It is used by one follower at a time (the
 // chain's workflow runs one activity at a time); its caches only save calls.
 type Source struct {
 	node    Node
@@ -124,7 +127,15 @@ func (s *Source) Head(ctx context.Context) (int64, error) {
 	return int64(n), nil
 }
 
-var topics = []common.Hash{factoryABI.Events["PairCreated"].ID, pairABI.Events["Sync"].ID, pairABI.Events["Swap"].ID}
+var (
+	topicPairCreated = factoryABI.Events["PairCreated"].ID
+	topicSync        = pairABI.Events["Sync"].ID
+	topicSwap        = pairABI.Events["Swap"].ID
+	topicPoolCreated = factV3ABI.Events["PoolCreated"].ID
+	topicInitialize  = poolV3ABI.Events["Initialize"].ID
+	topicSwapV3      = poolV3ABI.Events["Swap"].ID
+	topics           = []common.Hash{topicPairCreated, topicSync, topicSwap, topicPoolCreated, topicInitialize, topicSwapV3}
+)
 
 // tooManyResults reports whether the node refused a getLogs for its size. Nodes word it
 // differently: geth "query returned more than 10000 results", Alchemy/Infura "Log response size
@@ -139,7 +150,7 @@ func tooManyResults(err error) bool {
 	return false
 }
 
-// logs reads the V2 logs of from..to, halving the range while the node refuses it as too
+// logs reads the V2 and V3 logs of from..to, halving the range while the node refuses it as too
 // large; it returns the end of the range it read.
 func (s *Source) logs(ctx context.Context, from, to int64) ([]types.Log, int64, error) {
 	if s.span > 0 && to-from+1 > s.span {
@@ -221,10 +232,22 @@ func (s *Source) warmPrices(ctx context.Context, from int64) error {
 		return nil
 	}
 	addr := common.HexToAddress(s.cfg.StablePool)
-	if err := s.learnPair(ctx, addr); err != nil {
+	if err := s.learnPair(ctx, addr, versionUnknown); err != nil {
 		return err
 	}
-	if s.notPair[addr] {
+	p, ok := s.mapper.Pair(s.cfg.StablePool)
+	if !ok {
+		return nil
+	}
+	if p.Version == dexlog.V3 {
+		sp, err := s.sqrtPrice(ctx, addr, big.NewInt(from-1))
+		if err != nil {
+			if from != s.next {
+				s.mapper.ForgetNativePrice()
+			}
+			return nil
+		}
+		s.mapper.SetV3Price(s.cfg.StablePool, sp)
 		return nil
 	}
 	r, err := s.reserves(ctx, addr, big.NewInt(from-1))
@@ -236,6 +259,19 @@ func (s *Source) warmPrices(ctx context.Context, from int64) error {
 	}
 	s.mapper.SetReserves(s.cfg.StablePool, r[0], r[1])
 	return nil
+}
+
+// sqrtPrice is a V3 pool's sqrtPriceX96 (slot0) at a block.
+func (s *Source) sqrtPrice(ctx context.Context, pool common.Address, at *big.Int) (decimal.Decimal, error) {
+	out, err := s.call(ctx, poolV3ABI, pool, at, "slot0")
+	if err != nil {
+		return decimal.Decimal{}, err
+	}
+	sp, ok := out[0].(*big.Int)
+	if !ok {
+		return decimal.Decimal{}, errors.New("slot0: unexpected types")
+	}
+	return decimal.NewFromBigInt(sp, 0), nil
 }
 
 func (s *Source) reserves(ctx context.Context, pair common.Address, at *big.Int) ([2]decimal.Decimal, error) {
@@ -255,10 +291,10 @@ func (s *Source) reserves(ctx context.Context, pair common.Address, at *big.Int)
 }
 
 // call packs and sends an eth_call of method and unpacks its answer with the contract's ABI.
-func (s *Source) call(ctx context.Context, a abi.ABI, to common.Address, at *big.Int, method string) ([]any, error) {
+func (s *Source) call(ctx context.Context, a abi.ABI, to common.Address, at *big.Int, method string, args ...any) ([]any, error) {
 	c := bind.NewBoundContract(to, a, s.node, nil, nil)
 	var out []any
-	if err := c.Call(&bind.CallOpts{Context: ctx, BlockNumber: at}, &out, method); err != nil {
+	if err := c.Call(&bind.CallOpts{Context: ctx, BlockNumber: at}, &out, method, args...); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -273,13 +309,41 @@ func (s *Source) rawCall(ctx context.Context, a abi.ABI, to common.Address, meth
 	return s.node.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
 }
 
-// learnPair reads an unknown pair's tokens and factory, and the tokens' metadata. A contract
-// that does not answer as a pair is remembered as none, and its logs are skipped. A node that
-// fails is an error (the segment is retried).
-func (s *Source) learnPair(ctx context.Context, addr common.Address) error {
+// versionUnknown asks learnPair to tell a V3 pool (it answers fee()) from a V2 pair.
+const versionUnknown dexlog.Version = 255
+
+// learnPair reads an unknown pair's tokens and factory, and the tokens' metadata; v is the log
+// format its logs showed (versionUnknown: ask the contract). A contract that does not answer as
+// a pair is remembered as none, and its logs are skipped. A node that fails is an error (the
+// segment is retried).
+func (s *Source) learnPair(ctx context.Context, addr common.Address, v dexlog.Version) error {
 	key := strings.ToLower(addr.Hex())
 	if s.mapper.KnowsPair(key) || s.notPair[addr] {
 		return s.learnPairTokens(ctx, key)
+	}
+	p, ok, err := s.readPair(ctx, addr, v)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.notPair[addr] = true
+		return nil
+	}
+	s.mapper.AddPair(p)
+	return s.learnPairTokens(ctx, key)
+}
+
+// readPair reads a pool's tokens and factory (and, v being versionUnknown, whether it is a V3
+// pool); ok is false for a contract that does not answer as one. It only calls the node.
+func (s *Source) readPair(ctx context.Context, addr common.Address, v dexlog.Version) (p dexlog.Pair, ok bool, err error) {
+	key := strings.ToLower(addr.Hex())
+	if v == versionUnknown {
+		v = dexlog.V2
+		if _, err := s.call(ctx, poolV3ABI, addr, nil, "fee"); err == nil {
+			v = dexlog.V3
+		} else if !reverted(err) && !errors.Is(err, bind.ErrNoCode) {
+			return p, false, fmt.Errorf("pool %s fee: %w", key, err)
+		}
 	}
 	var got [3]common.Address
 	for i, m := range []string{"token0", "token1", "factory"} {
@@ -287,21 +351,103 @@ func (s *Source) learnPair(ctx context.Context, addr common.Address) error {
 		if err != nil {
 			var de rpcDataError
 			if errors.As(err, &de) || errors.Is(err, bind.ErrNoCode) || isDecodeError(err) {
-				s.notPair[addr] = true
-				return nil
+				return p, false, nil
 			}
-			return fmt.Errorf("pair %s %s: %w", key, m, err)
+			return p, false, fmt.Errorf("pair %s %s: %w", key, m, err)
 		}
-		a, ok := out[0].(common.Address)
-		if !ok {
-			s.notPair[addr] = true
-			return nil
+		a, isAddr := out[0].(common.Address)
+		if !isAddr {
+			return p, false, nil
 		}
 		got[i] = a
 	}
-	s.mapper.AddPair(dexlog.Pair{Address: key, Token0: strings.ToLower(got[0].Hex()), Token1: strings.ToLower(got[1].Hex()),
-		Factory: strings.ToLower(got[2].Hex())})
-	return s.learnPairTokens(ctx, key)
+	return dexlog.Pair{Address: key, Token0: strings.ToLower(got[0].Hex()), Token1: strings.ToLower(got[1].Hex()),
+		Factory: strings.ToLower(got[2].Hex()), Version: v}, true, nil
+}
+
+// prefetch learns, blockFetchers at a time, the pools the logs name and the tokens of those and
+// of the pools they create, which decode would otherwise read one call at a time: a backfill
+// meets thousands of them (each pool three eth_calls, each token four).
+func (s *Source) prefetch(ctx context.Context, raw []types.Log) error {
+	type want struct {
+		addr common.Address
+		v    dexlog.Version
+	}
+	var pools []want
+	seen := map[common.Address]bool{}
+	var tokens []common.Address
+	seenTok := map[common.Address]bool{}
+	addToken := func(a common.Address) {
+		if !seenTok[a] && !s.mapper.KnowsToken(strings.ToLower(a.Hex())) {
+			seenTok[a] = true
+			tokens = append(tokens, a)
+		}
+	}
+	for _, l := range raw {
+		if len(l.Topics) == 0 {
+			continue
+		}
+		switch l.Topics[0] {
+		case topicPairCreated, topicPoolCreated:
+			if len(l.Topics) >= 3 { // token0 and token1 are indexed in both
+				addToken(common.BytesToAddress(l.Topics[1].Bytes()))
+				addToken(common.BytesToAddress(l.Topics[2].Bytes()))
+			}
+		case topicSync, topicSwap, topicInitialize, topicSwapV3:
+			if seen[l.Address] || s.notPair[l.Address] || s.mapper.KnowsPair(strings.ToLower(l.Address.Hex())) {
+				continue
+			}
+			seen[l.Address] = true
+			v := dexlog.V2
+			if l.Topics[0] == topicInitialize || l.Topics[0] == topicSwapV3 {
+				v = dexlog.V3
+			}
+			pools = append(pools, want{l.Address, v})
+		}
+	}
+	type readP struct {
+		p  dexlog.Pair
+		ok bool
+	}
+	got := make([]readP, len(pools))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(blockFetchers)
+	for i, w := range pools {
+		g.Go(func() error {
+			p, ok, err := s.readPair(gctx, w.addr, w.v)
+			got[i] = readP{p, ok}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i, r := range got {
+		if !r.ok {
+			s.notPair[pools[i].addr] = true
+			continue
+		}
+		s.mapper.AddPair(r.p)
+		addToken(common.HexToAddress(r.p.Token0))
+		addToken(common.HexToAddress(r.p.Token1))
+	}
+	mds := make([]dexlog.Token, len(tokens))
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(blockFetchers)
+	for i, a := range tokens {
+		g.Go(func() error {
+			md, err := s.token(gctx, a)
+			mds[i] = md
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, md := range mds {
+		s.mapper.AddToken(md)
+	}
+	return nil
 }
 
 // rpcDataError is a JSON-RPC error with revert data: the call reverted.
@@ -336,8 +482,15 @@ func (s *Source) learnPairTokens(ctx context.Context, pairKey string) error {
 // decode turns raw logs into dexlog logs: each block with logs is read once (its time and its
 // transactions' senders), each unknown pair and token once.
 func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, error) {
-	blocks, err := s.blocks(ctx, raw)
-	if err != nil {
+	// The block bodies and the new pools' and tokens' metadata are read side by side.
+	var blocks map[uint64]*types.Block
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		blocks, err = s.blocks(gctx, raw)
+		return err
+	})
+	g.Go(func() error { return s.prefetch(gctx, raw) })
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	senders := map[common.Hash]common.Address{}
@@ -355,7 +508,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 			Time: int64(b.Time()) * 1000}, TxHash: strings.ToLower(l.TxHash.Hex()), Index: int32(l.Index),
 			Address: strings.ToLower(l.Address.Hex())}
 		switch l.Topics[0] {
-		case factoryABI.Events["PairCreated"].ID:
+		case topicPairCreated:
 			var ev struct {
 				Token0, Token1, Pair common.Address
 				Arg3                 *big.Int
@@ -370,16 +523,16 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 				return nil, err
 			}
 			dl.PairCreated = &dexlog.PairCreated{Pair: p}
-		case pairABI.Events["Sync"].ID:
+		case topicSync:
 			var ev struct{ Reserve0, Reserve1 *big.Int }
 			if err := unpack(pairABI, &ev, "Sync", l); err != nil {
 				continue
 			}
-			if err := s.learnPair(ctx, l.Address); err != nil {
+			if err := s.learnPair(ctx, l.Address, dexlog.V2); err != nil {
 				return nil, err
 			}
 			dl.Sync = &dexlog.Sync{Reserve0: decimal.NewFromBigInt(ev.Reserve0, 0), Reserve1: decimal.NewFromBigInt(ev.Reserve1, 0)}
-		case pairABI.Events["Swap"].ID:
+		case topicSwap:
 			var ev struct {
 				Sender                                       common.Address
 				Amount0In, Amount1In, Amount0Out, Amount1Out *big.Int
@@ -388,7 +541,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 			if err := unpack(pairABI, &ev, "Swap", l); err != nil {
 				continue
 			}
-			if err := s.learnPair(ctx, l.Address); err != nil {
+			if err := s.learnPair(ctx, l.Address, dexlog.V2); err != nil {
 				return nil, err
 			}
 			from, err := s.sender(b, l.TxHash, senders)
@@ -398,12 +551,139 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 			dl.From = strings.ToLower(from.Hex())
 			dl.Swap = &dexlog.Swap{Amount0In: decimal.NewFromBigInt(ev.Amount0In, 0), Amount1In: decimal.NewFromBigInt(ev.Amount1In, 0),
 				Amount0Out: decimal.NewFromBigInt(ev.Amount0Out, 0), Amount1Out: decimal.NewFromBigInt(ev.Amount1Out, 0)}
+		case topicPoolCreated:
+			var ev struct {
+				Token0, Token1   common.Address
+				Fee, TickSpacing *big.Int
+				Pool             common.Address
+			}
+			if err := unpack(factV3ABI, &ev, "PoolCreated", l); err != nil {
+				continue
+			}
+			p := dexlog.Pair{Address: strings.ToLower(ev.Pool.Hex()), Factory: dl.Address,
+				Token0: strings.ToLower(ev.Token0.Hex()), Token1: strings.ToLower(ev.Token1.Hex()), Version: dexlog.V3}
+			s.mapper.AddPair(p)
+			if err := s.learnPairTokens(ctx, p.Address); err != nil {
+				return nil, err
+			}
+			dl.PoolCreated = &dexlog.PoolCreated{Pair: p}
+		case topicInitialize:
+			var ev struct{ SqrtPriceX96, Tick *big.Int }
+			if err := unpack(poolV3ABI, &ev, "Initialize", l); err != nil {
+				continue
+			}
+			if err := s.learnPair(ctx, l.Address, dexlog.V3); err != nil {
+				return nil, err
+			}
+			dl.Initialize = &dexlog.Initialize{State: dexlog.V3State{SqrtPriceX96: decimal.NewFromBigInt(ev.SqrtPriceX96, 0)}}
+		case topicSwapV3:
+			var ev struct {
+				Sender, Recipient                               common.Address
+				Amount0, Amount1, SqrtPriceX96, Liquidity, Tick *big.Int
+			}
+			if err := unpack(poolV3ABI, &ev, "Swap", l); err != nil {
+				continue
+			}
+			if err := s.learnPair(ctx, l.Address, dexlog.V3); err != nil {
+				return nil, err
+			}
+			from, err := s.sender(b, l.TxHash, senders)
+			if err != nil {
+				return nil, err
+			}
+			dl.From = strings.ToLower(from.Hex())
+			dl.SwapV3 = &dexlog.SwapV3{Amount0: decimal.NewFromBigInt(ev.Amount0, 0), Amount1: decimal.NewFromBigInt(ev.Amount1, 0),
+				State: dexlog.V3State{SqrtPriceX96: decimal.NewFromBigInt(ev.SqrtPriceX96, 0)}}
 		default:
 			continue
 		}
 		out = append(out, dl)
 	}
+	if err := s.v3Balances(ctx, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// poolBlock is a V3 pool at a block.
+type poolBlock struct {
+	pool  string
+	block int64
+}
+
+// v3Balances reads, blockFetchers at a time, the token balances of each V3 pool at the end of
+// each block it has an Initialize or Swap in (two eth_call balanceOf) and sets them on those
+// logs. A node without that block's state (pruned) or a token whose balanceOf reverts leaves
+// them unknown (the snapshot's values are then zero); any other failure is an error.
+func (s *Source) v3Balances(ctx context.Context, logs []dexlog.Log) error {
+	var keys []poolBlock
+	seen := map[poolBlock]bool{}
+	for _, l := range logs {
+		if l.Initialize == nil && l.SwapV3 == nil {
+			continue
+		}
+		k := poolBlock{l.Address, l.Block.Number}
+		if p, ok := s.mapper.Pair(l.Address); ok && p.Version == dexlog.V3 && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	got := make([]*[2]decimal.Decimal, len(keys))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(blockFetchers)
+	for i, k := range keys {
+		g.Go(func() error {
+			p, _ := s.mapper.Pair(k.pool)
+			var b [2]decimal.Decimal
+			for j, tok := range []string{p.Token0, p.Token1} {
+				out, err := s.call(gctx, erc20ABI, common.HexToAddress(tok), big.NewInt(k.block), "balanceOf", common.HexToAddress(k.pool))
+				if err != nil {
+					if reverted(err) || stateUnavailable(err) {
+						return nil
+					}
+					return fmt.Errorf("balance of %s in pool %s at %d: %w", tok, k.pool, k.block, err)
+				}
+				n, ok := out[0].(*big.Int)
+				if !ok {
+					return nil
+				}
+				b[j] = decimal.NewFromBigInt(n, 0)
+			}
+			got[i] = &b
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	byKey := make(map[poolBlock]*[2]decimal.Decimal, len(keys))
+	for i, k := range keys {
+		byKey[k] = got[i]
+	}
+	for i := range logs {
+		l := &logs[i]
+		b := byKey[poolBlock{l.Address, l.Block.Number}]
+		switch {
+		case l.Initialize != nil:
+			l.Initialize.State.Balances = b
+		case l.SwapV3 != nil:
+			l.SwapV3.State.Balances = b
+		}
+	}
+	return nil
+}
+
+// stateUnavailable reports whether a call failed because the node no longer has the block's
+// state (a non-archive node, far back): geth "missing trie node" or "historical state … is not
+// available", others "state … pruned" or "not available".
+func stateUnavailable(err error) bool {
+	m := strings.ToLower(err.Error())
+	for _, s := range []string{"missing trie node", "historical state", "pruned", "not available", "state unavailable"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // blockFetchers is how many block bodies a range reads at once.

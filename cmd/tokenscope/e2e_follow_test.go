@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -33,20 +34,28 @@ func followChain(ch *evmtest.Chain, m *evmtest.Standard) envOption {
 }
 
 // The whole path: a node served over HTTP JSON-RPC, the worker's ChainFollow workflow started as
-// `worker` starts it, the swaps served by the API (trades, PnL), the workflow's query, and the
-// follower's /metrics.
+// `worker` starts it, the swaps (Uniswap V2 and V3) served by the API (trade list, pool
+// snapshots, token search and multi-detail, PnL), the workflow's query, and the follower's
+// /metrics.
 func TestChainFollowerServesSwapsThroughTheAPI(t *testing.T) {
 	pgtest.Truncate(t, "chain_checkpoints")
 	ka, kb := evmtest.NewKey(t), evmtest.NewKey(t)
 	ch := evmtest.NewChain(t, true, ka, kb)
 	m := evmtest.NewStandard(t, ch, ka, kb)
+	// A V3 TKN/USDC pool at 1 USDC per TKN, full range, 1,000,000 of each.
+	v3 := evmtest.NewV3(t, m.Market, m.WETH)
+	pool3 := v3.Pool(m.TKN, m.USDC, evmtest.Q96)
+	v3.Liquidity(pool3, evmtest.Units(1_000_000), evmtest.Units(1_000_000))
 	e := newEnv(t, fastWorkflows, followChain(ch, m))
 
 	aBuy := m.Swap(ka, m.TKNUSDC, m.USDC, evmtest.Units(1000))
 	m.Swap(kb, m.TKNETH, m.WETH, evmtest.Units(1))
 	m.Commit()
+	bTKN := m.Balance(m.TKN, evmtest.Addr(kb))
 	aSell := m.Swap(ka, m.TKNUSDC, m.TKN, aBuy.AmountOut)
+	bBuy3 := v3.Swap(kb, m.USDC, m.TKN, evmtest.Units(500)) // through the V3 router
 	m.Commit()
+	bGot3 := new(big.Int).Sub(m.Balance(m.TKN, evmtest.Addr(kb)), bTKN)
 	head := m.Commit() // one confirmation on top of the last swap
 	ctx := context.Background()
 	require.NoError(t, wire.StartChainFollowers(ctx, e.rt))
@@ -56,17 +65,55 @@ func TestChainFollowerServesSwapsThroughTheAPI(t *testing.T) {
 
 	tkn := evmtest.Lower(m.TKN)
 	var trades []any
-	eventually(t, 60*time.Second, "the three TKN trades served", func() bool {
+	eventually(t, 60*time.Second, "the four TKN trades served", func() bool {
 		v := okJSON(t, e.do(t, "GET", "/v2/trade/eth?tokenAddress="+tkn+"&limit=10", nil))
 		trades, _ = v.(map[string]any)["data"].([]any)
-		return len(trades) == 3
+		return len(trades) == 4
 	})
-	newest := trades[0].(map[string]any)
-	assert.Equal(t, strings.ToLower(aSell.Tx.Hex()), newest["transactionSignature"])
-	assert.Equal(t, "SELL", newest["type"])
-	assert.Equal(t, evmtest.Lower(evmtest.Addr(ka)), newest["accountOwnerAddress"])
-	assertDec(t, evmtest.Whole(aSell.AmountIn).String(), newest["tokenAmount"], "tokenAmount")
-	assertDec(t, evmtest.Whole(aSell.AmountOut).String(), newest["tokenAmountInUsd"], "tokenAmountInUsd")
+	bySig := map[string]map[string]any{}
+	for _, tr := range trades {
+		bySig[tr.(map[string]any)["transactionSignature"].(string)] = tr.(map[string]any)
+	}
+	sell := bySig[strings.ToLower(aSell.Tx.Hex())]
+	require.NotNil(t, sell, "A's sell served")
+	assert.Equal(t, "SELL", sell["type"])
+	assert.Equal(t, evmtest.Lower(evmtest.Addr(ka)), sell["accountOwnerAddress"])
+	assertDec(t, evmtest.Whole(aSell.AmountIn).String(), sell["tokenAmount"], "tokenAmount")
+	assertDec(t, evmtest.Whole(aSell.AmountOut).String(), sell["tokenAmountInUsd"], "tokenAmountInUsd")
+	// B's V3 buy: 500 USDC for what B's TKN balance gained, the wallet being B, not the router.
+	buy3 := bySig[strings.ToLower(bBuy3.Hash().Hex())]
+	require.NotNil(t, buy3, "B's V3 buy served")
+	assert.Equal(t, "BUY", buy3["type"])
+	assert.Equal(t, evmtest.Lower(evmtest.Addr(kb)), buy3["accountOwnerAddress"])
+	assert.Equal(t, evmtest.Lower(pool3), buy3["poolAddress"])
+	assert.Equal(t, "UniswapV3", buy3["dexProtocolFamily"])
+	assert.Equal(t, evmtest.Lower(v3.Factory), buy3["dexProgramAddress"])
+	assertDec(t, evmtest.Whole(bGot3).String(), buy3["tokenAmount"], "V3 tokenAmount")
+	assertDec(t, "500", buy3["tokenAmountInUsd"], "V3 tokenAmountInUsd")
+
+	// Operation 4: the V3 pool's newest snapshot holds its token balances.
+	snaps := okJSON(t, e.do(t, "GET", "/v2/dexpools/eth/"+evmtest.Lower(pool3)+"/snapshots?limit=1", nil))
+	snapList := snaps.(map[string]any)["data"].([]any)
+	require.Len(t, snapList, 1)
+	snap := snapList[0].(map[string]any)
+	assert.Equal(t, m.Balance(m.TKN, pool3).String(), snap["tokenA"].(map[string]any)["vaultAmount"], "TKN held by the V3 pool")
+	assert.Equal(t, m.Balance(m.USDC, pool3).String(), snap["tokenB"].(map[string]any)["vaultAmount"], "USDC held by the V3 pool")
+	// Operations 1 and 2 (v1 names the chain "ethereum"): the followed token is found and detailed,
+	// its V3 pool among its liquidity.
+	found := okJSON(t, e.do(t, "GET", "/v2/token/search?q=TKN&chains=eth", nil))
+	var addrs []string
+	for _, it := range found.(map[string]any)["data"].([]any) {
+		addrs = append(addrs, it.(map[string]any)["address"].(string))
+	}
+	assert.Contains(t, addrs, tkn)
+	multi := okJSON(t, e.doDex(t, "GET", "/v1/token/ethereum/multi?tokenAddresses="+tkn, nil)).([]any)
+	require.Len(t, multi, 1)
+	families := map[string]string{}
+	for _, l := range multi[0].(map[string]any)["liquidity"].([]any) {
+		families[l.(map[string]any)["poolAddress"].(string)] = l.(map[string]any)["protocolFamily"].(string)
+	}
+	assert.Equal(t, "UniswapV3", families[evmtest.Lower(pool3)])
+	assert.Equal(t, "UniswapV2", families[evmtest.Lower(m.TKNUSDC)])
 
 	// A bought for 1000 USDC and sold everything for y USDC: realized y − 1000.
 	v := okJSON(t, e.do(t, "GET", "/v2/wallet/eth/"+evmtest.Lower(evmtest.Addr(ka))+"/pnl-by-token?tokenAddresses="+tkn, nil))
@@ -81,7 +128,7 @@ func TestChainFollowerServesSwapsThroughTheAPI(t *testing.T) {
 		return err == nil && q.Get(&st) == nil && st.Block == head.Number.Int64()-1
 	})
 	assert.Equal(t, int64(1), st.Lag)
-	assert.Equal(t, int64(3), st.Trades, "the three swaps, each once")
+	assert.Equal(t, int64(4), st.Trades, "the four swaps, each once")
 
 	metrics := e.doURL(t, "GET", e.admin+"/metrics", nil)
 	assert.Contains(t, string(metrics.Body), `tokenscope_chain_block{chain="eth"}`)

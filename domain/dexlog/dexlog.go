@@ -1,12 +1,14 @@
 // Package dexlog turns the decoded logs of Uniswap V2-style pools (PairCreated, Sync, Swap; the
-// format PancakeSwap V2 and the other forks copy) into the engine's ingest events: pools, pool
-// snapshots, trades with their side, scaled amounts and prices, and token records. Decoding the
+// format PancakeSwap V2 and the other forks copy) and Uniswap V3-style pools (PoolCreated,
+// Initialize, Swap) into the engine's ingest events: pools, pool snapshots, trades with their
+// side, scaled amounts and prices, and token records. Decoding the
 // logs and reading token metadata is the EVM adapter's business; this package only maps what it
 // decoded, with the pricing rules of docs/engine.md ("Chain follower"). It may import only the
 // standard library, github.com/shopspring/decimal and other domain packages.
 package dexlog
 
 import (
+	"math/big"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -26,6 +28,17 @@ const PriceScale = 18
 const (
 	Family       = "UniswapV2"
 	ProtocolName = "Uniswap V2"
+	FamilyV3     = "UniswapV3"
+	ProtocolV3   = "Uniswap V3"
+)
+
+// Version is a pool's log format: V2 (constant product, Sync reserves) or V3 (concentrated
+// liquidity, sqrtPriceX96).
+type Version uint8
+
+const (
+	V2 Version = iota
+	V3
 )
 
 // Block is where a log was emitted. Time is Unix milliseconds.
@@ -44,12 +57,21 @@ type Token struct {
 	TotalSupply decimal.Decimal
 }
 
-// Pair is a V2 pool: its factory and two tokens in the contract's order.
+// Pair is a pool: its factory, two tokens in the contract's order and its log format (V2 when
+// not set).
 type Pair struct {
 	Address string
 	Factory string
 	Token0  string
 	Token1  string
+	Version Version
+}
+
+func (p Pair) family() (family, name string) {
+	if p.Version == V3 {
+		return FamilyV3, ProtocolV3
+	}
+	return Family, ProtocolName
 }
 
 // PairCreated is the factory's log announcing a pair.
@@ -61,8 +83,30 @@ type Sync struct{ Reserve0, Reserve1 decimal.Decimal }
 // Swap is a pair's swap, amounts in smallest units.
 type Swap struct{ Amount0In, Amount1In, Amount0Out, Amount1Out decimal.Decimal }
 
-// Log is one decoded log: exactly one of PairCreated, Sync and Swap is set. Address is the
-// emitting contract (the pair for Sync and Swap), From the transaction's sender.
+// PoolCreated is a V3 factory's log announcing a pool (Pair.Version V3).
+type PoolCreated struct{ Pair Pair }
+
+// V3State is a V3 pool's price after a log, and its token balances (smallest units) at the end
+// of the log's block as read from the chain; Balances nil: not known (the snapshot's values and
+// vault amounts are then zero).
+type V3State struct {
+	SqrtPriceX96 decimal.Decimal
+	Balances     *[2]decimal.Decimal
+}
+
+// Initialize is a V3 pool's first price.
+type Initialize struct{ State V3State }
+
+// SwapV3 is a V3 pool's swap: the pool's signed balance changes (positive: into the pool), in
+// smallest units, and its state after it.
+type SwapV3 struct {
+	Amount0, Amount1 decimal.Decimal
+	State            V3State
+}
+
+// Log is one decoded log: exactly one of PairCreated, Sync, Swap, PoolCreated, Initialize and
+// SwapV3 is set. Address is the emitting contract (the pool for all but the factories' logs),
+// From the transaction's sender.
 type Log struct {
 	Block   Block
 	TxHash  string
@@ -73,6 +117,9 @@ type Log struct {
 	PairCreated *PairCreated
 	Sync        *Sync
 	Swap        *Swap
+	PoolCreated *PoolCreated
+	Initialize  *Initialize
+	SwapV3      *SwapV3
 }
 
 // Config is a chain's pricing setup. Addresses are compared case-insensitively.
@@ -96,6 +143,7 @@ type Mapper struct {
 	tokens    map[string]Token
 	announced map[string]bool // tokens and pools whose creation events were emitted
 	reserves  map[string][2]decimal.Decimal
+	v3        map[string]V3State
 	nativeUSD decimal.Decimal
 }
 
@@ -104,7 +152,7 @@ func NewMapper(cfg Config) *Mapper {
 	cfg.Native = norm(cfg.Native)
 	cfg.StablePool = norm(cfg.StablePool)
 	m := &Mapper{cfg: cfg, stables: map[string]bool{}, pairs: map[string]Pair{}, tokens: map[string]Token{},
-		announced: map[string]bool{}, reserves: map[string][2]decimal.Decimal{}}
+		announced: map[string]bool{}, reserves: map[string][2]decimal.Decimal{}, v3: map[string]V3State{}}
 	for _, s := range cfg.Stables {
 		m.stables[norm(s)] = true
 	}
@@ -121,7 +169,7 @@ func (m *Mapper) KnowsToken(addr string) bool { _, ok := m.tokens[norm(addr)]; r
 
 // AddPair teaches the mapper a pair created before the logs it maps (read from the chain).
 func (m *Mapper) AddPair(p Pair) {
-	p = Pair{Address: norm(p.Address), Factory: norm(p.Factory), Token0: norm(p.Token0), Token1: norm(p.Token1)}
+	p = Pair{Address: norm(p.Address), Factory: norm(p.Factory), Token0: norm(p.Token0), Token1: norm(p.Token1), Version: p.Version}
 	m.pairs[p.Address] = p
 }
 
@@ -138,6 +186,12 @@ func (m *Mapper) SetReserves(pair string, r0, r1 decimal.Decimal) {
 	m.applySync(norm(pair), Sync{Reserve0: r0, Reserve1: r1})
 }
 
+// SetV3Price teaches the mapper a V3 pool's sqrtPriceX96 before the logs it maps (read from the
+// chain at the block before them), as SetReserves does for a V2 pair.
+func (m *Mapper) SetV3Price(pool string, sqrtPriceX96 decimal.Decimal) {
+	m.applyV3(norm(pool), V3State{SqrtPriceX96: sqrtPriceX96})
+}
+
 // Pair returns a known pair.
 func (m *Mapper) Pair(addr string) (Pair, bool) { p, ok := m.pairs[norm(addr)]; return p, ok }
 
@@ -146,43 +200,74 @@ func (m *Mapper) Pair(addr string) (Pair, bool) { p, ok := m.pairs[norm(addr)]; 
 func (m *Mapper) ForgetNativePrice() { m.nativeUSD = decimal.Zero }
 
 // Map turns logs, in chain order, into ingest events: token.created and pool.created the first
-// time a token or pair shows up, a trade per Swap and a pool.snapshot per pair and block (its
-// last Sync in the block). Logs of pairs or tokens the mapper does not know are skipped; the
-// caller teaches it every pair and token first (AddPair, AddToken).
+// time a token or pair shows up, a trade per Swap (V2 or V3) and a pool.snapshot per pair and
+// block (after its last Sync, Initialize or V3 Swap in the block). Logs of pairs or tokens the
+// mapper does not know are skipped; the caller teaches it every pair and token first (AddPair,
+// AddToken).
 func (m *Mapper) Map(logs []Log) []ingest.Event {
 	var out []ingest.Event
 	snaps := map[pool.Key]int{} // the snapshot of a pair and block, by its index in out
+	snapshot := func(addr string, b Block) {
+		s := m.snapshot(addr, b)
+		if i, ok := snaps[s.Key()]; ok {
+			out[i] = ingest.PoolSnapshot{Snapshot: s}
+			return
+		}
+		snaps[s.Key()] = len(out)
+		out = append(out, ingest.PoolSnapshot{Snapshot: s})
+	}
 	for _, l := range logs {
+		addr := norm(l.Address)
 		switch {
 		case l.PairCreated != nil:
 			m.AddPair(l.PairCreated.Pair)
 			out = m.announce(out, norm(l.PairCreated.Pair.Address), l.Block)
+		case l.PoolCreated != nil:
+			p := l.PoolCreated.Pair
+			p.Version = V3
+			m.AddPair(p)
+			out = m.announce(out, norm(p.Address), l.Block)
 		case l.Sync != nil:
-			addr := norm(l.Address)
 			if !m.ready(addr) {
 				continue
 			}
 			out = m.announce(out, addr, l.Block)
 			m.applySync(addr, *l.Sync)
-			s := m.snapshot(addr, l.Block)
-			if i, ok := snaps[s.Key()]; ok {
-				out[i] = ingest.PoolSnapshot{Snapshot: s}
-				continue
-			}
-			snaps[s.Key()] = len(out)
-			out = append(out, ingest.PoolSnapshot{Snapshot: s})
-		case l.Swap != nil:
-			addr := norm(l.Address)
+			snapshot(addr, l.Block)
+		case l.Initialize != nil, l.SwapV3 != nil:
 			if !m.ready(addr) {
 				continue
 			}
 			out = m.announce(out, addr, l.Block)
-			if t, ok := m.trade(l); ok {
+			// As a V2 pair's Sync comes before its Swap, the swap is priced after its state.
+			if l.Initialize != nil {
+				m.applyV3(addr, l.Initialize.State)
+			} else {
+				m.applyV3(addr, l.SwapV3.State)
+				if t, ok := m.trade(l.Block, l.TxHash, l.Index, l.From, addr, v2Flows(*l.SwapV3)); ok {
+					out = append(out, ingest.Trade{Trade: t})
+				}
+			}
+			snapshot(addr, l.Block)
+		case l.Swap != nil:
+			if !m.ready(addr) {
+				continue
+			}
+			out = m.announce(out, addr, l.Block)
+			if t, ok := m.trade(l.Block, l.TxHash, l.Index, l.From, addr, *l.Swap); ok {
 				out = append(out, ingest.Trade{Trade: t})
 			}
 		}
 	}
 	return out
+}
+
+// v2Flows writes a V3 swap's signed pool deltas as V2's in and out amounts.
+func v2Flows(s SwapV3) Swap {
+	z := decimal.Zero
+	in0, out0 := decimal.Max(s.Amount0, z), decimal.Max(s.Amount0.Neg(), z)
+	in1, out1 := decimal.Max(s.Amount1, z), decimal.Max(s.Amount1.Neg(), z)
+	return Swap{Amount0In: in0, Amount1In: in1, Amount0Out: out0, Amount1Out: out1}
 }
 
 // ready reports whether a pair and both its tokens are known.
@@ -213,8 +298,9 @@ func (m *Mapper) announce(out []ingest.Event, addr string, b Block) []ingest.Eve
 	}
 	m.announced[addr] = true
 	base, quote := m.orient(p)
+	family, name := p.family()
 	out = append(out, ingest.PoolCreated{Pool: pool.Pool{Chain: m.cfg.Chain, Address: p.Address, ProgramAddress: p.Factory,
-		ProtocolFamily: Family, ProtocolName: ProtocolName, TokenAAddress: base, TokenADecimals: m.tokens[base].Decimals,
+		ProtocolFamily: family, ProtocolName: name, TokenAAddress: base, TokenADecimals: m.tokens[base].Decimals,
 		TokenBAddress: quote, TokenBDecimals: m.tokens[quote].Decimals}, At: b.Time})
 	return out
 }
@@ -248,6 +334,17 @@ func (m *Mapper) scaled(p Pair, base string, r [2]decimal.Decimal) (decimal.Deci
 
 func (m *Mapper) applySync(addr string, s Sync) {
 	m.reserves[addr] = [2]decimal.Decimal{s.Reserve0, s.Reserve1}
+	m.priceNative(addr)
+}
+
+func (m *Mapper) applyV3(addr string, s V3State) {
+	m.v3[addr] = s
+	m.priceNative(addr)
+}
+
+// priceNative sets the native token's USD price from a native/stable pool's new state, when
+// that pool prices it (the configured stable pool, or any when none is).
+func (m *Mapper) priceNative(addr string) {
 	p, ok := m.pairs[addr]
 	if !ok || !m.ready(addr) {
 		return
@@ -259,10 +356,33 @@ func (m *Mapper) applySync(addr string, s Sync) {
 	if base != m.cfg.Native || !m.stables[quote] {
 		return
 	}
-	nb, sq := m.scaled(p, base, m.reserves[addr])
-	if nb.IsPositive() {
-		m.nativeUSD = sq.DivRound(nb, PriceScale)
+	if price := m.spot(p, base); price.IsPositive() {
+		m.nativeUSD = price
 	}
+}
+
+// spot is the price of a pool's base token in its quote token, in whole tokens to PriceScale
+// places (zero: unknown): the V2 reserves' ratio, or V3's sqrtPriceX96² / 2^192 (token0 in
+// token1, smallest units) scaled by the decimals.
+func (m *Mapper) spot(p Pair, base string) decimal.Decimal {
+	if p.Version != V3 {
+		rb, rq := m.scaled(p, base, m.reserves[p.Address])
+		if !rb.IsPositive() {
+			return decimal.Zero
+		}
+		return rq.DivRound(rb, PriceScale)
+	}
+	sp := m.v3[p.Address].SqrtPriceX96
+	if !sp.IsPositive() {
+		return decimal.Zero
+	}
+	// price0 = sqrtP² · 10^(d0−d1) / 2^192: exact as a fraction, rounded once.
+	num := sp.Mul(sp).Shift(m.tokens[p.Token0].Decimals - m.tokens[p.Token1].Decimals)
+	den := decimal.NewFromBigInt(new(big.Int).Lsh(big.NewInt(1), 192), 0)
+	if base == p.Token0 {
+		return num.DivRound(den, PriceScale)
+	}
+	return den.DivRound(num, PriceScale)
 }
 
 // quotePrice is the price of a quote token in native and in USD (zero: unknown): the native
@@ -281,12 +401,11 @@ func (m *Mapper) quotePrice(q string) (native, usd decimal.Decimal) {
 	return decimal.Zero, decimal.Zero
 }
 
-// trade maps a Swap: the base token's net flow out of the pool is a BUY, into it a SELL.
-func (m *Mapper) trade(l Log) (trade.Trade, bool) {
-	addr := norm(l.Address)
+// trade maps a swap (a V3 one as its V2 flows): the base token's net flow out of the pool is a
+// BUY, into it a SELL.
+func (m *Mapper) trade(b Block, tx string, index int32, from, addr string, s Swap) (trade.Trade, bool) {
 	p := m.pairs[addr]
 	base, quote := m.orient(p)
-	s := *l.Swap
 	out0, out1 := s.Amount0Out.Sub(s.Amount0In), s.Amount1Out.Sub(s.Amount1In)
 	baseOut, quoteOut := out0, out1
 	if base != p.Token0 {
@@ -304,21 +423,25 @@ func (m *Mapper) trade(l Log) (trade.Trade, bool) {
 	qNative, qUSD := m.quotePrice(quote)
 	// Both legs of a swap are worth the same: the quote leg's value is the trade's.
 	amtNative, amtUSD := quoteAmt.Mul(qNative), quoteAmt.Mul(qUSD)
-	t := trade.Trade{Chain: m.cfg.Chain, TransactionSignature: norm(l.TxHash), InstructionIndex: l.Index,
-		BlockHeight: l.Block.Number, BlockSlot: l.Block.Number, BlockTimestamp: l.Block.Time, Wallet: norm(l.From),
+	family, _ := p.family()
+	t := trade.Trade{Chain: m.cfg.Chain, TransactionSignature: norm(tx), InstructionIndex: index,
+		BlockHeight: b.Number, BlockSlot: b.Number, BlockTimestamp: b.Time, Wallet: norm(from),
 		PoolAddress: addr, Side: side, Status: trade.Succeeded,
 		TokenAddress: base, TokenName: bt.Name, TokenSymbol: bt.Symbol, TokenAmount: baseAmt,
 		TokenAmountInNative: amtNative, TokenAmountInUSD: amtUSD,
 		TokenPriceInNative: amtNative.DivRound(baseAmt, PriceScale), TokenPriceInUSD: amtUSD.DivRound(baseAmt, PriceScale),
 		SideTokenAddress: quote, SideTokenName: qt.Name, SideTokenSymbol: qt.Symbol, SideTokenAmount: quoteAmt,
 		SideTokenAmountInNative: amtNative, SideTokenAmountInUSD: amtUSD, SideTokenPriceInNative: qNative,
-		SideTokenPriceInUSD: qUSD, DexProgramAddress: p.Factory, DexProtocolFamily: Family}
+		SideTokenPriceInUSD: qUSD, DexProgramAddress: p.Factory, DexProtocolFamily: family}
 	return t, true
 }
 
 // snapshot is a pair's state after its latest Sync: the base priced at the reserves' ratio.
 func (m *Mapper) snapshot(addr string, b Block) pool.Snapshot {
 	p := m.pairs[addr]
+	if p.Version == V3 {
+		return m.snapshotV3(p, b)
+	}
 	base, quote := m.orient(p)
 	r := m.reserves[addr]
 	rb, rq := m.scaled(p, base, r)
@@ -340,4 +463,35 @@ func (m *Mapper) snapshot(addr string, b Block) pool.Snapshot {
 		TokenB: pool.Side{TokenAddress: quote, Decimals: m.tokens[quote].Decimals, AmountInNative: qValNative, AmountInUSD: qValUSD,
 			PriceNative: qNative, PriceUSD: qUSD, VaultAmount: pool.VaultAmount(rawQuote.String())},
 		TVLInNative: qValNative.Add(qValNative), TVLInUSD: qValUSD.Add(qValUSD)}
+}
+
+// snapshotV3 is a V3 pool's state after its latest Initialize or Swap: the base priced at the
+// pool's sqrtPriceX96, each side worth its balance at that price (a concentrated pool does not
+// hold equal values), TVL their sum, each to PriceScale places; vault amounts are the balances. Unknown balances leave the
+// values and vault amounts zero.
+func (m *Mapper) snapshotV3(p Pair, b Block) pool.Snapshot {
+	base, quote := m.orient(p)
+	st := m.v3[p.Address]
+	qNative, qUSD := m.quotePrice(quote)
+	inQuote := m.spot(p, base)
+	bNative, bUSD := inQuote.Mul(qNative).Round(PriceScale), inQuote.Mul(qUSD).Round(PriceScale)
+	bal := [2]decimal.Decimal{decimal.Zero, decimal.Zero}
+	if st.Balances != nil {
+		bal = *st.Balances
+	}
+	bb, bq := m.scaled(p, base, bal)
+	rawBase, rawQuote := bal[0], bal[1]
+	if base != p.Token0 {
+		rawBase, rawQuote = bal[1], bal[0]
+	}
+	// Prices and values are rounded to PriceScale places: a balance of up to 36 decimals times
+	// a price of 18 would pass what ingest stores.
+	aNative, aUSD := bb.Mul(bNative).Round(PriceScale), bb.Mul(bUSD).Round(PriceScale)
+	qValNative, qValUSD := bq.Mul(qNative).Round(PriceScale), bq.Mul(qUSD).Round(PriceScale)
+	return pool.Snapshot{Chain: m.cfg.Chain, PoolAddress: p.Address, BlockHeight: b.Number, BlockTimestamp: b.Time, SnapshotTime: b.Time,
+		TokenA: pool.Side{TokenAddress: base, Decimals: m.tokens[base].Decimals, AmountInNative: aNative, AmountInUSD: aUSD,
+			PriceNative: bNative, PriceUSD: bUSD, VaultAmount: pool.VaultAmount(rawBase.String())},
+		TokenB: pool.Side{TokenAddress: quote, Decimals: m.tokens[quote].Decimals, AmountInNative: qValNative, AmountInUSD: qValUSD,
+			PriceNative: qNative, PriceUSD: qUSD, VaultAmount: pool.VaultAmount(rawQuote.String())},
+		TVLInNative: aNative.Add(qValNative), TVLInUSD: aUSD.Add(qValUSD)}
 }

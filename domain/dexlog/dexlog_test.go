@@ -209,3 +209,111 @@ func TestUnknownPairsAndForgottenPrices(t *testing.T) {
 	require.Len(t, ts, 1)
 	assert.True(t, ts[0].TokenAmountInUSD.IsZero())
 }
+
+// q96 is 2^96: sqrtPriceX96 = √price · 2^96, price in smallest units of token1 per token0.
+const q96 = "79228162514264337593543950336"
+
+func sqrtX96(sqrtRaw int64) decimal.Decimal { return d(q96).Mul(decimal.NewFromInt(sqrtRaw)) }
+
+func bal(b0, b1 string) *[2]decimal.Decimal { return &[2]decimal.Decimal{d(b0), d(b1)} }
+
+// Hand-computed V3: the TKN/WETH pool (TKN token0, 9 decimals) at sqrtPriceX96 = 2000·2^96 is
+// 2000² = 4,000,000 wei per smallest TKN unit, 4e6·10^(9−18) = 0.004 ETH per TKN, 12 USD with
+// ETH at 3000. Holding 1000 TKN and 2 WETH, its sides are worth 4 and 2 ETH (12,000 and 6,000
+// USD), TVL 6 ETH, 18,000 USD. A swap paying 0.41 WETH in (+) for 100 TKN out (−) is a BUY of
+// 100 TKN for 1,230 USD, 12.3 USD and 0.0041 ETH per TKN.
+func TestV3PoolsSnapshotTheirSqrtPriceAndSwapsAreTrades(t *testing.T) {
+	m := newMapper()
+	v3 := "0x0000000000000000000000000000000000000005"
+	v3Factory := "0x00000000000000000000000000000000000000f3"
+	evs := m.Map([]dexlog.Log{
+		syncLog(9, 0, stablePool, "100000000000000000000", "300000000000"),
+		{Block: block(10), Index: 0, Address: v3Factory,
+			PoolCreated: &dexlog.PoolCreated{Pair: dexlog.Pair{Address: v3, Factory: v3Factory, Token0: tkn, Token1: weth}}},
+		{Block: block(10), Index: 1, Address: v3, Initialize: &dexlog.Initialize{State: dexlog.V3State{SqrtPriceX96: sqrtX96(2000),
+			Balances: bal("1000000000000", "2000000000000000000")}}},
+		{Block: block(11), TxHash: "0xs", Index: 4, From: trader, Address: v3, SwapV3: &dexlog.SwapV3{Amount0: d("-100000000000"),
+			Amount1: d("410000000000000000"), State: dexlog.V3State{SqrtPriceX96: sqrtX96(2000), Balances: bal("900000000000", "2410000000000000000")}}},
+	})
+	var pc ingest.PoolCreated
+	var snaps []ingest.PoolSnapshot
+	for _, e := range evs {
+		require.NoError(t, e.Validate())
+		switch v := e.(type) {
+		case ingest.PoolCreated:
+			if v.Pool.Address == v3 {
+				pc = v
+			}
+		case ingest.PoolSnapshot:
+			if v.Snapshot.PoolAddress == v3 {
+				snaps = append(snaps, v)
+			}
+		}
+	}
+	assert.Equal(t, dexlog.FamilyV3, pc.Pool.ProtocolFamily)
+	assert.Equal(t, dexlog.ProtocolV3, pc.Pool.ProtocolName)
+	assert.Equal(t, v3Factory, pc.Pool.ProgramAddress)
+	assert.Equal(t, tkn, pc.Pool.TokenAAddress)
+
+	require.Len(t, snaps, 2, "one per block")
+	s := snaps[0].Snapshot
+	assert.Equal(t, int64(10), s.BlockHeight)
+	assertDec(t, "0.004", s.TokenA.PriceNative, "tkn in eth")
+	assertDec(t, "12", s.TokenA.PriceUSD, "tkn usd")
+	assertDec(t, "4", s.TokenA.AmountInNative, "tkn side")
+	assertDec(t, "12000", s.TokenA.AmountInUSD, "tkn side usd")
+	assertDec(t, "2", s.TokenB.AmountInNative, "weth side")
+	assertDec(t, "6", s.TVLInNative, "tvl native")
+	assertDec(t, "18000", s.TVLInUSD, "tvl usd")
+	assert.Equal(t, "1000000000000", string(s.TokenA.VaultAmount))
+	assert.Equal(t, "2000000000000000000", string(s.TokenB.VaultAmount))
+	assert.Equal(t, "900000000000", string(snaps[1].Snapshot.TokenA.VaultAmount), "the swap's block")
+
+	ts := trades(evs)
+	require.Len(t, ts, 1)
+	tr := ts[0]
+	assert.Equal(t, trade.Buy, tr.Side)
+	assert.Equal(t, dexlog.FamilyV3, tr.DexProtocolFamily)
+	assert.Equal(t, v3Factory, tr.DexProgramAddress)
+	assert.Equal(t, "0xs", tr.TransactionSignature)
+	assert.Equal(t, int32(4), tr.InstructionIndex)
+	assert.Equal(t, trader, tr.Wallet)
+	assertDec(t, "100", tr.TokenAmount, "tkn out")
+	assertDec(t, "0.41", tr.SideTokenAmount, "weth in")
+	assertDec(t, "1230", tr.TokenAmountInUSD, "usd")
+	assertDec(t, "12.3", tr.TokenPriceInUSD, "price usd")
+	assertDec(t, "0.0041", tr.TokenPriceInNative, "price native")
+}
+
+// A V3 native/stable pool prices the native token: USDC (6 decimals) is its token0, so
+// sqrtPriceX96 = 20000·2^96 is 4e8 wei per smallest USDC unit, 4e8·10^(6−18) = 0.0004 ETH per
+// USDC, ETH at 1 / 0.0004 = 2500 USD. A V3 sell of 100 TKN for 0.5 WETH is then 1,250 USD; with
+// its balances unknown, the snapshot carries the price and zero values.
+func TestAV3StablePoolPricesTheNativeToken(t *testing.T) {
+	v3Stable := "0x0000000000000000000000000000000000000006"
+	m := dexlog.NewMapper(dexlog.Config{Chain: chain.Eth, Native: weth, Stables: []string{usdc}, StablePool: v3Stable})
+	m.AddToken(dexlog.Token{Address: weth, Name: "Wrapped Ether", Symbol: "WETH", Decimals: 18})
+	m.AddToken(dexlog.Token{Address: usdc, Name: "USD Coin", Symbol: "USDC", Decimals: 6})
+	m.AddToken(dexlog.Token{Address: tkn, Name: "Token", Symbol: "TKN", Decimals: 9})
+	m.AddPair(dexlog.Pair{Address: v3Stable, Factory: factory, Token0: usdc, Token1: weth, Version: dexlog.V3})
+	m.AddPair(dexlog.Pair{Address: tknPool, Factory: factory, Token0: tkn, Token1: weth, Version: dexlog.V3})
+	m.SetV3Price(v3Stable, sqrtX96(20000))
+	evs := m.Map([]dexlog.Log{{Block: block(11), TxHash: "0xs", Index: 0, From: trader, Address: tknPool,
+		SwapV3: &dexlog.SwapV3{Amount0: d("100000000000"), Amount1: d("-500000000000000000"), State: dexlog.V3State{SqrtPriceX96: sqrtX96(2000)}}}})
+	ts := trades(evs)
+	require.Len(t, ts, 1)
+	assert.Equal(t, trade.Sell, ts[0].Side)
+	assertDec(t, "2500", ts[0].SideTokenPriceInUSD, "eth from the v3 stable pool")
+	assertDec(t, "1250", ts[0].TokenAmountInUSD, "usd")
+	snaps := 0
+	for _, e := range evs {
+		require.NoError(t, e.Validate())
+		if s, ok := e.(ingest.PoolSnapshot); ok {
+			snaps++
+			assertDec(t, "10", s.Snapshot.TokenA.PriceUSD, "0.004 ETH at 2500")
+			assert.True(t, s.Snapshot.TVLInUSD.IsZero())
+			assert.Equal(t, "0", string(s.Snapshot.TokenA.VaultAmount))
+		}
+	}
+	assert.Equal(t, 1, snaps)
+}

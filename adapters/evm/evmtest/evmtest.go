@@ -11,12 +11,10 @@ import (
 	"crypto/ecdsa"
 	"embed"
 	"encoding/json"
-	"errors"
 	"math/big"
 	"net"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
@@ -27,6 +25,7 @@ import (
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 )
@@ -34,13 +33,22 @@ import (
 //go:embed testdata/*.json
 var files embed.FS
 
+// TB is what the package needs of a test: *testing.T and *testing.B are ones; a program that
+// builds a chain (the benchmark's follow rows) passes its own.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	FailNow()
+	Cleanup(func())
+}
+
 // Artifact is a compiled contract: its ABI and creation bytecode.
 type Artifact struct {
 	ABI      abi.ABI
 	Bytecode []byte
 }
 
-func load(t testing.TB, name string) Artifact {
+func load(t TB, name string) Artifact {
 	t.Helper()
 	raw, err := files.ReadFile("testdata/" + name)
 	require.NoError(t, err)
@@ -59,7 +67,12 @@ func load(t testing.TB, name string) Artifact {
 	return Artifact{ABI: a, Bytecode: common.FromHex(j.Bytecode)}
 }
 
-var createPairSelector = crypto.Keccak256([]byte("createPair(address,address)"))[:4]
+var (
+	createPairSelector = crypto.Keccak256([]byte("createPair(address,address)"))[:4]
+	createPoolSelector = crypto.Keccak256([]byte("createPool(address,address,uint24)"))[:4]
+	// the position manager's mint: a pool's first position initializes its ticks and an NFT
+	positionMintSelector = crypto.Keccak256([]byte("mint((address,address,uint24,int24,int24,uint256,uint256,uint256,uint256,address,uint256))"))[:4]
+)
 
 var ether = new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
 
@@ -73,7 +86,7 @@ func Whole(raw *big.Int) decimal.Decimal { return decimal.NewFromBigInt(raw, -18
 func Lower(a common.Address) string { return strings.ToLower(a.Hex()) }
 
 // NewKey is a fresh account key.
-func NewKey(t testing.TB) *ecdsa.PrivateKey {
+func NewKey(t TB) *ecdsa.PrivateKey {
 	k, err := crypto.GenerateKey()
 	require.NoError(t, err)
 	return k
@@ -84,7 +97,7 @@ func Addr(k *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(k.
 
 // Chain is the simulated chain and the account that deploys and funds everything.
 type Chain struct {
-	t        testing.TB
+	t        TB
 	B        *simulated.Backend
 	C        simulated.Client
 	signer   types.Signer
@@ -93,11 +106,15 @@ type Chain struct {
 	URL     string
 	pending []*types.Transaction
 	nonces  map[common.Address]uint64 // the next nonce of each account that sent
+	baseFee *big.Int                  // the head's, as of the last Commit (nil: ask the node)
+	// TxGas is the gas limit of the transactions that neither deploy nor create a pool (0: 1M).
+	// A block holds 60M: a smaller limit packs more transfers and swaps into one.
+	TxGas uint64
 }
 
 // NewChain starts a chain whose genesis funds the deployer and wallets with 1000 ETH each; with
 // http, its JSON-RPC (eth namespace) also listens on a free loopback port (URL).
-func NewChain(t testing.TB, http bool, wallets ...*ecdsa.PrivateKey) *Chain {
+func NewChain(t TB, http bool, wallets ...*ecdsa.PrivateKey) *Chain {
 	deployer := NewKey(t)
 	alloc := types.GenesisAlloc{Addr(deployer): {Balance: Units(1000)}}
 	for _, w := range wallets {
@@ -122,7 +139,7 @@ func NewChain(t testing.TB, http bool, wallets ...*ecdsa.PrivateKey) *Chain {
 }
 
 // freePort is a loopback port nothing listens on (the node binds it right after).
-func freePort(t testing.TB) int {
+func freePort(t TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := l.Addr().(*net.TCPAddr).Port
@@ -148,17 +165,51 @@ func (c *Chain) Send(key *ecdsa.PrivateKey, to *common.Address, data []byte, tip
 // SendNonce is Send with the nonce given (to replace a transaction).
 func (c *Chain) SendNonce(key *ecdsa.PrivateKey, nonce uint64, to *common.Address, data []byte, tipBoost int64) *types.Transaction {
 	c.t.Helper()
-	ctx := context.Background()
-	head, err := c.C.HeaderByNumber(ctx, nil)
-	require.NoError(c.t, err)
-	tip := new(big.Int).Mul(big.NewInt(1_000_000_000), big.NewInt(1+tipBoost))
-	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
-	// Deployments and createPair (which deploys the pair) need millions of gas; a transfer or a
-	// swap well under 400k, and a block holds many of them.
-	gas := uint64(1_000_000)
-	if to == nil || bytes.HasPrefix(data, createPairSelector) {
-		gas = 6_000_000
+	return c.send(key, nonce, to, data, tipBoost, c.gasFor(to, data))
+}
+
+// sendGas is Send with the gas limit given.
+func (c *Chain) sendGas(key *ecdsa.PrivateKey, to *common.Address, data []byte, gas uint64) *types.Transaction {
+	c.t.Helper()
+	nonce, ok := c.nonces[Addr(key)]
+	if !ok {
+		n, err := c.C.PendingNonceAt(context.Background(), Addr(key))
+		require.NoError(c.t, err)
+		nonce = n
 	}
+	return c.send(key, nonce, to, data, 0, gas)
+}
+
+// gasFor is a transaction's gas limit.
+func (c *Chain) gasFor(to *common.Address, data []byte) uint64 {
+	// Deployments and createPair/createPool (which deploy the pool) need millions of gas (the V3
+	// factory and position manager are near the 24 KB code limit), a V3 position's mint about
+	// 1M; a transfer or a swap well under 1M, and a block holds many of them.
+	gas := uint64(1_000_000)
+	if c.TxGas > 0 {
+		gas = c.TxGas
+	}
+	switch {
+	case to == nil:
+		gas = 12_000_000
+	case bytes.HasPrefix(data, createPairSelector), bytes.HasPrefix(data, createPoolSelector):
+		gas = 8_000_000
+	case bytes.HasPrefix(data, positionMintSelector):
+		gas = 3_000_000
+	}
+	return gas
+}
+
+func (c *Chain) send(key *ecdsa.PrivateKey, nonce uint64, to *common.Address, data []byte, tipBoost int64, gas uint64) *types.Transaction {
+	c.t.Helper()
+	ctx := context.Background()
+	if c.baseFee == nil {
+		head, err := c.C.HeaderByNumber(ctx, nil)
+		require.NoError(c.t, err)
+		c.baseFee = head.BaseFee
+	}
+	tip := new(big.Int).Mul(big.NewInt(1_000_000_000), big.NewInt(1+tipBoost))
+	feeCap := new(big.Int).Add(new(big.Int).Mul(c.baseFee, big.NewInt(2)), tip)
 	tx, err := types.SignNewTx(key, c.signer, &types.DynamicFeeTx{ChainID: c.signer.ChainID(), Nonce: nonce, GasTipCap: tip,
 		GasFeeCap: feeCap, Gas: gas, To: to, Data: data})
 	require.NoError(c.t, err)
@@ -184,26 +235,38 @@ func (c *Chain) Commit() *types.Header {
 		}
 		time.Sleep(time.Millisecond)
 	}
+	var h *types.Header
 	for range 10 {
-		c.B.Commit()
+		hash := c.B.Commit()
+		// The block's receipts in one call (the client is an ethclient underneath).
+		br, ok := c.C.(interface {
+			BlockReceipts(context.Context, rpc.BlockNumberOrHash) ([]*types.Receipt, error)
+		})
+		require.True(c.t, ok, "the simulated client reads block receipts")
+		rs, err := br.BlockReceipts(ctx, rpc.BlockNumberOrHashWithHash(hash, false))
+		require.NoError(c.t, err)
+		mined := make(map[common.Hash]*types.Receipt, len(rs))
+		for _, r := range rs {
+			mined[r.TxHash] = r
+		}
 		var missing []*types.Transaction
 		for _, tx := range left {
-			r, err := c.C.TransactionReceipt(ctx, tx.Hash())
-			if errors.Is(err, ethereum.NotFound) {
+			r, ok := mined[tx.Hash()]
+			if !ok {
 				missing = append(missing, tx)
 				continue
 			}
-			require.NoError(c.t, err)
 			require.Equal(c.t, types.ReceiptStatusSuccessful, r.Status, "transaction %s failed (gas %d of %d)", tx.Hash().Hex(), r.GasUsed, tx.Gas())
 		}
+		h, err = c.C.HeaderByHash(ctx, hash)
+		require.NoError(c.t, err)
+		c.baseFee = h.BaseFee
 		if left = missing; len(left) == 0 {
 			break
 		}
 	}
 	require.Empty(c.t, left, "transactions not mined")
 	c.pending = nil
-	h, err := c.C.HeaderByNumber(ctx, nil)
-	require.NoError(c.t, err)
 	return h
 }
 
@@ -248,7 +311,7 @@ type Market struct {
 }
 
 // NewMarket deploys the factory.
-func NewMarket(t testing.TB, c *Chain) *Market {
+func NewMarket(t TB, c *Chain) *Market {
 	fact := load(t, "UniswapV2Factory.json")
 	m := &Market{Chain: c, erc20: load(t, "ERC20PresetFixedSupply.json"), pair: load(t, "IUniswapV2Pair.json").ABI,
 		factory: fact.ABI, Reserves: map[common.Address]map[common.Address]*big.Int{}}
@@ -335,7 +398,7 @@ type Standard struct {
 }
 
 // NewStandard deploys the standard market on c.
-func NewStandard(t testing.TB, c *Chain, wallets ...*ecdsa.PrivateKey) *Standard {
+func NewStandard(t TB, c *Chain, wallets ...*ecdsa.PrivateKey) *Standard {
 	m := NewMarket(t, c)
 	s := &Standard{Market: m}
 	s.WETH = m.Token("Wrapped Ether", "WETH", 1_000_000)

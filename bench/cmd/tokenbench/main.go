@@ -51,6 +51,8 @@ type scale struct {
 	// liveRate trades/s are POSTed for liveDuration in the live ingest rows.
 	liveRate     int
 	liveDuration time.Duration
+	// follow sizes the chain follower's backfill rows.
+	follow followSize
 }
 
 func (sc scale) history() bool { return sc.mainTrades > 0 }
@@ -58,19 +60,19 @@ func (sc scale) history() bool { return sc.mainTrades > 0 }
 var scales = map[string]scale{
 	"smoke": {name: "smoke", tokens: 300, wallets: 1_000, trades: 6_000, duration: time.Second,
 		deliveries: deliverySizes{oneEndpoint: 200, endpoints: 10, fanout: 200, paced: 500 * time.Millisecond},
-		liveRate:   5_000, liveDuration: 3 * time.Second},
+		liveRate:   5_000, liveDuration: 3 * time.Second, follow: followSize{swaps: 2_000, pools: 20, wallets: 50, perBlock: 60}},
 	"small": {name: "small", tokens: 10_000, wallets: 20_000, trades: 200_000, duration: 10 * time.Second,
 		deliveries: deliverySizes{oneEndpoint: 2_000, endpoints: 100, fanout: 2_000, paced: 3 * time.Second},
-		liveRate:   5_000, liveDuration: time.Minute},
+		liveRate:   5_000, liveDuration: time.Minute, follow: followSize{swaps: 100_000, pools: 1_000, wallets: 500, perBlock: 60}},
 	"large": {name: "large", tokens: 100_000, wallets: 200_000, trades: 250_000, duration: 10 * time.Second,
 		deliveries: deliverySizes{oneEndpoint: 10_000, endpoints: 100, fanout: 10_000, paced: 10 * time.Second}, mainTrades: 1_000_000,
-		liveRate: 5_000, liveDuration: time.Minute},
+		liveRate: 5_000, liveDuration: time.Minute, follow: followSize{swaps: 100_000, pools: 1_000, wallets: 500, perBlock: 60}},
 }
 
 // groups are the row groups -only selects by name (next to read operations by number); the fills
 // (and so the import rows' figures) always run, except for deliveries alone, which run on an empty
-// database.
-var groups = []string{"reads", "growth", "kyt", "jobs", "webhooks", "deliveries", "import", "live", "candles", "streams"}
+// database, and follow alone, which makes its own chain and databases (no fill, no service).
+var groups = []string{"reads", "growth", "kyt", "jobs", "webhooks", "deliveries", "import", "live", "candles", "streams", "follow"}
 
 func main() {
 	scaleName := flag.String("scale", envOr("BENCH_SCALE", "small"), "smoke, small or large")
@@ -184,6 +186,12 @@ func (s selection) deliveriesOnly() bool {
 	return len(s.ops) == 0 && len(s.groups) == 1 && s.groups["deliveries"]
 }
 
+// followOnly tells whether the run is the chain follower rows alone, which need neither the
+// fills nor the service.
+func (s selection) followOnly() bool {
+	return len(s.ops) == 0 && len(s.groups) == 1 && s.groups["follow"]
+}
+
 // want tells whether the run measures group g.
 func (o options) want(g string) bool { return !o.only.partial() || o.only.groups[g] }
 
@@ -277,6 +285,9 @@ func run(ctx context.Context, sc scale, o options) int {
 
 	if o.only.deliveriesOnly() {
 		return runDeliveries(ctx, sc, o, st, failed)
+	}
+	if o.only.followOnly() {
+		return runFollow(ctx, sc, o, st, failed)
 	}
 
 	// 1× data, ingested before the service starts.
@@ -452,6 +463,9 @@ func run(ctx context.Context, sc scale, o options) int {
 			rows = append(rows, ingest1, ingest2)
 		}
 	}
+	if o.want("follow") && ctx.Err() == nil {
+		rows = append(rows, b.followRows(ctx, sc.follow))
+	}
 	if ctx.Err() != nil {
 		return failed("interrupted", ctx.Err())
 	}
@@ -553,6 +567,26 @@ func runDeliveries(ctx context.Context, sc scale, o options, st *stack, failed f
 		rcv: rcv, logf: logf, deliverySizes: sc.deliveries}
 	rows := b.webhookDeliveryRows(ctx)
 	o.failOnErrors = true
+	return finish(sc, o, b, describeMachine(ctx, st), false, started, rows, nil)
+}
+
+// runFollow runs the chain follower rows alone (-only follow): its chain and its two databases
+// are its own; the run's database is only migrated (the report reads the server's version).
+func runFollow(ctx context.Context, sc scale, o options, st *stack, failed func(string, error) int) int {
+	started := time.Now()
+	if _, err := st.tool(ctx, "migrate"); err != nil {
+		return failed("migrate", err)
+	}
+	var err error
+	if st.pool, err = postgres.Open(ctx, st.dbURL, 2); err != nil {
+		return failed("open pool", err)
+	}
+	defer st.pool.Close()
+	b := &bench{st: st, logf: logf}
+	rows := []report.Row{b.followRows(ctx, sc.follow)}
+	if sc.name == "smoke" {
+		o.failOnErrors = true
+	}
 	return finish(sc, o, b, describeMachine(ctx, st), false, started, rows, nil)
 }
 
