@@ -113,10 +113,14 @@ func newWebhookMetrics(reg prometheus.Registerer, store *postgres.WebhookStore) 
 }
 
 // sender counts and times every attempt s makes.
-func (m *webhookMetrics) sender(s ports.WebhookSender) ports.WebhookSender { return meteredSender{s, m} }
+func (m *webhookMetrics) sender(s ports.WebhookSender) ports.WebhookSender {
+	return meteredSender{s, m}
+}
 
 // retries counts the retry workflows r starts.
-func (m *webhookMetrics) retries(r ports.RetryStarter) ports.RetryStarter { return meteredRetries{r, m} }
+func (m *webhookMetrics) retries(r ports.RetryStarter) ports.RetryStarter {
+	return meteredRetries{r, m}
+}
 
 type meteredSender struct {
 	ports.WebhookSender
