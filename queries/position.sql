@@ -19,6 +19,7 @@ DELETE FROM wallet_positions WHERE chain = $1 AND wallet = $2 AND token_address 
 -- trade order (time, height, signature, instruction index), read only for such a token.
 SELECT p.token_address, p.balance, p.cost_usd, p.buy_amount, p.buy_amount_usd, p.sell_amount,
     p.sell_amount_usd, p.sold_cost_usd, p.realized_usd, p.buys, p.sells, p.first_buy_at_ms, p.last_sell_at_ms,
+    p.last_trade_ms,
     COALESCE(m.price_usd, (SELECT tr.token_price_usd FROM trades tr
         WHERE tr.chain = p.chain AND tr.token_address = p.token_address AND tr.status = 'SUCCEEDED'
         ORDER BY tr.block_timestamp_ms DESC, tr.block_height DESC, tr.tx_signature COLLATE "C" DESC, tr.instruction_index DESC

@@ -28,3 +28,9 @@ FROM ROWS FROM (unnest(sqlc.arg(endpoint_ids)::text[]), unnest(sqlc.arg(event_id
                unnest(sqlc.arg(succeeded)::boolean[]), unnest(sqlc.arg(attempted_at)::timestamptz[]))
     AS a (endpoint_id, event_id, attempt, status_code, latency_ms, error, succeeded, attempted_at)
 ON CONFLICT (endpoint_id, event_id, attempt) DO NOTHING;
+
+-- name: WebhookQueueDepth :one
+-- Deliveries queued for the pump (first attempts not made yet), and outbox events not yet
+-- fanned out to them, for /metrics.
+SELECT (SELECT count(*) FROM webhook_queue)::bigint AS queued,
+    (SELECT count(*) FROM outbox WHERE dispatched_at_ms IS NULL)::bigint AS undispatched;

@@ -83,6 +83,10 @@ func (r *positionRow) scan(row pgx.Row) (posKey, error) {
 		&p.LastSellAt, &r.last.BlockTimestamp, &r.last.BlockHeight, &r.last.TransactionSignature,
 		&r.last.InstructionIndex, &r.firstHeight, &r.act.Buy, &r.act.Sell, &r.act.Trade, &updatedAt)
 	p.Chain = chain.Chain(c)
+	if r.act.Trade > 0 {
+		at := r.act.Trade
+		p.LastTradeAt = &at
+	}
 	r.exists = true
 	return posKey{p.Chain, p.Wallet, p.Token}, err
 }

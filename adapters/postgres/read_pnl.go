@@ -17,11 +17,15 @@ func (r *MarketReader) PricedPositions(ctx context.Context, c chain.Chain, walle
 	}
 	out := make([]ports.PricedPosition, len(rows))
 	for i, p := range rows {
+		var lastTrade *int64
+		if p.LastTradeMs > 0 {
+			lastTrade = &p.LastTradeMs
+		}
 		out[i] = ports.PricedPosition{
 			Position: pnl.Position{Chain: c, Wallet: wallet, Token: p.TokenAddress, Buys: p.Buys, Sells: p.Sells,
 				BuyAmount: p.BuyAmount, BuyAmountInUSD: p.BuyAmountUsd, SellAmount: p.SellAmount, SellAmountInUSD: p.SellAmountUsd,
 				Balance: p.Balance, CostInUSD: p.CostUsd, SoldCostInUSD: p.SoldCostUsd, RealizedProfitInUSD: p.RealizedUsd,
-				FirstBuyAt: p.FirstBuyAtMs, LastSellAt: p.LastSellAtMs},
+				FirstBuyAt: p.FirstBuyAtMs, LastSellAt: p.LastSellAtMs, LastTradeAt: lastTrade},
 			PriceInUSD: p.PriceUsd, Name: p.Name, Symbol: p.Symbol, LogoURI: p.ImageUrl, Decimals: p.Decimals}
 	}
 	return out, nil

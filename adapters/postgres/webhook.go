@@ -439,6 +439,12 @@ func (s *WebhookStore) Fanout(ctx context.Context, deliveries []ports.QueuedDeli
 	return interpretError(err, "webhook queue", "")
 }
 
+// QueueDepth is the deliveries queued for the pump and the outbox events not yet fanned out.
+func (s *WebhookStore) QueueDepth(ctx context.Context) (queued, undispatched int64, err error) {
+	row, err := s.q.WebhookQueueDepth(ctx, s.pool)
+	return row.Queued, row.Undispatched, interpretError(err, "webhook queue", "")
+}
+
 // QueuedEndpoints lists the endpoints with queued deliveries.
 func (s *WebhookStore) QueuedEndpoints(ctx context.Context) ([]string, error) {
 	ids, err := s.q.QueuedWebhookEndpoints(ctx, s.pool)

@@ -204,7 +204,8 @@ func (s *Server) LocalChannels() []string { return s.node.Hub().Channels() }
 func (s *Server) Announce(data []byte) error { return s.node.Notify(announceOp, data, "") }
 
 // connecting authenticates a connection by the token of its connect command, or, when that is
-// empty, the `token` query parameter of the upgrade request (the public client sends both).
+// empty, the key of the upgrade request (withQueryToken: a key header or the `token` query
+// parameter; the public client sends its token in both the query and the command).
 // A missing or unknown key closes the connection with 3500 "invalid token", a key without the
 // read scope with 3507 "permission denied"; neither is retried by the client.
 func connecting(ctx context.Context, auth Authenticator, e centrifuge.ConnectEvent) (centrifuge.ConnectReply, account.Principal, error) {
@@ -329,15 +330,31 @@ func subscribe(c *centrifuge.Client, e centrifuge.SubscribeEvent) (centrifuge.Su
 
 type queryTokenKey struct{}
 
-// withQueryToken puts the upgrade request's `token` query parameter into the connection's
-// context for connecting.
+// withQueryToken puts the key the upgrade request presents into the connection's context for
+// connecting: the `X-API-KEY` header, else `Authorization: Bearer <key>` (the REST key paths,
+// in the REST order), else the `token` query parameter the public client adds to the URL.
+// Clients that cannot set a header on the upgrade (browsers) use the query or the connect
+// command; the public Go client built with an API key alone sends none of these (its stream
+// never reads the key), so it has to be built with the key as its token.
 func withQueryToken(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if t := r.URL.Query().Get("token"); t != "" {
+		if t := upgradeKey(r); t != "" {
 			r = r.WithContext(context.WithValue(r.Context(), queryTokenKey{}, t))
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+func upgradeKey(r *http.Request) string {
+	if k := strings.TrimSpace(r.Header.Get("X-API-KEY")); k != "" {
+		return k
+	}
+	if h := strings.TrimSpace(r.Header.Get("Authorization")); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		if k := strings.TrimSpace(h[7:]); k != "" {
+			return k
+		}
+	}
+	return strings.TrimSpace(r.URL.Query().Get("token"))
 }
 
 // originCheck allows requests without an Origin (non-browser clients), the server's own host,

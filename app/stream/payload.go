@@ -93,10 +93,26 @@ func newTokenMsg(tk token.Token, now int64) msg {
 	if sm := socialsMsg(tk.Socials); len(sm) > 0 {
 		m["sm"] = sm
 	}
-	if tk.LaunchpadTag != "" {
-		m["lf"] = msg{"pn": string(tk.LaunchpadTag)}
+	if lf := protocolMsg(tk.Extra.LaunchFromProgramAddress, tk.Extra.LaunchFromProtocolFamily, string(tk.LaunchpadTag)); len(lf) > 0 {
+		m["lf"] = lf
+	}
+	if mt := protocolMsg(tk.Extra.MigratedToProgramAddress, tk.Extra.MigratedToProtocolFamily, ""); len(mt) > 0 {
+		m["mt"] = mt
 	}
 	return m
+}
+
+// protocolMsg is an `lf` / `mt` object (2.5): the program address and protocol family as the
+// token's extra serves them over REST (launchFrom…, migratedTo…), and the launchpad id as the
+// protocol name; a key without a value is left out (the client asserts them unchecked).
+func protocolMsg(program, family, name string) msg {
+	out := msg{}
+	for k, v := range map[string]string{"pa": program, "pf": family, "pn": name} {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // socialKeys maps the API's social keys to the stream's (2.5).
@@ -188,7 +204,9 @@ func walletBalanceMsg(e pnl.Entry, now int64) msg {
 }
 
 // walletTokenPnLMsg is a dex-wallet-token-pnl message (2.10). Positions are running totals
-// over the wallet's whole history, so the 7d/30d counts are not sent.
+// over the wallet's whole history, so the 7d/30d counts are not sent. ot is the first buy, lt
+// the newest trade of either side, ct the last sell of a closed position; hdts is how long the
+// position has been held, in ms: from the first buy to its close, or to t while it is open.
 func walletTokenPnLMsg(e pnl.Entry, now int64) msg {
 	m := msg{"a": e.WalletAddress, "ta": e.TokenAddress, "t": now, "bs": e.Buys, "ss": e.Sells,
 		"tpiu": dec(e.PriceInUSD), "ba": dec(e.BuyAmount), "baiu": dec(e.BuyAmountInUSD),
@@ -196,26 +214,37 @@ func walletTokenPnLMsg(e pnl.Entry, now int64) msg {
 		"aspiu": dec(e.AvgSellPriceInUSD), "upiu": dec(e.UnrealizedProfitInUSD), "upr": dec(e.UnrealizedProfitRatio),
 		"rpiu": dec(e.RealizedProfitInUSD), "rpr": dec(e.RealizedProfitRatio), "trpiu": dec(e.TotalProfitInUSD),
 		"trr": dec(e.TotalProfitRatio)}
+	if e.LastTradeAt != nil {
+		m["lt"] = *e.LastTradeAt
+	}
+	closedAt := int64(-1)
+	if e.IsClosed && e.LastSellAt != nil {
+		closedAt = *e.LastSellAt
+		m["ct"] = closedAt
+	}
 	if e.FirstBuyAt != nil {
 		m["ot"] = *e.FirstBuyAt
-	}
-	if e.LastSellAt != nil {
-		m["lt"] = *e.LastSellAt
-		if e.IsClosed {
-			m["ct"] = *e.LastSellAt
+		end := now
+		if closedAt >= 0 {
+			end = closedAt
 		}
+		m["hdts"] = max(end-*e.FirstBuyAt, 0)
 	}
 	return m
 }
 
 // walletPnLListMsg is the dex-wallet-pnl-list array (2.11): one summary per resolution; the
-// positions are whole-history totals, so every resolution carries the same numbers.
+// positions are whole-history totals, so every resolution carries the same numbers. ba and sa
+// add up token amounts, abpiu is baiu / ba: across several tokens these mix units, as the
+// client's wallet-level fields do. pd/ld (profitable/losing days) are not sent: no daily
+// figures are kept.
 func walletPnLListMsg(wallet string, s pnl.Summary) []msg {
 	out := make([]msg, 0, len(pnl.Resolutions))
 	for _, r := range pnl.Resolutions {
-		out = append(out, msg{"a": wallet, "bs": s.Buys, "ss": s.Sells, "baiu": dec(s.BuyAmountInUSD),
-			"saiu": dec(s.SellAmountInUSD), "ws": s.Wins, "wr": dec(s.WinRate), "piu": dec(s.TotalProfitInUSD),
-			"apiu": dec(s.AvgProfitPerTradeInUSD), "pr": dec(s.RealizedProfitRatio), "ts": s.Tokens, "r": string(r)})
+		out = append(out, msg{"a": wallet, "bs": s.Buys, "ss": s.Sells, "ba": dec(s.BuyAmount), "baiu": dec(s.BuyAmountInUSD),
+			"abpiu": dec(s.AvgBuyPriceInUSD), "sa": dec(s.SellAmount), "saiu": dec(s.SellAmountInUSD), "ws": s.Wins,
+			"wr": dec(s.WinRate), "piu": dec(s.TotalProfitInUSD), "apiu": dec(s.AvgProfitPerTradeInUSD),
+			"pr": dec(s.RealizedProfitRatio), "ts": s.Tokens, "r": string(r)})
 	}
 	return out
 }

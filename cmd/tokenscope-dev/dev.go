@@ -68,6 +68,7 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, args []str
 			FrontendPort: cfg.TemporalPort,
 			UIPort:       cfg.TemporalUIPort,
 			Namespace:    cfg.TemporalNS,
+			Log:          log.With("component", "temporal-server"),
 		})
 		if err != nil {
 			return fmt.Errorf("embedded temporal: %w", err)

@@ -6,13 +6,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,17 +38,11 @@ func TestHelperDev(t *testing.T) {
 	if os.Getenv(helperDevEnv) == "" {
 		t.Skip("helper process only")
 	}
-	cfg, err := config.Load()
-	if err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := runDev(ctx, cfg, wire.NewLogger(cfg), nil); err != nil {
-		os.Stderr.WriteString("dev: " + err.Error() + "\n")
-		os.Exit(1)
-	}
+	// As main runs it: wire.Run loads the configuration, stops on SIGINT/SIGTERM and logs the
+	// last line.
+	wire.Run("tokenscope-dev", func(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+		return runDev(ctx, cfg, log, nil)
+	})
 	os.Exit(0)
 }
 

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,10 +42,10 @@ func importCommand(dbURL, file string) *exec.Cmd {
 	return cmd
 }
 
-var progressLine = regexp.MustCompile(`import: \d+ events, \S+ events/s, [0-9.]+ (B|KiB|MiB) of [0-9.]+ (KiB|MiB) \(\d+%\), ETA \S+`)
+var progressLine = regexp.MustCompile(`import: (\d+) of ~?(\d+) events committed \((\d+)%\), \S+ events/s, ETA \S+`)
 
 // TestImportProgressOnATerminal: with stderr a terminal, `tokenscope import` draws progress lines
-// (events/s, bytes of the file's size, ETA) and ends with a summary; stdout keeps its one
+// (events committed of the file's, events/s, ETA) and ends with a summary; stdout keeps its one
 // machine-readable line.
 func TestImportProgressOnATerminal(t *testing.T) {
 	file := smallMarket(t)
@@ -64,6 +65,19 @@ func TestImportProgressOnATerminal(t *testing.T) {
 	require.NoError(t, err, "stderr: %s", term.String())
 	text := term.String()
 	assert.Regexp(t, progressLine, text)
+	// Every line's share is of committed events: 100% only once all of them are committed.
+	done := regexp.MustCompile(`import: done: (\d+) events`).FindStringSubmatch(text)
+	require.NotNil(t, done, text)
+	all, _ := strconv.ParseInt(done[1], 10, 64)
+	for _, m := range progressLine.FindAllStringSubmatch(text, -1) {
+		committed, _ := strconv.ParseInt(m[1], 10, 64)
+		expected, _ := strconv.ParseInt(m[2], 10, 64)
+		pct, _ := strconv.ParseInt(m[3], 10, 64)
+		assert.Equal(t, min(committed, expected)*100/expected, pct, m[0])
+		if !strings.Contains(m[0], "~") {
+			assert.Equal(t, all, expected, "once the file is read the count is exact: %s", m[0])
+		}
+	}
 	assert.Contains(t, text, "\r\x1b[K", "lines redraw in place")
 	assert.Regexp(t, `import: done: \d+ events \(\d+ trades\), [0-9.]+ (KiB|MiB) in \S+, \d+ events/s\r?\n`, text)
 	assert.Regexp(t, `^events=\d+ inserted=\d+ .*trades=\d+ `, stdout.String())

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -228,19 +229,29 @@ func TestStreamsSDKClient(t *testing.T) {
 }
 
 // TestStreamsAuth: a missing or unknown key is refused with 3500 "invalid token", a key without
-// the read scope with 3507 "permission denied"; both are terminal for the client.
+// the read scope with 3507 "permission denied"; both are terminal for the client. The key is
+// read from the connect command, the upgrade's `token` parameter, or its X-API-KEY or
+// Authorization: Bearer header, with the same rules. The public client built with an API key
+// alone sends an empty token and no header: nothing identifies it, so it is refused.
 func TestStreamsAuth(t *testing.T) {
 	e := newEnv(t)
+	read := e.keyFor(t, "streams-read", account.ScopeRead)
+	kytOnly := e.keyFor(t, "streams-kyt", account.ScopeKYT)
 	for name, tc := range map[string]struct {
-		key  string
-		code uint32
+		key    string
+		header http.Header
+		code   uint32
 	}{
-		"missing":  {"", 3500},
-		"unknown":  {"ts_nope_0000000000000000000000000000", 3500},
-		"no scope": {e.keyFor(t, "streams-kyt", account.ScopeKYT), 3507},
+		"missing":              {"", nil, 3500},
+		"unknown":              {"ts_nope_0000000000000000000000000000", nil, 3500},
+		"no scope":             {kytOnly, nil, 3507},
+		"X-API-KEY header":     {"", http.Header{"X-Api-Key": {read}}, 0},
+		"bearer header":        {"", http.Header{"Authorization": {"Bearer " + read}}, 0},
+		"header without scope": {"", http.Header{"X-Api-Key": {kytOnly}}, 3507},
+		"unknown header key":   {"", http.Header{"X-Api-Key": {"ts_nope_0000000000000000000000000000"}}, 3500},
 	} {
 		t.Run(name, func(t *testing.T) {
-			c := centrifuge.NewJsonClient(streamURL(e.base, tc.key), centrifuge.Config{Token: tc.key, Name: "go"})
+			c := centrifuge.NewJsonClient(streamURL(e.base, tc.key), centrifuge.Config{Token: tc.key, Name: "go", Header: tc.header})
 			defer c.Close()
 			got := make(chan uint32, 4)
 			c.OnDisconnected(func(ev centrifuge.DisconnectedEvent) { got <- ev.Code })

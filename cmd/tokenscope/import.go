@@ -77,7 +77,8 @@ func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	defer stopStreams()
 	meter := importMeter(in)
 	start := time.Now()
-	res, err := svc.Stream(ctx, ndjson.NewDecoder(bufio.NewReaderSize(meter.Reader(in), 1<<20)), func(total ingest.Result) {
+	src := meteredSource{ndjson.NewDecoder(bufio.NewReaderSize(meter.Reader(in), 1<<20)), meter}
+	res, err := svc.Stream(ctx, src, func(total ingest.Result) {
 		meter.SetEvents(int64(total.Events))
 		log.Debug("batch committed", "events", total.Events, "trades", total.Trades)
 	})
@@ -102,6 +103,21 @@ func importMeter(in *os.File) *progress.Meter {
 		total = st.Size()
 	}
 	return progress.Start(os.Stderr, total, 250*time.Millisecond)
+}
+
+// meteredSource counts the events decoded for the progress display's estimate of the input's
+// event count.
+type meteredSource struct {
+	appingest.Source
+	meter *progress.Meter
+}
+
+func (s meteredSource) Next() (ingest.Event, error) {
+	ev, err := s.Source.Next()
+	if err == nil {
+		s.meter.Decoded()
+	}
+	return ev, err
 }
 
 // fixedClock is the clock of an import run with --at: every batch derives as of that time.

@@ -5,8 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/tokenscope/tokenscope/app/config"
 	"github.com/tokenscope/tokenscope/cmd/internal/wire"
@@ -63,8 +66,14 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		return err
 	}
 	defer closeAll()
+	// The admin address (/metrics) is taken before anything starts: a busy port is a start error.
+	admin, err := net.Listen("tcp", cfg.AdminHTTPAddr)
+	if err != nil {
+		return fmt.Errorf("ADMIN_HTTP_ADDR: %w", err)
+	}
 	w := wire.NewWorker(rt)
 	if err := w.Start(); err != nil {
+		admin.Close()
 		return err
 	}
 	defer w.Stop()
@@ -73,8 +82,11 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	if err := wire.StartLoops(ctx, rt); err != nil {
 		log.Warn("start loops", "err", err)
 	}
-	log.Info("worker started", "temporal", cfg.TemporalAddress, "health", cfg.WorkerHealthAddr)
-	return serveWorkerHealth(ctx, rt)
+	log.Info("worker started", "temporal", cfg.TemporalAddress, "health", cfg.WorkerHealthAddr, "admin", admin.Addr().String())
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return wire.ServeAdmin(gctx, rt, admin) })
+	g.Go(func() error { return serveWorkerHealth(gctx, rt) })
+	return g.Wait()
 }
 
 // serveWorkerHealth answers /healthz and /readyz for a worker (which has no API of its own),

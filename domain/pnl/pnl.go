@@ -51,9 +51,11 @@ type Position struct {
 	SoldCostInUSD       decimal.Decimal
 	RealizedProfitInUSD decimal.Decimal
 
-	// FirstBuyAt and LastSellAt are Unix ms, nil until a buy / sell is seen.
-	FirstBuyAt *int64
-	LastSellAt *int64
+	// FirstBuyAt and LastSellAt are Unix ms, nil until a buy / sell is seen; LastTradeAt is the
+	// newest trade of either side, nil until one is seen.
+	FirstBuyAt  *int64
+	LastSellAt  *int64
+	LastTradeAt *int64
 }
 
 // Apply adds one trade to the position. Trades must come in trade.Compare order (Rederive sorts
@@ -70,6 +72,10 @@ func (p *Position) Apply(t trade.Trade) error {
 		return nil
 	}
 	amount, usd := t.TokenAmount, t.TokenAmountInUSD
+	if p.LastTradeAt == nil || t.BlockTimestamp > *p.LastTradeAt {
+		at := t.BlockTimestamp
+		p.LastTradeAt = &at
+	}
 	switch t.Side {
 	case trade.Buy:
 		p.Buys++
@@ -161,9 +167,10 @@ type Entry struct {
 	RemainingCostInUSD decimal.Decimal
 	SoldCostInUSD      decimal.Decimal
 
-	IsClosed   bool
-	FirstBuyAt *int64
-	LastSellAt *int64
+	IsClosed    bool
+	FirstBuyAt  *int64
+	LastSellAt  *int64
+	LastTradeAt *int64
 }
 
 // Entry values the position at priceInUSD:
@@ -214,6 +221,7 @@ func (p Position) Entry(priceInUSD decimal.Decimal) Entry {
 		IsClosed:               p.Balance.IsZero(),
 		FirstBuyAt:             p.FirstBuyAt,
 		LastSellAt:             p.LastSellAt,
+		LastTradeAt:            p.LastTradeAt,
 	}
 }
 
@@ -227,6 +235,12 @@ type Summary struct {
 	Wins   int64
 	Losses int64
 
+	// BuyAmount and SellAmount add up token amounts (of different tokens, when the wallet traded
+	// several); AvgBuyPriceInUSD is buyAmountInUsd / buyAmount. pnl-by-token does not show them,
+	// the stream's wallet PnL list does.
+	BuyAmount              decimal.Decimal
+	SellAmount             decimal.Decimal
+	AvgBuyPriceInUSD       decimal.Decimal
 	BuyAmountInUSD         decimal.Decimal
 	SellAmountInUSD        decimal.Decimal
 	TotalCostInUSD         decimal.Decimal
@@ -255,6 +269,8 @@ func Summarize(entries []Entry) Summary {
 		case -1:
 			s.Losses++
 		}
+		s.BuyAmount = s.BuyAmount.Add(e.BuyAmount)
+		s.SellAmount = s.SellAmount.Add(e.SellAmount)
 		s.BuyAmountInUSD = s.BuyAmountInUSD.Add(e.BuyAmountInUSD)
 		s.SellAmountInUSD = s.SellAmountInUSD.Add(e.SellAmountInUSD)
 		s.TotalCostInUSD = s.TotalCostInUSD.Add(e.TotalCostInUSD)
@@ -265,6 +281,7 @@ func Summarize(entries []Entry) Summary {
 		soldCost = soldCost.Add(e.SoldCostInUSD)
 	}
 	s.RealizedProfitRatio = div(s.RealizedProfitInUSD, soldCost)
+	s.AvgBuyPriceInUSD = div(s.BuyAmountInUSD, s.BuyAmount)
 	s.AvgProfitPerTradeInUSD = div(s.TotalProfitInUSD, decimal.NewFromInt(s.TotalTrades))
 	s.WinRate = div(decimal.NewFromInt(s.Wins), decimal.NewFromInt(s.Wins+s.Losses))
 	return s

@@ -8,10 +8,12 @@ package devserver
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	uiserver "github.com/temporalio/ui-server/v2/server"
@@ -46,6 +48,9 @@ type Config struct {
 	Namespace string
 	// LogLevel of the server's own logger: debug, info, warn, error (default warn).
 	LogLevel string
+	// Log, when set, receives the server's lines (through the service's handler, in its shape);
+	// otherwise they go to stderr as the server's own JSON.
+	Log *slog.Logger
 }
 
 // Server is a running embedded Temporal server.
@@ -55,6 +60,7 @@ type Server struct {
 	hostPort  string
 	uiURL     string
 	namespace string
+	stopping  *atomic.Bool
 }
 
 // HostPort is the frontend address clients dial.
@@ -74,14 +80,15 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.LogLevel == "" {
 		cfg.LogLevel = "warn"
 	}
-	// history, matching and worker gRPC, metrics; then the frontend if unset.
-	ports, err := loopback.FreePorts(cfg.Host, 5)
+	// history, matching and worker gRPC, metrics, the frontend's HTTP API (without one the
+	// server warns at every start that Nexus is unavailable); then the frontend if unset.
+	ports, err := loopback.FreePorts(cfg.Host, 6)
 	if err != nil {
 		return nil, err
 	}
 	frontend := cfg.FrontendPort
 	if frontend == 0 {
-		frontend = ports[4]
+		frontend = ports[5]
 	}
 
 	store := config.SQL{PluginName: sqliteplugin.PluginName, ConnectAttributes: map[string]string{}}
@@ -143,7 +150,11 @@ func Start(cfg Config) (*Server, error) {
 	// request" although its frontend accepts connections.
 	hosts := map[primitives.ServiceName]static.Hosts{}
 	for name, port := range grpcPorts {
-		c.Services[string(name)] = config.Service{RPC: config.RPC{GRPCPort: port, BindOnIP: cfg.Host}}
+		rpc := config.RPC{GRPCPort: port, BindOnIP: cfg.Host}
+		if name == primitives.FrontendService {
+			rpc.HTTPPort = ports[4]
+		}
+		c.Services[string(name)] = config.Service{RPC: rpc}
 		hosts[name] = static.SingleLocalHost(net.JoinHostPort(cfg.Host, strconv.Itoa(port)))
 	}
 	c.Archival = config.Archival{
@@ -165,7 +176,11 @@ func Start(cfg Config) (*Server, error) {
 	}
 
 	// stderr (no Stdout, no file), like our own logs.
-	logger := tlog.NewZapLogger(tlog.BuildZapLogger(tlog.Config{Level: cfg.LogLevel}))
+	stopping := &atomic.Bool{}
+	var logger tlog.Logger = tlog.NewZapLogger(tlog.BuildZapLogger(tlog.Config{Level: cfg.LogLevel}))
+	if cfg.Log != nil {
+		logger = newSlogLogger(cfg.Log, cfg.LogLevel, stopping)
+	}
 	authorizer, err := authorization.GetAuthorizerFromConfig(&c.Global.Authorization)
 	if err != nil {
 		return nil, err
@@ -189,7 +204,7 @@ func Start(cfg Config) (*Server, error) {
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("temporal server start: %w", err)
 	}
-	s := &Server{srv: srv, hostPort: hostPort, namespace: cfg.Namespace}
+	s := &Server{srv: srv, hostPort: hostPort, namespace: cfg.Namespace, stopping: stopping}
 	if err := waitTCP(hostPort, 30*time.Second); err != nil {
 		_ = srv.Stop()
 		return nil, err
@@ -230,8 +245,10 @@ func (s *Server) startUI(cfg Config) error {
 	return nil
 }
 
-// Stop shuts the UI and the server down.
+// Stop shuts the UI and the server down; from here on, the server's warnings and errors are
+// logged at debug (with Config.Log).
 func (s *Server) Stop() error {
+	s.stopping.Store(true)
 	if s.ui != nil {
 		s.ui.Stop()
 	}

@@ -1,6 +1,6 @@
 // Package progress draws the one-line progress display of `tokenscope import` on a terminal:
-// events committed and their rate, bytes read of the total, and an estimate of the time left
-// when the total is known. It redraws at a fixed interval from counters the import updates, so
+// events committed and their rate, the share of the input's events committed and an estimate
+// of the time left when the input's size is known. It redraws at a fixed interval from counters the import updates, so
 // the import's hot loop only adds to an atomic. Standard library only.
 package progress
 
@@ -16,23 +16,48 @@ import (
 // Snapshot is what one line shows.
 type Snapshot struct {
 	Events  int64 // committed so far
+	Decoded int64 // read and decoded so far (ahead of Events by the batches under way)
 	Bytes   int64 // read so far
 	Total   int64 // input size in bytes; 0 when unknown (a pipe)
 	Elapsed time.Duration
 }
 
 // Line is the progress line of s (without the terminal control codes), e.g.
-// "import: 120000 events, 40000 events/s, 12.0 MiB of 48.0 MiB (25%), ETA 9s".
+// "import: 120000 of ~480000 events committed (25%), 40000 events/s, ETA 9s".
+//
+// The share is of committed events, not of bytes read: reading runs ahead of the commits (the
+// read buffer and the batches under way), so a file read to its end may still have a third of
+// its events to commit. The input's event count is estimated from its size and the bytes per
+// event read so far ("~"), and is exact once the whole input is read; the ETA extrapolates the
+// commit rate.
 func Line(s Snapshot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "import: %d events, %s events/s, %s", s.Events, rate(s.Events, s.Elapsed), Bytes(s.Bytes))
-	if s.Total > 0 {
-		read := min(s.Bytes, s.Total)
-		fmt.Fprintf(&b, " of %s (%d%%), ETA %s", Bytes(s.Total), read*100/s.Total, eta(read, s.Total, s.Elapsed))
-	} else {
-		b.WriteString(" read")
+	if s.Total <= 0 {
+		fmt.Fprintf(&b, "import: %d events committed, %s events/s, %s read", s.Events, rate(s.Events, s.Elapsed), Bytes(s.Bytes))
+		return b.String()
 	}
+	expected, approx := expectedEvents(s)
+	if expected <= 0 {
+		fmt.Fprintf(&b, "import: %d events committed, %s events/s, ETA -", s.Events, rate(s.Events, s.Elapsed))
+		return b.String()
+	}
+	committed := min(s.Events, expected)
+	fmt.Fprintf(&b, "import: %d of %s%d events committed (%d%%), %s events/s, ETA %s", s.Events, approx, expected,
+		committed*100/expected, rate(s.Events, s.Elapsed), eta(committed, expected, s.Elapsed))
 	return b.String()
+}
+
+// expectedEvents estimates the input's events: those decoded, scaled by the bytes not read yet
+// at the bytes per event so far; exact ("" rather than "~") once every byte is read.
+func expectedEvents(s Snapshot) (int64, string) {
+	decoded := max(s.Decoded, s.Events)
+	if s.Bytes >= s.Total {
+		return decoded, ""
+	}
+	if decoded <= 0 || s.Bytes <= 0 {
+		return 0, "~"
+	}
+	return max(decoded, int64(float64(decoded)*float64(s.Total)/float64(s.Bytes))), "~"
 }
 
 // Summary is the closing line, e.g. "import: done: 480000 events (200000 trades), 48.0 MiB in
@@ -69,12 +94,12 @@ func rate(events int64, elapsed time.Duration) string {
 	return fmt.Sprintf("%d", events*int64(time.Second)/int64(elapsed))
 }
 
-// eta extrapolates the byte rate so far; "-" until something was read.
-func eta(read, total int64, elapsed time.Duration) string {
-	if read <= 0 || elapsed <= 0 {
+// eta extrapolates the commit rate so far; "-" until something was committed.
+func eta(done, total int64, elapsed time.Duration) string {
+	if done <= 0 || elapsed <= 0 {
 		return "-"
 	}
-	left := time.Duration(float64(elapsed) * float64(total-read) / float64(read))
+	left := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
 	return left.Round(time.Second).String()
 }
 
@@ -85,7 +110,7 @@ type Meter struct {
 	total int64
 	start time.Time
 
-	bytes, events atomic.Int64
+	bytes, events, decoded atomic.Int64
 
 	stop chan struct{}
 	done chan struct{}
@@ -121,6 +146,13 @@ func (m *Meter) Reader(r io.Reader) io.Reader {
 	return countingReader{r: r, n: &m.bytes}
 }
 
+// Decoded counts one more event read and decoded (not committed yet).
+func (m *Meter) Decoded() {
+	if m != nil {
+		m.decoded.Add(1)
+	}
+}
+
 // SetEvents records the events committed so far.
 func (m *Meter) SetEvents(n int64) {
 	if m != nil {
@@ -141,7 +173,8 @@ func (m *Meter) Finish(trades int64, failed bool) {
 }
 
 func (m *Meter) snapshot() Snapshot {
-	return Snapshot{Events: m.events.Load(), Bytes: m.bytes.Load(), Total: m.total, Elapsed: time.Since(m.start)}
+	return Snapshot{Events: m.events.Load(), Decoded: m.decoded.Load(), Bytes: m.bytes.Load(), Total: m.total,
+		Elapsed: time.Since(m.start)}
 }
 
 // draw rewrites the current terminal line: carriage return, erase to the end of the line.

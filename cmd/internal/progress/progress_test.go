@@ -20,14 +20,20 @@ func TestLine(t *testing.T) {
 		s    progress.Snapshot
 		want string
 	}{
-		{"known size", progress.Snapshot{Events: 120_000, Bytes: 12 << 20, Total: 48 << 20, Elapsed: 3 * time.Second},
-			"import: 120000 events, 40000 events/s, 12.0 MiB of 48.0 MiB (25%), ETA 9s"},
+		{"a quarter read, a quarter committed", progress.Snapshot{Events: 120_000, Decoded: 120_000, Bytes: 12 << 20, Total: 48 << 20, Elapsed: 3 * time.Second},
+			"import: 120000 of ~480000 events committed (25%), 40000 events/s, ETA 9s"},
+		// The whole file read while a third of its events wait for their commits: two thirds,
+		// and the commit rate's ETA (was: 100%, ETA 0s).
+		{"read to the end, a third to commit", progress.Snapshot{Events: 200_000, Decoded: 300_000, Bytes: 30 << 20, Total: 30 << 20, Elapsed: 10 * time.Second},
+			"import: 200000 of 300000 events committed (66%), 20000 events/s, ETA 5s"},
+		{"read ahead of the commits", progress.Snapshot{Events: 1_000, Decoded: 4_000, Bytes: 4 << 20, Total: 8 << 20, Elapsed: time.Second},
+			"import: 1000 of ~8000 events committed (12%), 1000 events/s, ETA 7s"},
 		{"start", progress.Snapshot{Total: 1 << 30},
-			"import: 0 events, - events/s, 0 B of 1.0 GiB (0%), ETA -"},
-		{"unknown size (a pipe)", progress.Snapshot{Events: 500, Bytes: 1536, Elapsed: 2 * time.Second},
-			"import: 500 events, 250 events/s, 1.5 KiB read"},
-		{"read past a size that grew", progress.Snapshot{Events: 10, Bytes: 2048, Total: 1024, Elapsed: time.Second},
-			"import: 10 events, 10 events/s, 2.0 KiB of 1.0 KiB (100%), ETA 0s"},
+			"import: 0 events committed, - events/s, ETA -"},
+		{"unknown size (a pipe)", progress.Snapshot{Events: 500, Decoded: 700, Bytes: 1536, Elapsed: 2 * time.Second},
+			"import: 500 events committed, 250 events/s, 1.5 KiB read"},
+		{"read past a size that grew", progress.Snapshot{Events: 10, Decoded: 10, Bytes: 2048, Total: 1024, Elapsed: time.Second},
+			"import: 10 of 10 events committed (100%), 10 events/s, ETA 0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, progress.Line(tc.s))
@@ -72,15 +78,37 @@ func TestMeterCountsAndEndsWithTheSummary(t *testing.T) {
 	n, err := io.Copy(io.Discard, m.Reader(strings.NewReader("0123456789")))
 	require.NoError(t, err)
 	require.Equal(t, int64(10), n)
+	for range 3 {
+		m.Decoded()
+	}
 	m.SetEvents(3)
 	m.Finish(2, false)
 	m.Finish(2, false) // once only
 	text := out.String()
-	require.True(t, strings.HasPrefix(text, "\r\x1b[Kimport: 0 events, "), "%q", text)
-	assert.Contains(t, text, "0 B of 10 B (0%)")
+	require.True(t, strings.HasPrefix(text, "\r\x1b[Kimport: 0 events committed, "), "%q", text)
 	assert.Equal(t, 1, strings.Count(text, "import: done: "), "%q", text)
 	assert.Contains(t, text, "import: done: 3 events (2 trades), 10 B in ")
 	assert.True(t, strings.HasSuffix(text, " events/s\n"), "%q", text)
+}
+
+// TestMeterSharesAreOfCommittedEvents: with the whole input read and decoded, the line shows the
+// committed share, and reaches 100% only with the last commit.
+func TestMeterSharesAreOfCommittedEvents(t *testing.T) {
+	var out syncBuffer
+	m := progress.Start(&out, 10, 5*time.Millisecond)
+	_, err := io.Copy(io.Discard, m.Reader(strings.NewReader("0123456789")))
+	require.NoError(t, err)
+	for range 3 {
+		m.Decoded()
+	}
+	m.SetEvents(1)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "import: 1 of 3 events committed (33%)") },
+		5*time.Second, time.Millisecond, "%q", out.String())
+	assert.NotContains(t, out.String(), "(100%)")
+	m.SetEvents(3)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "import: 3 of 3 events committed (100%)") },
+		5*time.Second, time.Millisecond, "%q", out.String())
+	m.Finish(3, false)
 }
 
 func TestNilMeterDoesNothing(t *testing.T) {

@@ -36,14 +36,17 @@ func registerChainFollow(w worker.Registry, rt *Runtime) {
 			Stables: f.Stables, StablePool: f.StablePool})
 	}
 	store := postgres.NewIngestStore(rt.Pool)
+	ing := appingest.New(store, rt.Clock, 0)
 	a := &workflows.ChainActivities{Sources: sources, Checkpoints: postgres.NewChainStore(rt.Pool),
-		Ingest: appingest.New(store, rt.Clock, 0).Checkpointed(store), Clock: rt.Clock, Log: rt.Log}
+		Ingest: ing.Checkpointed(store), Clock: rt.Clock, Log: rt.Log}
 	if rt.Registry != nil {
 		// Once per runtime: a process may build more than one worker on it.
 		if rt.chainMetrics == nil {
 			rt.chainMetrics = evm.NewMetrics(rt.Registry)
+			rt.ingestMetrics = newIngestMetrics(rt.Registry)
 		}
 		a.Monitor = rt.chainMetrics
+		ing.WithListener(rt.ingestMetrics)
 	}
 	w.RegisterActivity(a)
 }

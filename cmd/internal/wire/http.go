@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 
 	"github.com/gofiber/fiber/v2"
@@ -106,4 +107,20 @@ func LocalURL(addr string) string {
 		host = "127.0.0.1"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// ServeAdmin runs the admin app alone on ln (a worker's ADMIN_HTTP_ADDR: /metrics, /healthz,
+// /readyz, and the profiles with ADMIN_PPROF), as ServeHTTP runs it beside the API, until ctx
+// ends.
+func ServeAdmin(ctx context.Context, rt *Runtime, ln net.Listener) error {
+	app := httpapi.NewAdmin(httpapi.Deps{Checks: ReadinessChecks(rt), Log: rt.Log, Registry: rt.Registry,
+		ReadTimeout: rt.Cfg.HTTPReadTimeout, Pprof: rt.Cfg.AdminPprof})
+	errc := make(chan error, 1)
+	go func() { errc <- app.Listener(httpapi.StrictFraming(ln)) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("admin server: %w", err)
+	case <-ctx.Done():
+	}
+	return app.ShutdownWithTimeout(rt.Cfg.ShutdownTimeout)
 }

@@ -28,9 +28,15 @@ func Run(prog string, run func(ctx context.Context, cfg config.Config, log *slog
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err = run(ctx, cfg, NewLogger(cfg))
+	log := NewLogger(cfg)
+	err = run(ctx, cfg, log)
+	signalled := ctx.Err() != nil
 	stop()
 	if err == nil {
+		if signalled {
+			// A service stopped by Ctrl-C or SIGTERM: its last line, once everything is closed.
+			log.Info(prog + " stopped")
+		}
 		return
 	}
 	if errors.Is(err, flag.ErrHelp) {

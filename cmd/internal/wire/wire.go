@@ -59,8 +59,11 @@ type Runtime struct {
 	// firstRefresh, set by StartFirstRefresh in the processes that run a worker, gates
 	// readiness on one completed market refresh round.
 	firstRefresh *firstRefresh
-	// chainMetrics are the chain followers' metrics on Registry (registered by the first worker).
-	chainMetrics *evm.Metrics
+	// chainMetrics and ingestMetrics are the chain followers' metrics on Registry, webhookMetrics
+	// the deliveries' (registered by the first worker).
+	chainMetrics   *evm.Metrics
+	ingestMetrics  *ingestMetrics
+	webhookMetrics *webhookMetrics
 }
 
 // OpenDatabase creates the database if missing, connects and (optionally) migrates.
@@ -91,6 +94,7 @@ func OpenDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, migr
 func NewRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc client.Client) *Runtime {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	registerPoolMetrics(reg, pool)
 	rt := &Runtime{Cfg: cfg, Log: log, Pool: pool, Registry: reg, WorkflowMetrics: temporal.NewMetrics(reg),
 		Versions: postgres.NewMarketVersions(pool, log)}
 	if tc != nil {

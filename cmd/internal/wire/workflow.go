@@ -88,17 +88,25 @@ func registerWorkflowAreas(w worker.Registry, rt *Runtime) {
 	named(workflows.NoopWorkflow, workflows.NoopWorkflowName)
 	w.RegisterActivity(&workflows.KYTActivities{Store: kytStore, Provider: kytProvider(rt), Clock: rt.Clock})
 	named(workflows.WebhookEndpointWorkflow, workflows.WebhookEndpointWorkflowName)
-	delivery := &workflows.DeliveryActivities{Endpoints: wh, Attempts: wh,
-		Sender: webhooksender.NewSender(webhookGuard(rt), rt.Cfg.WebhookTimeout), Clock: rt.Clock,
-		Disable: webhook.AutoDisable{After: rt.Cfg.WebhookDisableAfter}}
+	var sender ports.WebhookSender = webhooksender.NewSender(webhookGuard(rt), rt.Cfg.WebhookTimeout)
 	starter := temporal.DeliveryStarter{Client: rt.Temporal, Schedule: retrySchedule(rt),
 		AttemptTimeout: rt.Cfg.WebhookTimeout + 3*time.Second}
+	var retries ports.RetryStarter = starter
+	if rt.Registry != nil {
+		// Once per runtime: a process may build more than one worker on it.
+		if rt.webhookMetrics == nil {
+			rt.webhookMetrics = newWebhookMetrics(rt.Registry, wh)
+		}
+		sender, retries = rt.webhookMetrics.sender(sender), rt.webhookMetrics.retries(starter)
+	}
+	delivery := &workflows.DeliveryActivities{Endpoints: wh, Attempts: wh, Sender: sender, Clock: rt.Clock,
+		Disable: webhook.AutoDisable{After: rt.Cfg.WebhookDisableAfter}}
 	w.RegisterActivity(delivery)
-	w.RegisterActivity(&workflows.EndpointActivities{Delivery: delivery, Lookup: wh, Retries: starter, Spill: starter})
+	w.RegisterActivity(&workflows.EndpointActivities{Delivery: delivery, Lookup: wh, Retries: retries, Spill: starter})
 	dispatch := &workflows.DispatchActivities{Source: wh, Endpoints: wh, Filter: webhookFilter(rt), Feeder: starter, Clock: rt.Clock}
 	w.RegisterActivity(dispatch)
 	w.RegisterActivity(&workflows.PumpActivities{Delivery: delivery, Dispatch: dispatch, Queue: wh, Lookup: wh,
-		Retries: starter, Schedule: retrySchedule(rt), Log: rt.Log})
+		Retries: retries, Schedule: retrySchedule(rt), Log: rt.Log})
 	w.RegisterActivity(&workflows.JobActivities{Jobs: postgres.NewJobStore(rt.Pool, workflows.JobWorkflowID),
 		Positions: postgres.NewWalletRederiver(rt.Pool), Clock: rt.Clock})
 }

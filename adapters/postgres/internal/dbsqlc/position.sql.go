@@ -101,6 +101,7 @@ func (q *Queries) LockPosition(ctx context.Context, db DBTX, arg LockPositionPar
 const PricedPositions = `-- name: PricedPositions :many
 SELECT p.token_address, p.balance, p.cost_usd, p.buy_amount, p.buy_amount_usd, p.sell_amount,
     p.sell_amount_usd, p.sold_cost_usd, p.realized_usd, p.buys, p.sells, p.first_buy_at_ms, p.last_sell_at_ms,
+    p.last_trade_ms,
     COALESCE(m.price_usd, (SELECT tr.token_price_usd FROM trades tr
         WHERE tr.chain = p.chain AND tr.token_address = p.token_address AND tr.status = 'SUCCEEDED'
         ORDER BY tr.block_timestamp_ms DESC, tr.block_height DESC, tr.tx_signature COLLATE "C" DESC, tr.instruction_index DESC
@@ -133,6 +134,7 @@ type PricedPositionsRow struct {
 	Sells         int64
 	FirstBuyAtMs  *int64
 	LastSellAtMs  *int64
+	LastTradeMs   int64
 	PriceUsd      decimal.Decimal
 	Name          string
 	Symbol        string
@@ -167,6 +169,7 @@ func (q *Queries) PricedPositions(ctx context.Context, db DBTX, arg PricedPositi
 			&i.Sells,
 			&i.FirstBuyAtMs,
 			&i.LastSellAtMs,
+			&i.LastTradeMs,
 			&i.PriceUsd,
 			&i.Name,
 			&i.Symbol,

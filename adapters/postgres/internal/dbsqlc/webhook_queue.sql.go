@@ -149,3 +149,22 @@ func (q *Queries) QueuedWebhookEndpoints(ctx context.Context, db DBTX) ([]string
 	}
 	return items, nil
 }
+
+const WebhookQueueDepth = `-- name: WebhookQueueDepth :one
+SELECT (SELECT count(*) FROM webhook_queue)::bigint AS queued,
+    (SELECT count(*) FROM outbox WHERE dispatched_at_ms IS NULL)::bigint AS undispatched
+`
+
+type WebhookQueueDepthRow struct {
+	Queued       int64
+	Undispatched int64
+}
+
+// Deliveries queued for the pump (first attempts not made yet), and outbox events not yet
+// fanned out to them, for /metrics.
+func (q *Queries) WebhookQueueDepth(ctx context.Context, db DBTX) (WebhookQueueDepthRow, error) {
+	row := db.QueryRow(ctx, WebhookQueueDepth)
+	var i WebhookQueueDepthRow
+	err := row.Scan(&i.Queued, &i.Undispatched)
+	return i, err
+}
