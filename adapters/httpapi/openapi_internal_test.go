@@ -195,7 +195,11 @@ func TestOpenAPIFieldsDescribed(t *testing.T) {
 			params, _ := op["parameters"].([]any)
 			for _, p := range params {
 				p := p.(map[string]any)
-				if _, ok := p["example"]; !ok {
+				_, ok := p["example"]
+				if examples, many := p["examples"].(map[string]any); many {
+					_, ok = examples["example"].(map[string]any)["value"]
+				}
+				if !ok {
 					missing = append(missing, id+" parameter "+p["name"].(string)+": example")
 				}
 			}
@@ -269,6 +273,18 @@ func TestOpenAPISpecDetails(t *testing.T) {
 	require.Equal(t, "int32", rl.Format)
 	require.NotNil(t, rl.Min)
 	require.Zero(t, *rl.Min)
+
+	// The docs page's client sends the required parameters' examples, and an optional one only
+	// once ticked (x-disabled): an example cursor would be refused.
+	for _, p := range doc.Paths.Find("/v2/trade/{chain}").Get.Parameters {
+		if p.Value.Required {
+			require.NotNil(t, p.Value.Example, p.Value.Name)
+			continue
+		}
+		ex := p.Value.Examples["example"]
+		require.NotNil(t, ex, p.Value.Name)
+		require.Equal(t, true, ex.Value.Extensions["x-disabled"], p.Value.Name)
+	}
 
 	multi := doc.Paths.Find("/v1/token/{chain}/multi")
 	require.Len(t, multi.Servers, 2)

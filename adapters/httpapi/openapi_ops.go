@@ -549,7 +549,14 @@ func buildOpenAPI() schema {
 			for i, p := range op.params {
 				p = maps(p)
 				if ex, ok := paramExample(op.id, p["name"].(string)); ok {
-					p["example"] = ex
+					if req, _ := p["required"].(bool); req {
+						p["example"] = ex
+					} else {
+						// An optional parameter's example is shown but not sent by the docs page's
+						// client until the user ticks it (Scalar reads x-disabled): a cursor, a time
+						// range or a Last-Event-ID of the example would change the answer.
+						p["examples"] = schema{"example": schema{"summary": "Example", "value": ex, "x-disabled": true}}
+					}
 				}
 				params[i] = p
 			}
