@@ -34,9 +34,9 @@ var undocumentedRoutes = []string{"GET " + docsAssetPath, "GET " + liveAssetPath
 // docsScript starts Scalar on the page; the page's policy names its hash, so it is the only
 // inline script that runs. Groups come in the document's tag order (the spec's numbering);
 // within a group the operations follow operationOrder (numbered ones 1..14 first). Scalar's
-// sidebar footer links to its hosted services (its site, its hosted client): the client button
-// is turned off, and the script removes every other footer link to another origin (customCss
-// hides them until then).
+// sidebar footer links to its hosted services (its site, its hosted client, its MCP generator):
+// the client and MCP buttons are turned off, and the script removes every other footer link to
+// another origin (customCss hides them until then).
 var docsScript = `
 const order = ` + mustJSON(operationOrder()) + `;
 const rank = (o) => { const i = order.indexOf(o.method.toUpperCase() + ' ' + o.path); return i < 0 ? order.length : i; };
@@ -47,6 +47,7 @@ Scalar.createApiReference('#app', {
   agent: { disabled: true },
   showDeveloperTools: 'never',
   hideClientButton: true,
+  mcp: { disabled: true },
   defaultOpenAllTags: true,
   persistAuth: false,
   authentication: { preferredSecurityScheme: 'bearerAuth' },

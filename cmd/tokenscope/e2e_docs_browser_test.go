@@ -108,6 +108,11 @@ func TestDocsPageInBrowser(t *testing.T) {
 	})()`, chromedp.WithPollingTimeout(10*time.Second)))
 	require.NoError(t, err)
 	require.Empty(t, foreign, "links to other origins")
+	footer, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('.darklight-reference')].map(e => e.innerText).join('\n')`))
+	require.NoError(t, err)
+	for _, hosted := range []string{"Powered by", "MCP", "Open API Client"} {
+		require.NotContains(t, footer, hosted, "the sidebar footer offers a hosted service")
+	}
 
 	// "Test Request" on whoami, a key typed into the client's bearer field, Send.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.base+"/docs#tag/account/GET/v2/whoami"),
