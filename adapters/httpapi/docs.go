@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"sync"
 
@@ -31,19 +32,43 @@ const docsAssetPath = "/docs/scalar.js"
 var undocumentedRoutes = []string{"GET " + docsAssetPath, "GET " + liveAssetPath, "GET /favicon.ico"}
 
 // docsScript starts Scalar on the page; the page's policy names its hash, so it is the only
-// inline script that runs.
-const docsScript = `
+// inline script that runs. Groups come in the document's tag order (the spec's numbering);
+// within a group the operations follow operationOrder (numbered ones 1..14 first). Scalar's
+// sidebar footer links to its hosted services (its site, its hosted client, its MCP generator):
+// the client and MCP buttons are turned off, and the script removes every other footer link to
+// another origin (customCss hides them until then).
+var docsScript = `
+const order = ` + mustJSON(operationOrder()) + `;
+const rank = (o) => { const i = order.indexOf(o.method.toUpperCase() + ' ' + o.path); return i < 0 ? order.length : i; };
 Scalar.createApiReference('#app', {
   url: '/openapi.json',
   withDefaultFonts: false,
   telemetry: false,
   agent: { disabled: true },
   showDeveloperTools: 'never',
+  hideClientButton: true,
+  mcp: { disabled: true },
   defaultOpenAllTags: true,
   persistAuth: false,
   authentication: { preferredSecurityScheme: 'bearerAuth' },
+  operationsSorter: (a, b) => rank(a) - rank(b),
+  customCss: '.darklight-reference a[target="_blank"] { display: none; }',
 });
+const dropForeignLinks = () => {
+  for (const a of document.querySelectorAll('.darklight-reference a[href]')) {
+    if (new URL(a.href, location.href).origin !== location.origin) a.remove();
+  }
+};
+new MutationObserver(dropForeignLinks).observe(document.body, { childList: true, subtree: true });
 `
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 // docsPolicy keeps the page, where users paste their keys, to its own origin: its bundle and
 // docsScript, styles (Scalar sets them inline), images and fonts from this server or inline
@@ -58,7 +83,7 @@ func sha256Base64(s string) string {
 	return base64.StdEncoding.EncodeToString(sum[:])
 }
 
-const docsHTML = `<!doctype html>
+var docsHTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

@@ -236,7 +236,18 @@ func (g *schemas) fields(t reflect.Type, props schema, optional *[]string) {
 		} else {
 			s = g.of(f.Type)
 		}
-		if f.Tag.Get("openapi") == "nullable" {
+		apiOpts := strings.Split(f.Tag.Get("openapi"), ",")
+		if slices.Contains(apiOpts, "int32") {
+			// An int32 field the spec declares so, "minimum 0" with nonnegative.
+			s = schema{"type": "integer", "format": "int32"}
+			if slices.Contains(apiOpts, "nonnegative") {
+				s["minimum"] = 0
+			}
+			if f.Type.Kind() == reflect.Pointer {
+				s = nullOr(s)
+			}
+		}
+		if slices.Contains(apiOpts, "nullable") {
 			// A nil slice or map the encoder writes as null (the spec's "array … or null").
 			s = nullOr(s)
 		}

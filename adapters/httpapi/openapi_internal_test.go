@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -113,4 +114,185 @@ func TestDocsPageIsSelfContained(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, res.Header.Get("Content-Encoding"))
 	require.Equal(t, scalarBundle, plain)
+}
+
+// walkProperties calls f for every property of s and of the objects nested in it (through
+// properties, items, anyOf and contentSchema), with a path naming it.
+func walkProperties(path string, s map[string]any, f func(path string, p map[string]any)) {
+	props, _ := s["properties"].(map[string]any)
+	for name, v := range props {
+		p := v.(map[string]any)
+		f(path+"."+name, p)
+		walkProperties(path+"."+name, p, f)
+	}
+	for _, k := range []string{"items", "contentSchema"} {
+		if m, ok := s[k].(map[string]any); ok {
+			walkProperties(path, m, f)
+		}
+	}
+	if alts, ok := s["anyOf"].([]any); ok {
+		for _, a := range alts {
+			walkProperties(path, a.(map[string]any), f)
+		}
+	}
+}
+
+// holdsRecords: the property's value is a record or a list of records (their fields carry the
+// examples).
+func holdsRecords(p map[string]any) bool {
+	if _, ok := p["$ref"]; ok {
+		return true
+	}
+	if _, ok := p["properties"]; ok {
+		return true
+	}
+	if _, ok := p["anyOf"]; ok {
+		return true
+	}
+	if items, ok := p["items"].(map[string]any); ok {
+		return holdsRecords(items)
+	}
+	return false
+}
+
+// TestOpenAPIFieldsDescribed: every field of every record, request body and response of
+// /openapi.json has a description, every field holding a value (not a record) an example, every
+// parameter an example, every response with a body an example and every group a description.
+func TestOpenAPIFieldsDescribed(t *testing.T) {
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(openAPIDoc(), &doc))
+	var missing []string
+	check := func(path string, p map[string]any) {
+		if d, _ := p["description"].(string); d == "" {
+			missing = append(missing, path+": description")
+		}
+		if _, ok := p["example"]; !ok && !holdsRecords(p) {
+			missing = append(missing, path+": example")
+		}
+	}
+	for name, s := range doc["components"].(map[string]any)["schemas"].(map[string]any) {
+		walkProperties(name, s.(map[string]any), check)
+	}
+	for name, r := range doc["components"].(map[string]any)["responses"].(map[string]any) {
+		for mt, c := range r.(map[string]any)["content"].(map[string]any) {
+			if _, ok := c.(map[string]any)["example"]; !ok {
+				missing = append(missing, name+" "+mt+": example")
+			}
+		}
+	}
+	ops := 0
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, o := range item.(map[string]any) {
+			if method == "servers" {
+				continue
+			}
+			ops++
+			op := o.(map[string]any)
+			id := op["operationId"].(string)
+			if d, _ := op["description"].(string); d == "" {
+				missing = append(missing, id+": description")
+			}
+			params, _ := op["parameters"].([]any)
+			for _, p := range params {
+				p := p.(map[string]any)
+				_, ok := p["example"]
+				if examples, many := p["examples"].(map[string]any); many {
+					_, ok = examples["example"].(map[string]any)["value"]
+				}
+				if !ok {
+					missing = append(missing, id+" parameter "+p["name"].(string)+": example")
+				}
+			}
+			if body, ok := op["requestBody"].(map[string]any); ok {
+				for mt, c := range body["content"].(map[string]any) {
+					c := c.(map[string]any)
+					walkProperties(id+" body", c["schema"].(map[string]any), check)
+					if _, ok := c["example"]; !ok {
+						missing = append(missing, id+" body "+mt+": example")
+					}
+				}
+			}
+			for code, r := range op["responses"].(map[string]any) {
+				content, _ := r.(map[string]any)["content"].(map[string]any)
+				for mt, c := range content {
+					c := c.(map[string]any)
+					walkProperties(id+" "+code, c["schema"].(map[string]any), check)
+					if _, ok := c["example"]; !ok {
+						missing = append(missing, method+" "+path+" "+code+" "+mt+": example")
+					}
+				}
+			}
+		}
+	}
+	for _, tag := range doc["tags"].([]any) {
+		if d, _ := tag.(map[string]any)["description"].(string); d == "" {
+			missing = append(missing, "tag "+tag.(map[string]any)["name"].(string)+": description")
+		}
+	}
+	slices.Sort(missing)
+	require.Empty(t, missing)
+	require.GreaterOrEqual(t, ops, 30)
+}
+
+// TestOpenAPISpecDetails: the parts of the document the spec pins down: operation 12's message
+// schema, the KYT inputs' format rules, rateLimit, the dex server and operation 2's sortDirection.
+func TestOpenAPISpecDetails(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(openAPIDoc())
+	require.NoError(t, err)
+
+	stream := doc.Paths.Find("/v2/job/{id}/streaming").Get.Responses.Status(200).Value.Content.Get("text/event-stream")
+	require.NotNil(t, stream)
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal(openAPIDoc(), &raw))
+	sse := raw["paths"].(map[string]any)["/v2/job/{id}/streaming"].(map[string]any)["get"].(map[string]any)["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["text/event-stream"].(map[string]any)
+	require.Equal(t, map[string]any{"$ref": "#/components/schemas/JobMessage"}, sse["schema"].(map[string]any)["contentSchema"])
+	msg := doc.Components.Schemas["JobMessage"].Value
+	require.ElementsMatch(t, []string{"id", "status", "progress"}, msg.Required)
+	require.Equal(t, []any{"pending", "running", "completed", "failed"}, msg.Properties["status"].Value.Enum)
+
+	withdrawal := doc.Paths.Find("/v2/kyt/withdrawal").Post.RequestBody.Value.Content.Get("application/json").Schema.Value
+	require.Equal(t, "date-time", withdrawal.Properties["attemptTimestamp"].Value.Format)
+	transfer := doc.Paths.Find("/v2/kyt/transfer").Post.RequestBody.Value.Content.Get("application/json").Schema.Value
+	addr := regexp.MustCompile(withdrawal.Properties["address"].Value.Pattern)
+	ref := regexp.MustCompile(transfer.Properties["transferReference"].Value.Pattern)
+	sig := "2HmQEvWk9w2uBwXdM5m3upDpS8q2jAoqRksMtvti8yrLN2BgEYHwNpYSdLR7UzgWspTakCBSr3vDBN3cDnd1uMwZ"
+	for _, ok := range []string{"zfs4z2f5pPcTKCLtBLqLvU4VhqhofWGGkft1BuBHmek", "0x237bc1fd87e443601022bdd2d5d47ab44930f0ce",
+		"bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", "1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2"} {
+		require.True(t, addr.MatchString(ok), ok)
+		require.True(t, ref.MatchString(sig+":"+ok), ok)
+	}
+	for _, bad := range []string{"", "0x123", "not an address", "bc1QAR0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"} {
+		require.False(t, addr.MatchString(bad), bad)
+	}
+	for _, r := range []string{sig, "0x" + strings.Repeat("ab", 32), strings.Repeat("0f", 32) + ":1"} {
+		require.True(t, ref.MatchString(r), r)
+	}
+	require.False(t, ref.MatchString("0x12:zfs4z2f5pPcTKCLtBLqLvU4VhqhofWGGkft1BuBHmek"))
+
+	rl := doc.Components.Schemas["WebhookEndpoint"].Value.Properties["rateLimit"].Value
+	require.Equal(t, "int32", rl.Format)
+	require.NotNil(t, rl.Min)
+	require.Zero(t, *rl.Min)
+
+	// The docs page's client sends the required parameters' examples, and an optional one only
+	// once ticked (x-disabled): an example cursor would be refused.
+	for _, p := range doc.Paths.Find("/v2/trade/{chain}").Get.Parameters {
+		if p.Value.Required {
+			require.NotNil(t, p.Value.Example, p.Value.Name)
+			continue
+		}
+		ex := p.Value.Examples["example"]
+		require.NotNil(t, ex, p.Value.Name)
+		require.Equal(t, true, ex.Value.Extensions["x-disabled"], p.Value.Name)
+	}
+
+	multi := doc.Paths.Find("/v1/token/{chain}/multi")
+	require.Len(t, multi.Servers, 2)
+	require.Equal(t, "{dex_base_url}", multi.Servers[1].URL)
+	require.Contains(t, multi.Servers[1].Variables, "dex_base_url")
+	for _, p := range multi.Get.Parameters {
+		if p.Value.Name == "sortDirection" {
+			require.Equal(t, []any{"ASC", "DESC"}, p.Value.Schema.Value.Enum)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -102,7 +103,8 @@ func apiOperations(g *schemas) []apiOp {
 		"Sort direction (case-insensitive; `ASC`/`DESC` too).")
 	// Operation 2's sortDirection is the spec's ASC/DESC (operation 9's is asc/desc); both are read
 	// case-insensitively.
-	multiSortDirection := param("query", "sortDirection", schema{"type": "string", "enum": []string{"ASC", "DESC"}, "default": "DESC"},
+	multiSortDirection := param("query", "sortDirection",
+		schema{"type": "string", "enum": allowedBy(parserOf(token.ParseUpperSortDirection)), "default": "DESC"},
 		"Sort direction (case-insensitive; `asc`/`desc` too).")
 	multiParams := func(fields []token.Field) []schema {
 		return []schema{
@@ -147,14 +149,17 @@ func apiOperations(g *schemas) []apiOp {
 
 	return []apiOp{
 		{method: "GET", path: "/healthz", id: "healthz", tag: "Service", summary: "Liveness", bare: true,
-			ok: okJSON(object(schema{"status": schema{"type": "string", "const": "up"}}), "The process is up.")},
+			desc: "200 while the process runs; checks no dependency (see readiness for that).",
+			ok:   okJSON(object(schema{"status": schema{"type": "string", "const": "up"}}), "The process is up.")},
 		{method: "GET", path: "/readyz", id: "readyz", tag: "Service", summary: "Readiness", bare: true,
 			desc: "200 when every dependency answers; 503 (with `Retry-After`) naming the ones that do not.",
 			ok:   okJSON(g.component("Readiness", readiness()), "Every check is up.")},
 		{method: "GET", path: "/openapi.json", id: "openapi", tag: "Service", summary: "This OpenAPI document", bare: true,
-			ok: okJSON(schema{"type": "object"}, "The OpenAPI 3.1 document.")},
+			desc: "The OpenAPI 3.1 description of every operation, served without a key.",
+			ok:   okJSON(schema{"type": "object"}, "The OpenAPI 3.1 document.")},
 		{method: "GET", path: "/docs", id: "docs", tag: "Service", summary: "The API reference page", bare: true,
-			ok: schema{"description": "An HTML page rendering this document.", "content": schema{"text/html": schema{"schema": str()}}}},
+			desc: "This document rendered as a page, with a client that sends requests to this address; everything it loads comes from this service.",
+			ok:   schema{"description": "An HTML page rendering this document.", "content": schema{"text/html": schema{"schema": str()}}}},
 		{method: "GET", path: "/live", id: "live", tag: "Service", summary: "The live page", bare: true,
 			desc: "Hot tokens, a token's candles and trades, updating from the WebSocket stream; the page asks for a key and keeps it in the browser.",
 			ok:   schema{"description": "An HTML page.", "content": schema{"text/html": schema{"schema": str()}}}},
@@ -214,7 +219,7 @@ func apiOperations(g *schemas) []apiOp {
 				param("query", "resolution", enumOf(allowedBy(parserOf(pnl.ParseResolution))), "Accepted; every value answers over the whole history."),
 			}, pageParams(market.MaxAddresses)...),
 			ok: okJSON(g.component("PnlPage", pnlPage(g)), "PnL entries and their summary.")},
-		{method: "GET", path: "/v2/ranking/:chain/hotTokens/:duration", id: "hotTokens", tag: "Tokens", summary: "9. Hot tokens",
+		{method: "GET", path: "/v2/ranking/:chain/hotTokens/:duration", id: "hotTokens", tag: "Ranking", summary: "9. Hot tokens",
 			scope: account.ScopeRead, desc: "At most 100 tokens of the precomputed ranking, filtered and sorted in memory; a bare array.",
 			params: []schema{v2Chain,
 				param("path", "duration", enumOf(allowedBy(parserOf(ranking.ParseDuration))), "Ranking window."),
@@ -239,15 +244,22 @@ func apiOperations(g *schemas) []apiOp {
 		{method: "POST", path: "/v2/kyt/withdrawal", id: "registerWithdrawal", tag: "KYT", summary: "10. Register a withdrawal",
 			scope: account.ScopeKYT, more: []string{"409"}, params: []schema{idempotency},
 			body: jsonBody(schema{"type": "object", "required": []string{"address", "asset", "assetAmount", "attemptTimestamp", "network"},
-				"properties": schema{"address": str(), "asset": str(), "assetAmount": ref("Decimal"), "attemptTimestamp": str(),
-					"network": enumOf(networkNames()), "assetDenomination": nullOr(str()), "assetId": nullOr(str()),
-					"assetPrice": nullOr(ref("Decimal")), "memo": nullOr(str())}}, "The withdrawal attempt."),
+				"properties": schema{"address": kytAddress(), "asset": kytText(kyt.MaxAssetLen),
+					"assetAmount":       schema{"type": "string", "pattern": kytAmountPattern, "maxLength": kyt.MaxNumberLen},
+					"attemptTimestamp":  schema{"type": "string", "format": "date-time", "maxLength": kyt.MaxTimestampLen},
+					"network":           enumOf(networkNames()),
+					"assetDenomination": nullOr(schema{"type": "string", "pattern": "^[A-Za-z]{0,16}$"}),
+					"assetId":           nullOr(schema{"type": "string", "maxLength": kyt.MaxAssetIDLen}),
+					"assetPrice":        nullOr(schema{"type": "string", "pattern": kytAmountPattern, "maxLength": kyt.MaxNumberLen}),
+					"memo":              nullOr(schema{"type": "string", "maxLength": kyt.MaxMemoLen})}}, "The withdrawal attempt."),
 			ok: okJSON(g.of(reflect.TypeFor[withdrawalDTO]()), "The registration (screening runs in the background).")},
 		{method: "POST", path: "/v2/kyt/transfer", id: "registerTransfer", tag: "KYT", summary: "11. Register a transfer",
 			scope: account.ScopeKYT, more: []string{"409"}, params: []schema{idempotency},
 			body: jsonBody(schema{"type": "object", "required": []string{"asset", "direction", "network", "transferReference"},
-				"properties": schema{"asset": str(), "direction": enumOf([]string{string(kyt.Sent), string(kyt.Received)}),
-					"network": enumOf(networkNames()), "transferReference": str()}}, "The transfer."),
+				"properties": schema{"asset": kytText(kyt.MaxAssetLen), "direction": enumOf([]string{string(kyt.Sent), string(kyt.Received)}),
+					"network": enumOf(networkNames()), "transferReference": schema{"type": "string",
+						"pattern": "^(?:" + kytHashPattern + ")(?::(?:" + kytAddressPattern + "|[0-9]{1,10}))?$", "maxLength": kyt.MaxTransferReferenceLen}}},
+				"The transfer."),
 			ok: okJSON(g.of(reflect.TypeFor[transferDTO]()), "The registration; provider fields are null until processed.")},
 		{method: "GET", path: "/v2/kyt/withdrawal/:externalId/summary", id: "withdrawalSummary", tag: "KYT", summary: "Withdrawal screening summary",
 			scope: account.ScopeKYT, more: []string{"404"}, params: []schema{externalID},
@@ -268,8 +280,11 @@ func apiOperations(g *schemas) []apiOp {
 			desc: "Streams the job's state, then every change, ending after the terminal message. A reconnect (Last-Event-ID or lastEventId) to a finished job is 204.",
 			params: []schema{jobID, param("header", "Last-Event-ID", str(), "Set by EventSource on reconnect."),
 				param("query", "lastEventId", str(), "Reconnect marker of event-source polyfills.")},
-			ok: schema{"description": "An event stream of job messages (`data:` lines holding " + "JobMessage JSON).",
-				"content": schema{"text/event-stream": schema{"schema": str()}}}},
+			ok: schema{"description": "An event stream: per message an `id:` line (1, 2, …) and a `data:` line holding one JobMessage as JSON; " +
+				"`: ping` comments keep the connection open. The stream ends after the completed or failed message.",
+				"content": schema{"text/event-stream": schema{"schema": schema{"type": "string", "contentMediaType": "text/event-stream",
+					"description":   "Server-sent events; the JSON of each `data:` line is a JobMessage (contentSchema).",
+					"contentSchema": g.of(reflect.TypeFor[job.Message]())}}}}},
 		{method: "POST", path: "/v2/webhook/endpoint", id: "createWebhookEndpoint", tag: "Webhooks", summary: "Create a webhook endpoint",
 			scope: account.ScopeWebhook, more: []string{"409"},
 			body: jsonBody(describe(schema{"type": "object", "required": []string{"url"}, "properties": create, "additionalProperties": false},
@@ -389,7 +404,7 @@ func newSchemas() *schemas {
 		reflect.TypeFor[attemptDTO](): "WebhookAttempt", reflect.TypeFor[attemptListDTO](): "WebhookAttemptList",
 		reflect.TypeFor[withdrawalDTO](): "KytWithdrawal", reflect.TypeFor[transferDTO](): "KytTransfer",
 		reflect.TypeFor[kyt.Alert](): "KytAlert", reflect.TypeFor[jobDTO](): "Job", reflect.TypeFor[job.Progress](): "JobProgress",
-		reflect.TypeFor[ingestResponse](): "IngestResult",
+		reflect.TypeFor[ingestResponse](): "IngestResult", reflect.TypeFor[job.Message](): "JobMessage",
 	} {
 		g.names[t] = name
 	}
@@ -476,14 +491,18 @@ func buildOpenAPI() schema {
 				"schema": schema{"type": "integer", "minimum": 0}}
 		}
 		responses[errorResponseNames[code]] = schema{"description": desc, "headers": headers,
-			"content": schema{"application/json": schema{"schema": ref("Error")}}}
+			"content": schema{"application/json": schema{"schema": ref("Error"), "example": errorExample(code)}}}
+	}
+	for name, s := range g.named {
+		annotate(name, s)
 	}
 
 	paths := schema{}
 	dexServers := []any{
 		schema{"url": "/", "description": "The main API."},
-		schema{"url": "{dexBaseUrl}", "description": "The dex address ({dex_base_url}; DEX_HTTP_ADDR, :8081 by default).",
-			"variables": schema{"dexBaseUrl": schema{"default": "http://localhost:8081"}}},
+		schema{"url": "{dex_base_url}", "description": "The dex address ({dex_base_url}; DEX_HTTP_ADDR, :8081 by default).",
+			"variables": schema{"dex_base_url": schema{"default": "http://localhost:8081",
+				"description": "Scheme, host and port of the dex address."}}},
 	}
 	for _, op := range ops {
 		p := openAPIPath(op.path)
@@ -497,6 +516,7 @@ func buildOpenAPI() schema {
 		}
 		ok := maps(op.ok)
 		ok["headers"] = rateLimitHeaders()
+		ok["content"] = contentWithExample(g.named, "op:"+op.id+":200", ok["content"].(schema))
 		rs := schema{"200": ok}
 		if op.noContent {
 			rs["204"] = schema{"description": "A reconnect to a finished job: stop reconnecting.", "headers": rateLimitHeaders()}
@@ -507,9 +527,15 @@ func buildOpenAPI() schema {
 		}
 		if op.bare {
 			o["security"] = []any{}
+			// The requests refused before routing (docs/api.md) are refused on these routes too.
+			for _, code := range []string{"400", "408", "431"} {
+				rs[code] = schema{"$ref": "#/components/responses/" + errorResponseNames[code]}
+			}
 			if op.id == "readyz" {
 				rs["503"] = schema{"description": "Not ready.", "headers": schema{"Retry-After": schema{"schema": integer()}},
-					"content": schema{"application/json": schema{"schema": ref("Readiness")}}}
+					"content": schema{"application/json": schema{"schema": ref("Readiness"), "example": schema{"status": "not ready",
+						"checks": schema{"postgres": "up", "redis": "up", "temporal": "up", "workflows": "up", "webhooks": "up",
+							"rankings": "down: the first ranking refresh has not finished", "chains": "up"}}}}}
 			}
 		} else {
 			o["description"] = strings.TrimSpace(op.desc + "\n\nScope: `" + string(op.scope) + "`.")
@@ -519,17 +545,34 @@ func buildOpenAPI() schema {
 			}
 		}
 		if len(op.params) > 0 {
-			o["parameters"] = op.params
+			params := make([]any, len(op.params))
+			for i, p := range op.params {
+				p = maps(p)
+				if ex, ok := paramExample(op.id, p["name"].(string)); ok {
+					if req, _ := p["required"].(bool); req {
+						p["example"] = ex
+					} else {
+						// An optional parameter's example is shown but not sent by the docs page's
+						// client until the user ticks it (Scalar reads x-disabled): a cursor, a time
+						// range or a Last-Event-ID of the example would change the answer.
+						p["examples"] = schema{"example": schema{"summary": "Example", "value": ex, "x-disabled": true}}
+					}
+				}
+				params[i] = p
+			}
+			o["parameters"] = params
 		}
 		if op.body != nil {
-			o["requestBody"] = op.body
+			body := maps(op.body)
+			body["content"] = contentWithExample(g.named, "op:"+op.id, body["content"].(schema))
+			o["requestBody"] = body
 		}
 		item[strings.ToLower(op.method)] = o
 	}
 
 	tags := []any{}
-	for _, t := range []string{"Tokens", "Trades", "Candles", "Pools", "Red packets", "Wallets", "KYT", "Jobs", "Webhooks", "Ingest", "Account", "Service"} {
-		tags = append(tags, schema{"name": t})
+	for _, t := range apiTags {
+		tags = append(tags, schema{"name": t.name, "description": t.desc})
 	}
 	return schema{
 		"openapi":           "3.1.0",
@@ -573,3 +616,104 @@ var gettingStarted = strings.Join([]string{
 		"this document leaves it out: docs/api.md, \"Realtime streams\", describes its channels and messages.",
 	"This document: `GET /openapi.json` (OpenAPI 3.1). The multi-token detail operations are also served on the dex address.",
 }, "\n\n")
+
+// The KYT inputs' shapes as kyt.ValidAddress, kyt.ValidHash and the amount parser check them,
+// written as patterns over every network (the network field picks which one applies):
+// base58 (Solana: 32 bytes, 32–44 characters; bitcoin P2PKH/P2SH: 25 bytes), 0x + 40 hex
+// (ethereum), bech32 in one case (bitcoin); hashes: base58 of 64 bytes (Solana, 64–88
+// characters), 0x + 64 hex (ethereum), 64 hex (bitcoin).
+const (
+	kytAddressPattern = `[1-9A-HJ-NP-Za-km-z]{25,44}|0[xX][0-9a-fA-F]{40}|(?:bc|tb|bcrt)1[02-9ac-hj-np-z]{7,87}|(?:BC|TB|BCRT)1[02-9AC-HJ-NP-Z]{7,87}`
+	kytHashPattern    = `[1-9A-HJ-NP-Za-km-z]{64,88}|0[xX][0-9a-fA-F]{64}|[0-9a-fA-F]{64}`
+	kytAmountPattern  = `^\s*[0-9]+(\.[0-9]+)?\s*$`
+)
+
+func kytAddress() schema {
+	return schema{"type": "string", "pattern": `^\s*(?:` + kytAddressPattern + `)\s*$`, "maxLength": kyt.MaxAddressLen}
+}
+
+// kytText is a required single token (no spaces inside) of at most max characters.
+func kytText(max int) schema {
+	return schema{"type": "string", "pattern": `^\s*\S+\s*$`, "maxLength": max}
+}
+
+// apiTags are the document's groups, in the spec's numbering: the group of operation 1 first,
+// then the group of the next numbered operation not yet placed, and the groups without
+// numbered operations last.
+var apiTags = []struct{ name, desc string }{
+	{"Tokens", "Operations 1 and 2: token search and multi-token detail."},
+	{"Trades", "Operation 3: DEX trades on a chain."},
+	{"Pools", "Operation 4: liquidity snapshots of a DEX pool."},
+	{"Red packets", "Operations 5 to 7: red packets by wallet, by creator or chain, and a packet's claims."},
+	{"Wallets", "Operation 8: a wallet's profit and loss per token."},
+	{"Ranking", "Operation 9: hot tokens of a chain over a window."},
+	{"KYT", "Operations 10 and 11: compliance registration of withdrawals and transfers, and their screening."},
+	{"Jobs", "Operation 12: a job's progress as server-sent events; starting and reading jobs."},
+	{"Webhooks", "Operations 13 and 14: webhook endpoints, their secrets and delivery attempts."},
+	{"Candles", "OHLCV candles of a token, a pool or a pair."},
+	{"Ingest", "Loading chain events (NDJSON)."},
+	{"Account", "The caller's key."},
+	{"Service", "Health, readiness, this document and the service's pages (no key needed)."},
+}
+
+// specNumber is the spec's number of an operation (its summary starts with it), 0 for none.
+func specNumber(op apiOp) int {
+	n, _, ok := strings.Cut(op.summary, ". ")
+	if !ok {
+		return 0
+	}
+	v, err := strconv.Atoi(n)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// operationOrder lists "METHOD /path" of every operation, the numbered ones first in the spec's
+// order, the others after them in routes.go's order: the docs page's order within a group.
+func operationOrder() []string {
+	ops := apiOperations(newSchemas())
+	slices.SortStableFunc(ops, func(a, b apiOp) int {
+		na, nb := specNumber(a), specNumber(b)
+		switch {
+		case na == 0 && nb == 0:
+			return 0
+		case na == 0:
+			return 1
+		case nb == 0:
+			return -1
+		}
+		return na - nb
+	})
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = op.method + " " + openAPIPath(op.path)
+	}
+	return out
+}
+
+// contentWithExample gives each media type of content an example: for JSON one built from the
+// schema's fields (an inline schema is annotated first, at ctx); for the other types a sample.
+func contentWithExample(named map[string]schema, ctx string, content schema) schema {
+	out := schema{}
+	for mt, v := range content {
+		m := maps(v.(schema))
+		if s, ok := m["schema"].(schema); ok {
+			annotate(ctx, s)
+		}
+		if _, has := m["example"]; !has {
+			switch mt {
+			case "application/json":
+				m["example"] = exampleOf(named, m["schema"].(schema))
+			case "text/event-stream":
+				m["example"] = sseExample
+			case "text/html":
+				m["example"] = "<!doctype html>\n<html lang=\"en\">…</html>"
+			case "application/x-ndjson":
+				m["example"] = ndjsonExample
+			}
+		}
+		out[mt] = m
+	}
+	return out
+}

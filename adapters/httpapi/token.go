@@ -72,7 +72,7 @@ func multiRequest(c *fiber.Ctx, ch chain.Chain, fields []token.Field) (market.Mu
 			return r, err
 		}
 	}
-	if r.Desc, err = token.ParseSortDirection("sortDirection", queryString(c, "sortDirection")); err != nil {
+	if r.Desc, err = token.ParseUpperSortDirection("sortDirection", queryString(c, "sortDirection")); err != nil {
 		return r, err
 	}
 	r.Filters, err = token.ParseFilters("filterBy", queryString(c, "filterBy"), fields)

@@ -25,7 +25,7 @@ type endpointDTO struct {
 	Filter      *string           `json:"filter"`
 	FilterTypes []string          `json:"filterTypes" openapi:"nullable"`
 	Metadata    map[string]string `json:"metadata"`
-	RateLimit   *int32            `json:"rateLimit"`
+	RateLimit   *int32            `json:"rateLimit" openapi:"int32,nonnegative"`
 }
 
 func endpointOf(e *webhook.Endpoint) endpointDTO {

@@ -31,7 +31,7 @@ func loadCompose(t *testing.T, profiles ...string) *types.Project {
 
 func TestComposeServices(t *testing.T) {
 	p := loadCompose(t)
-	want := []string{"api", "migrate", "postgres", "redis", "temporal", "temporal-ui", "worker"}
+	want := []string{"api", "migrate", "postgres", "redis", "temporal", "temporal-namespace", "temporal-schema", "temporal-ui", "worker"}
 	assert.ElementsMatch(t, want, p.ServiceNames())
 
 	pg := p.Services["postgres"]
@@ -39,16 +39,67 @@ func TestComposeServices(t *testing.T) {
 	require.NotNil(t, pg.HealthCheck)
 	assert.Contains(t, strings.Join(pg.HealthCheck.Test, " "), "pg_isready")
 
+	// Temporal: the production server image (not auto-setup), its schema set up by a one-shot
+	// admin-tools step before it starts, the namespace registered by another once it answers.
+	mod := goModVersions(t)
 	tmp := p.Services["temporal"]
-	assert.Regexp(t, `^temporalio/auto-setup:\d+\.\d+\.\d+$`, tmp.Image)
+	assert.Equal(t, "temporalio/server:"+mod["go.temporal.io/server"], tmp.Image, "the server version make run embeds")
 	assert.Equal(t, "postgres12", *tmp.Environment["DB"], "Temporal is backed by the same Postgres")
 	assert.Equal(t, "postgres", *tmp.Environment["POSTGRES_SEEDS"])
-	assert.Equal(t, "service_healthy", tmp.DependsOn["postgres"].Condition)
+	assert.Equal(t, "service_completed_successfully", tmp.DependsOn["temporal-schema"].Condition, "the schema is set up first")
 	require.NotNil(t, tmp.HealthCheck)
+	for _, step := range []string{"temporal-schema", "temporal-namespace"} {
+		s := p.Services[step]
+		assert.Equal(t, "temporalio/admin-tools:"+mod["go.temporal.io/server"], s.Image, step)
+		assert.Equal(t, "no", s.Restart, "%s is a one-shot step", step)
+		require.Len(t, s.Volumes, 1, step)
+		script, err := os.ReadFile(composePath(s.Volumes[0].Source))
+		require.NoError(t, err, "%s runs a script of the repository", step)
+		assert.Equal(t, []string{"/bin/sh", s.Volumes[0].Target}, []string(s.Entrypoint), step)
+		if step == "temporal-schema" {
+			assert.Equal(t, "service_healthy", s.DependsOn["postgres"].Condition)
+			for _, db := range []string{"temporal", "temporal_visibility"} {
+				assert.Regexp(t, `(?m)^tool --db `+db+` setup-schema -v 0\.0$`, string(script))
+				assert.Regexp(t, `(?m)^tool --db `+db+` update-schema -d "\$schema/`+strings.TrimPrefix(db, "temporal_")+`/versioned"$`, string(script))
+			}
+			assert.Contains(t, string(script), "-u temporal ", "as Temporal's own user")
+		} else {
+			assert.Equal(t, "service_healthy", s.DependsOn["temporal"].Condition)
+			assert.Contains(t, string(script), "temporal operator namespace create")
+			assert.Equal(t, "default", *s.Environment["TEMPORAL_NAMESPACE"], "the namespace the services use")
+		}
+	}
+
+	// Temporal connects as its own user, which an init script of the Postgres container creates
+	// with the password both sides read; never as the superuser the Postgres image creates.
+	assert.Equal(t, "temporal", *tmp.Environment["POSTGRES_USER"])
+	assert.NotEqual(t, *pg.Environment["POSTGRES_USER"], *tmp.Environment["POSTGRES_USER"], "not the superuser")
+	assert.Equal(t, *pg.Environment["TEMPORAL_DB_PASSWORD"], *tmp.Environment["POSTGRES_PWD"])
+	assert.Equal(t, *pg.Environment["TEMPORAL_DB_PASSWORD"], *p.Services["temporal-schema"].Environment["SQL_PASSWORD"])
+	var initScript string
+	for _, v := range pg.Volumes {
+		if strings.HasPrefix(v.Target, "/docker-entrypoint-initdb.d/") {
+			raw, err := os.ReadFile(composePath(v.Source))
+			require.NoError(t, err)
+			initScript = string(raw)
+		}
+	}
+	assert.Contains(t, initScript, "CREATE ROLE temporal LOGIN PASSWORD :'pw';")
+	assert.NotContains(t, initScript, "SUPERUSER")
+	for _, db := range []string{"temporal", "temporal_visibility"} {
+		assert.Contains(t, initScript, "CREATE DATABASE "+db+" OWNER temporal;")
+	}
+
+	// The frontend and the UI have no authentication: published on the loopback interface only.
+	require.Len(t, tmp.Ports, 1)
+	assert.Equal(t, "7233", tmp.Ports[0].Published)
+	assert.Equal(t, "127.0.0.1", tmp.Ports[0].HostIP, "7233 is not published on every interface")
 
 	ui := p.Services["temporal-ui"]
+	assert.Equal(t, "temporalio/ui:"+mod["github.com/temporalio/ui-server/v2"], ui.Image, "the UI version make run embeds")
 	assert.Equal(t, "temporal:7233", *ui.Environment["TEMPORAL_ADDRESS"])
 	assert.Equal(t, "8233", ui.Ports[0].Published)
+	assert.Equal(t, "127.0.0.1", ui.Ports[0].HostIP)
 
 	// Every tokenscope service runs a registered subcommand of this very binary, built from the
 	// Dockerfile, with the same database and Temporal settings.
@@ -69,6 +120,8 @@ func TestComposeServices(t *testing.T) {
 		s := p.Services[name]
 		assert.Equal(t, "service_completed_successfully", s.DependsOn["migrate"].Condition, "%s waits for migrations", name)
 		assert.Equal(t, "service_healthy", s.DependsOn["temporal"].Condition, "%s waits for Temporal", name)
+		assert.Equal(t, "service_completed_successfully", s.DependsOn["temporal-namespace"].Condition, "%s waits for its namespace", name)
+		assert.Equal(t, "service_healthy", s.DependsOn["redis"].Condition, "%s waits for Redis (REDIS_URL)", name)
 		require.NotNil(t, s.HealthCheck, name)
 		test := s.HealthCheck.Test
 		require.GreaterOrEqual(t, len(test), 3, name)
@@ -92,6 +145,57 @@ func TestComposeServices(t *testing.T) {
 	assert.Contains(t, strings.Join(api.HealthCheck.Test, " "), ":8080/readyz")
 	assert.Contains(t, strings.Join(p.Services["worker"].HealthCheck.Test, " "), ":8090/readyz")
 	assert.Equal(t, ":8090", *p.Services["worker"].Environment["WORKER_HEALTH_ADDR"])
+}
+
+// TestComposeMemory: every tokenscope container has a memory limit and a GOMEMLIMIT below it
+// (README, "Two binaries": set GOMEMLIMIT below a container's memory limit).
+func TestComposeMemory(t *testing.T) {
+	p := loadCompose(t, "demo")
+	for _, name := range []string{"migrate", "api", "worker", "simulator"} {
+		s := p.Services[name]
+		require.NotNil(t, s.Deploy, name)
+		require.NotNil(t, s.Deploy.Resources.Limits, name)
+		limit := int64(s.Deploy.Resources.Limits.MemoryBytes)
+		require.Positive(t, limit, "%s has a memory limit", name)
+		raw := s.Environment["GOMEMLIMIT"]
+		require.NotNil(t, raw, "%s sets GOMEMLIMIT", name)
+		soft := goMemLimit(t, *raw)
+		assert.Less(t, soft, limit, "%s: GOMEMLIMIT below the container's limit", name)
+		assert.GreaterOrEqual(t, soft, limit/2, "%s: but not far below it", name)
+	}
+}
+
+// goMemLimit reads a GOMEMLIMIT value (a byte count with an optional B, KiB, MiB, GiB or TiB suffix).
+func goMemLimit(t *testing.T, s string) int64 {
+	t.Helper()
+	m := regexp.MustCompile(`^(\d+)(B|KiB|MiB|GiB|TiB)?$`).FindStringSubmatch(s)
+	require.NotNil(t, m, "GOMEMLIMIT %q", s)
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	require.NoError(t, err)
+	shift := map[string]uint{"": 0, "B": 0, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40}[m[2]]
+	return n << shift
+}
+
+// composePath is a file docker-compose.yml names (compose-go makes bind sources absolute).
+func composePath(source string) string {
+	if filepath.IsAbs(source) {
+		return source
+	}
+	return filepath.Join("..", "..", source)
+}
+
+// goModVersions reads the required module versions of go.mod (without the leading v).
+func goModVersions(t *testing.T) map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*(?:require\s+)?(\S+)\s+v(\S+)`).FindAllStringSubmatch(string(raw), -1) {
+		out[m[1]] = m[2]
+	}
+	require.NotEmpty(t, out["go.temporal.io/server"])
+	require.NotEmpty(t, out["github.com/temporalio/ui-server/v2"])
+	return out
 }
 
 // TestComposeRedis: the API limits per key in Redis, shared by its replicas.

@@ -211,7 +211,7 @@ func TestGeneratedClient(t *testing.T) {
 
 	// 10–11. KYT registration, then the summaries.
 	r10, err := c.RegisterWithdrawalWithResponse(ctx, nil, apiclient.RegisterWithdrawalJSONRequestBody{Address: solAddr, Asset: "SOL",
-		AssetAmount: "1.5", AttemptTimestamp: "2024-01-15T10:30:00.000Z", Network: apiclient.RegisterWithdrawalJSONBodyNetworkSolana})
+		AssetAmount: "1.5", AttemptTimestamp: time.Date(2024, 1, 15, 10, 30, 0, 0, time.UTC), Network: apiclient.RegisterWithdrawalJSONBodyNetworkSolana})
 	w := decoded(t, "register withdrawal", err, r10.HTTPResponse, r10.Body, r10.JSON200)
 	r11, err := c.RegisterTransferWithResponse(ctx, nil, apiclient.RegisterTransferJSONRequestBody{Asset: "SOL",
 		Direction: apiclient.RegisterTransferJSONBodyDirectionSent, Network: apiclient.RegisterTransferJSONBodyNetworkSolana, TransferReference: solSig + ":" + solAddr})

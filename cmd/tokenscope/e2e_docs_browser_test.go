@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -90,6 +91,29 @@ func TestDocsPageInBrowser(t *testing.T) {
 	require.Contains(t, text, "Getting started")
 	browsertest.Screenshot(t, ctx, "docs.png")
 
+	// The sidebar lists the spec's operations in its numbering, 1 to 14, and its footer links to
+	// no hosted service: no link on the page leads to another origin.
+	sidebar, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('[data-sidebar-id]')].map(e => e.innerText).join('\n')`))
+	require.NoError(t, err)
+	last := -1
+	for n := 1; n <= 14; n++ {
+		i := strings.Index("\n"+sidebar, "\n"+strconv.Itoa(n)+". ")
+		require.GreaterOrEqual(t, i, 0, "operation %d in the sidebar:\n%s", n, sidebar)
+		require.Greater(t, i, last, "operation %d after operation %d in the sidebar:\n%s", n, n-1, sidebar)
+		last = i
+	}
+	foreign, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => {
+		const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
+		return links.length ? links.filter(h => new URL(h).origin !== location.origin && !h.startsWith('blob:')) : null;
+	})()`, chromedp.WithPollingTimeout(10*time.Second)))
+	require.NoError(t, err)
+	require.Empty(t, foreign, "links to other origins")
+	footer, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('.darklight-reference')].map(e => e.innerText).join('\n')`))
+	require.NoError(t, err)
+	for _, hosted := range []string{"Powered by", "MCP", "Open API Client"} {
+		require.NotContains(t, footer, hosted, "the sidebar footer offers a hosted service")
+	}
+
 	// "Test Request" on whoami, a key typed into the client's bearer field, Send.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.base+"/docs#tag/account/GET/v2/whoami"),
 		chromedp.WaitVisible(`[id="api-1/tag/account/GET/v2/whoami"]`)))
@@ -134,4 +158,48 @@ func TestDocsPageInBrowser(t *testing.T) {
 		require.Equal(t, base.Host, p.Host, "the page fetched %s from another host", u)
 	}
 	require.Contains(t, statuses[e.base+"/v2/whoami"], int64(200), "requests: %v", statuses)
+
+	// "Test Request" on operation 2 sends its required tokenAddresses (the document's example)
+	// and gets a 200.
+	const multi = `api-1/tag/tokens/GET/v1/token/{chain}/multi`
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.base+"/docs#tag/tokens/GET/v1/token/{chain}/multi"),
+		chromedp.WaitVisible(`[id="`+multi+`"]`)))
+	clicked, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
+		const sec = document.getElementById('`+multi+`');
+		const b = sec && [...sec.querySelectorAll('button')].find(b => b.innerText.includes('Test Request'));
+		if (!b) return false;
+		b.click();
+		return true;
+	})()`, chromedp.WithPollingTimeout(30*time.Second)))
+	require.NoError(t, err)
+	require.True(t, clicked)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(token)))
+	if typed, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('`+token+`').value`)); err == nil && typed == "" {
+		require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(token, e.key)))
+	}
+	sent, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const d = document.querySelector('[role="dialog"]');
+		const b = [...d.querySelectorAll('button')].find(b => b.innerText.trim().startsWith('Send'));
+		if (!b) return false;
+		b.click();
+		return true;
+	})()`))
+	require.NoError(t, err)
+	require.True(t, sent)
+	var multiURL string
+	require.Eventually(t, func() bool {
+		_, statuses := log.snapshot()
+		for u, st := range statuses {
+			if strings.HasPrefix(u, e.base+"/v1/token/sol/multi?") && slices.Contains(st, int64(200)) {
+				multiURL = u
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 100*time.Millisecond, "operation 2 answered 200 to the page's client")
+	q, err := url.Parse(multiURL)
+	require.NoError(t, err)
+	require.NotEmpty(t, q.Query()["tokenAddresses"], "the required parameter was sent: %s", multiURL)
+	t.Logf("operation 2 as the page sent it: %s", multiURL)
+	browsertest.Screenshot(t, ctx, "docs-try-multi.png")
 }

@@ -648,7 +648,11 @@ func testMulti(t *testing.T, e *env, s seeded) {
 		}
 		badRequest(t, e.doDex(t, "GET", "/v1/token/sol/multi?tokenAddresses="+strings.Join(many, ","), nil), "tokenAddresses")
 		badRequest(t, e.doDex(t, "GET", q+"&sortBy=marketData.maxPoolTvlInUsd", nil), "sortBy")
-		badRequest(t, e.doDex(t, "GET", q+"&sortDirection=sideways", nil), "sortDirection")
+		sideways := e.doDex(t, "GET", q+"&sortDirection=sideways", nil)
+		badRequest(t, sideways, "sortDirection")
+		// The spec's values for operation 2, as the document lists them.
+		assert.Equal(t, []any{"ASC", "DESC"}, sideways.Object(t)["details"].(map[string]any)["allowed_values"])
+		assert.Contains(t, sideways.Object(t)["message"], "allowed: ASC, DESC")
 		badRequest(t, e.doDex(t, "GET", q+"&filterBy=notjson", nil), "filterBy")
 		badRequest(t, e.doDex(t, "GET", q+"&filterBy="+url.QueryEscape(`[{"field":"nope","min":"1"}]`), nil), "filterBy")
 	})

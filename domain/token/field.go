@@ -198,6 +198,16 @@ func ParseSortDirection(param, raw string) (bool, error) {
 	return false, fault.InvalidParam(param, raw, "asc", "desc")
 }
 
+// ParseUpperSortDirection is ParseSortDirection for operation 2, whose spec spells the values
+// ASC and DESC: it reads the same values (case-insensitively), and its error lists them so.
+func ParseUpperSortDirection(param, raw string) (bool, error) {
+	desc, err := ParseSortDirection(param, raw)
+	if err != nil {
+		return false, fault.InvalidParam(param, raw, "ASC", "DESC")
+	}
+	return desc, nil
+}
+
 // SortDetails orders ds by f, tokens without data for f last (SortKey.Compare). Equal values
 // are ordered by address ascending in both directions, so a ranking never reshuffles between
 // identical requests.

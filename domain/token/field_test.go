@@ -139,6 +139,22 @@ func TestParseSortDirection(t *testing.T) {
 	}
 }
 
+// TestParseUpperSortDirection: operation 2 reads the same values as the others, and a bad one
+// names the spec's ASC and DESC.
+func TestParseUpperSortDirection(t *testing.T) {
+	for raw, wantDesc := range map[string]bool{"": true, "DESC": true, "desc": true, "ASC": false, "asc": false} {
+		desc, err := token.ParseUpperSortDirection("sortDirection", raw)
+		require.NoError(t, err, raw)
+		assert.Equal(t, wantDesc, desc, raw)
+	}
+	_, err := token.ParseUpperSortDirection("sortDirection", "up")
+	f, ok := fault.As(err)
+	require.True(t, ok)
+	assert.Equal(t, fault.KindInvalid, f.Kind)
+	assert.Equal(t, []string{"ASC", "DESC"}, f.Allowed)
+	assert.Contains(t, err.Error(), "ASC, DESC")
+}
+
 func TestSortDetails(t *testing.T) {
 	mk := func(addr, price string) token.Detail {
 		return token.Detail{Token: token.Token{Address: addr}, MarketData: token.MarketData{PriceInUSD: dec(price)}}

@@ -2198,26 +2198,28 @@ func (e CreateWebhookEndpointJSONBodyChannels) Valid() bool {
 
 // Candle defines model for Candle.
 type Candle struct {
-	// Close A decimal number written as a JSON string (never a JSON number).
+	// Close Last trade price of the interval.
 	Close Decimal `json:"close"`
 
-	// High A decimal number written as a JSON string (never a JSON number).
+	// High Highest trade price of the interval.
 	High Decimal `json:"high"`
 
-	// Low A decimal number written as a JSON string (never a JSON number).
+	// Low Lowest trade price of the interval.
 	Low Decimal `json:"low"`
 
-	// Open A decimal number written as a JSON string (never a JSON number).
+	// Open First trade price of the interval (USD, or the native token with priceType=native).
 	Open Decimal `json:"open"`
 
 	// Timestamp The interval's start, Unix milliseconds.
 	Timestamp int `json:"timestamp"`
-	Trades    int `json:"trades"`
 
-	// Volume A decimal number written as a JSON string (never a JSON number).
+	// Trades Successful trades in the interval.
+	Trades int `json:"trades"`
+
+	// Volume Traded value in the interval (USD, or native).
 	Volume Decimal `json:"volume"`
 
-	// VolumeInTokenAmount A decimal number written as a JSON string (never a JSON number).
+	// VolumeInTokenAmount Traded amount of the token in the interval, in whole tokens.
 	VolumeInTokenAmount Decimal `json:"volumeInTokenAmount"`
 }
 
@@ -2229,1251 +2231,1949 @@ type DigitString = string
 
 // Error defines model for Error.
 type Error struct {
+	// Code The HTTP status, repeated.
 	Code int `json:"code"`
 
 	// Details `parameter`, `value`, `allowed_values` for bad input; other keys per error.
-	Details   map[string]interface{} `json:"details"`
-	Message   string                 `json:"message"`
-	RequestId string                 `json:"requestId"`
-	Timestamp string                 `json:"timestamp"`
+	Details map[string]interface{} `json:"details"`
+
+	// Message What went wrong, for a human.
+	Message string `json:"message"`
+
+	// RequestId The request's id (also the X-Request-Id header).
+	RequestId string `json:"requestId"`
+
+	// Timestamp When the error was answered (RFC 3339, UTC).
+	Timestamp string `json:"timestamp"`
 }
 
 // IngestResult defines model for IngestResult.
 type IngestResult struct {
-	Events    int `json:"events"`
-	Inserted  int `json:"inserted"`
+	// Events Events read from the body.
+	Events int `json:"events"`
+
+	// Inserted Events stored for the first time.
+	Inserted int `json:"inserted"`
+
+	// Rederived Tokens whose derived state was recomputed.
 	Rederived int `json:"rederived"`
-	Skipped   int `json:"skipped"`
-	Trades    int `json:"trades"`
+
+	// Skipped Events already stored (a re-sent body).
+	Skipped int `json:"skipped"`
+
+	// Trades Trades among the inserted events.
+	Trades int `json:"trades"`
 }
 
 // Job defines model for Job.
 type Job struct {
-	Error    *string                `json:"error,omitempty"`
-	Id       string                 `json:"id"`
-	Progress JobProgress            `json:"progress"`
-	Result   map[string]interface{} `json:"result"`
-	State    JobState               `json:"state"`
-	Status   JobStatus              `json:"status"`
+	// Error Why the job failed (failed jobs only).
+	Error *string `json:"error,omitempty"`
+
+	// Id Job identifier.
+	Id string `json:"id"`
+
+	// Progress Work done so far.
+	Progress JobProgress `json:"progress"`
+
+	// Result Once finished: `success` and `data` (with `message`); {} before.
+	Result map[string]interface{} `json:"result"`
+
+	// State The job's state (same as `status`).
+	State JobState `json:"state"`
+
+	// Status The job's state.
+	Status JobStatus `json:"status"`
 }
 
-// JobState defines model for Job.State.
+// JobState The job's state (same as `status`).
 type JobState string
 
-// JobStatus defines model for Job.Status.
+// JobStatus The job's state.
 type JobStatus string
 
 // JobProgress defines model for JobProgress.
 type JobProgress struct {
-	Done    int     `json:"done"`
+	// Done Units of work done.
+	Done int `json:"done"`
+
+	// Message What the job is doing.
 	Message *string `json:"message,omitempty"`
-	Total   int     `json:"total"`
+
+	// Total Units of work in all (0 while unknown).
+	Total int `json:"total"`
 }
 
 // JobStarted defines model for JobStarted.
 type JobStarted struct {
-	JobId   string            `json:"jobId"`
+	// JobId The job's id: follow it with operation 12 or GET /v2/job/{id}.
+	JobId string `json:"jobId"`
+
+	// Success Always true.
 	Success JobStartedSuccess `json:"success"`
 }
 
-// JobStartedSuccess defines model for JobStarted.Success.
+// JobStartedSuccess Always true.
 type JobStartedSuccess bool
 
 // KytAlert defines model for KytAlert.
 type KytAlert struct {
-	// AlertAmount A decimal number written as a JSON string (never a JSON number).
-	AlertAmount  Decimal            `json:"alertAmount"`
-	AlertLevel   KytAlertAlertLevel `json:"alertLevel"`
-	Category     *string            `json:"category,omitempty"`
-	ExposureType *string            `json:"exposureType,omitempty"`
-	ExternalId   *string            `json:"externalId,omitempty"`
-	Service      *string            `json:"service,omitempty"`
+	// AlertAmount Amount the alert concerns, USD.
+	AlertAmount Decimal `json:"alertAmount"`
+
+	// AlertLevel Severity of the alert.
+	AlertLevel KytAlertAlertLevel `json:"alertLevel"`
+
+	// Category Risk category of the counterparty.
+	Category *string `json:"category,omitempty"`
+
+	// ExposureType DIRECT or INDIRECT exposure.
+	ExposureType *string `json:"exposureType,omitempty"`
+
+	// ExternalId The alert's id at the provider.
+	ExternalId *string `json:"externalId,omitempty"`
+
+	// Service Name of the counterparty service.
+	Service *string `json:"service,omitempty"`
 }
 
-// KytAlertAlertLevel defines model for KytAlert.AlertLevel.
+// KytAlertAlertLevel Severity of the alert.
 type KytAlertAlertLevel string
 
 // KytTransfer defines model for KytTransfer.
 type KytTransfer struct {
-	Asset             string               `json:"asset"`
-	AssetAmount       *string              `json:"assetAmount"`
-	AssetId           *string              `json:"assetId"`
-	Direction         KytTransferDirection `json:"direction"`
-	ExternalId        string               `json:"externalId"`
-	Idx               *int                 `json:"idx"`
-	Memo              *string              `json:"memo"`
-	Network           KytTransferNetwork   `json:"network"`
-	OutputAddress     *string              `json:"outputAddress"`
-	Timestamp         *string              `json:"timestamp"`
-	TransferReference string               `json:"transferReference"`
-	Tx                *string              `json:"tx"`
-	UpdatedAt         *string              `json:"updatedAt"`
-	UsdAmount         *string              `json:"usdAmount"`
+	// Asset Asset symbol, upper-cased.
+	Asset string `json:"asset"`
+
+	// AssetAmount Amount transferred; null until processed.
+	AssetAmount *string `json:"assetAmount"`
+
+	// AssetId Asset identifier; null until processed.
+	AssetId *string `json:"assetId"`
+
+	// Direction Whether the transfer left (sent) or reached (received) the account.
+	Direction KytTransferDirection `json:"direction"`
+
+	// ExternalId The registration's id (UUID).
+	ExternalId string `json:"externalId"`
+
+	// Idx Index of the transfer within its transaction; null until processed.
+	Idx *int `json:"idx"`
+
+	// Memo Memo; null until processed.
+	Memo *string `json:"memo"`
+
+	// Network Network.
+	Network KytTransferNetwork `json:"network"`
+
+	// OutputAddress Receiving address; null until processed.
+	OutputAddress *string `json:"outputAddress"`
+
+	// Timestamp Transaction time (ISO 8601); null until processed.
+	Timestamp *string `json:"timestamp"`
+
+	// TransferReference Transaction hash, optionally followed by a colon and an address.
+	TransferReference string `json:"transferReference"`
+
+	// Tx Transaction hash; null until processed.
+	Tx *string `json:"tx"`
+
+	// UpdatedAt When the registration last changed (ISO 8601); null until processed.
+	UpdatedAt *string `json:"updatedAt"`
+
+	// UsdAmount Amount in USD; null until processed.
+	UsdAmount *string `json:"usdAmount"`
 }
 
-// KytTransferDirection defines model for KytTransfer.Direction.
+// KytTransferDirection Whether the transfer left (sent) or reached (received) the account.
 type KytTransferDirection string
 
-// KytTransferNetwork defines model for KytTransfer.Network.
+// KytTransferNetwork Network.
 type KytTransferNetwork string
 
 // KytTransferSummary defines model for KytTransferSummary.
 type KytTransferSummary struct {
-	Alerts            []KytAlert                  `json:"alerts"`
-	Asset             string                      `json:"asset"`
-	AssetAmount       *string                     `json:"assetAmount"`
-	AssetId           *string                     `json:"assetId"`
-	CreatedAt         string                      `json:"createdAt"`
-	Direction         KytTransferSummaryDirection `json:"direction"`
-	ExternalId        string                      `json:"externalId"`
-	FailureReason     *string                     `json:"failureReason"`
-	Idx               *int                        `json:"idx"`
-	Memo              *string                     `json:"memo"`
-	Network           KytTransferSummaryNetwork   `json:"network"`
-	OutputAddress     *string                     `json:"outputAddress"`
-	ProcessedAt       *string                     `json:"processedAt"`
-	Rating            *KytTransferSummaryRating   `json:"rating"`
-	Status            KytTransferSummaryStatus    `json:"status"`
-	Timestamp         *string                     `json:"timestamp"`
-	TransferReference string                      `json:"transferReference"`
-	Tx                *string                     `json:"tx"`
-	UpdatedAt         *string                     `json:"updatedAt"`
-	UsdAmount         *string                     `json:"usdAmount"`
+	// Alerts Alerts the screening raised; [] when none.
+	Alerts []KytAlert `json:"alerts"`
+
+	// Asset Asset symbol, upper-cased.
+	Asset string `json:"asset"`
+
+	// AssetAmount Amount transferred; null until processed.
+	AssetAmount *string `json:"assetAmount"`
+
+	// AssetId Asset identifier; null until processed.
+	AssetId *string `json:"assetId"`
+
+	// CreatedAt When the registration was accepted (ISO 8601).
+	CreatedAt string `json:"createdAt"`
+
+	// Direction Whether the transfer left (sent) or reached (received) the account.
+	Direction KytTransferSummaryDirection `json:"direction"`
+
+	// ExternalId The registration's id (UUID).
+	ExternalId string `json:"externalId"`
+
+	// FailureReason Why screening failed; null unless failed.
+	FailureReason *string `json:"failureReason"`
+
+	// Idx Index of the transfer within its transaction; null until processed.
+	Idx *int `json:"idx"`
+
+	// Memo Memo; null until processed.
+	Memo *string `json:"memo"`
+
+	// Network Network.
+	Network KytTransferSummaryNetwork `json:"network"`
+
+	// OutputAddress Receiving address; null until processed.
+	OutputAddress *string `json:"outputAddress"`
+
+	// ProcessedAt When screening finished (ISO 8601); null while pending.
+	ProcessedAt *string `json:"processedAt"`
+
+	// Rating Risk rating once screened; null before.
+	Rating *KytTransferSummaryRating `json:"rating"`
+
+	// Status Screening state: pending, then registered or failed.
+	Status KytTransferSummaryStatus `json:"status"`
+
+	// Timestamp Transaction time (ISO 8601); null until processed.
+	Timestamp *string `json:"timestamp"`
+
+	// TransferReference Transaction hash, optionally followed by a colon and an address.
+	TransferReference string `json:"transferReference"`
+
+	// Tx Transaction hash; null until processed.
+	Tx *string `json:"tx"`
+
+	// UpdatedAt When the registration last changed (ISO 8601); null until processed.
+	UpdatedAt *string `json:"updatedAt"`
+
+	// UsdAmount Amount in USD; null until processed.
+	UsdAmount *string `json:"usdAmount"`
 }
 
-// KytTransferSummaryDirection defines model for KytTransferSummary.Direction.
+// KytTransferSummaryDirection Whether the transfer left (sent) or reached (received) the account.
 type KytTransferSummaryDirection string
 
-// KytTransferSummaryNetwork defines model for KytTransferSummary.Network.
+// KytTransferSummaryNetwork Network.
 type KytTransferSummaryNetwork string
 
-// KytTransferSummaryRating defines model for KytTransferSummary.Rating.
+// KytTransferSummaryRating Risk rating once screened; null before.
 type KytTransferSummaryRating string
 
-// KytTransferSummaryStatus defines model for KytTransferSummary.Status.
+// KytTransferSummaryStatus Screening state: pending, then registered or failed.
 type KytTransferSummaryStatus string
 
 // KytWithdrawal defines model for KytWithdrawal.
 type KytWithdrawal struct {
-	Address           string               `json:"address"`
-	Asset             string               `json:"asset"`
-	AssetAmount       string               `json:"assetAmount"`
-	AssetId           *string              `json:"assetId"`
-	AttemptIdentifier string               `json:"attemptIdentifier"`
-	ExternalId        string               `json:"externalId"`
-	Memo              *string              `json:"memo"`
-	Network           KytWithdrawalNetwork `json:"network"`
-	UpdatedAt         string               `json:"updatedAt"`
-	UsdAmount         string               `json:"usdAmount"`
+	// Address Withdrawal address.
+	Address string `json:"address"`
+
+	// Asset Asset symbol, upper-cased.
+	Asset string `json:"asset"`
+
+	// AssetAmount Amount of the asset, as sent.
+	AssetAmount string `json:"assetAmount"`
+
+	// AssetId Asset identifier (e.g. the token address); null when not sent.
+	AssetId *string `json:"assetId"`
+
+	// AttemptIdentifier Identifier of this withdrawal attempt.
+	AttemptIdentifier string `json:"attemptIdentifier"`
+
+	// ExternalId The registration's id (UUID).
+	ExternalId string `json:"externalId"`
+
+	// Memo Memo; null when not sent.
+	Memo *string `json:"memo"`
+
+	// Network Network.
+	Network KytWithdrawalNetwork `json:"network"`
+
+	// UpdatedAt When the registration last changed (ISO 8601).
+	UpdatedAt string `json:"updatedAt"`
+
+	// UsdAmount Amount in USD ("" while no USD price is known).
+	UsdAmount string `json:"usdAmount"`
 }
 
-// KytWithdrawalNetwork defines model for KytWithdrawal.Network.
+// KytWithdrawalNetwork Network.
 type KytWithdrawalNetwork string
 
 // KytWithdrawalSummary defines model for KytWithdrawalSummary.
 type KytWithdrawalSummary struct {
-	Address           string                      `json:"address"`
-	Alerts            []KytAlert                  `json:"alerts"`
-	Asset             string                      `json:"asset"`
-	AssetAmount       string                      `json:"assetAmount"`
-	AssetId           *string                     `json:"assetId"`
-	AttemptIdentifier string                      `json:"attemptIdentifier"`
-	CreatedAt         string                      `json:"createdAt"`
-	ExternalId        string                      `json:"externalId"`
-	FailureReason     *string                     `json:"failureReason"`
-	Memo              *string                     `json:"memo"`
-	Network           KytWithdrawalSummaryNetwork `json:"network"`
-	ProcessedAt       *string                     `json:"processedAt"`
-	Rating            *KytWithdrawalSummaryRating `json:"rating"`
-	Status            KytWithdrawalSummaryStatus  `json:"status"`
-	UpdatedAt         string                      `json:"updatedAt"`
-	UsdAmount         string                      `json:"usdAmount"`
+	// Address Withdrawal address.
+	Address string `json:"address"`
+
+	// Alerts Alerts the screening raised; [] when none.
+	Alerts []KytAlert `json:"alerts"`
+
+	// Asset Asset symbol, upper-cased.
+	Asset string `json:"asset"`
+
+	// AssetAmount Amount of the asset, as sent.
+	AssetAmount string `json:"assetAmount"`
+
+	// AssetId Asset identifier (e.g. the token address); null when not sent.
+	AssetId *string `json:"assetId"`
+
+	// AttemptIdentifier Identifier of this withdrawal attempt.
+	AttemptIdentifier string `json:"attemptIdentifier"`
+
+	// CreatedAt When the registration was accepted (ISO 8601).
+	CreatedAt string `json:"createdAt"`
+
+	// ExternalId The registration's id (UUID).
+	ExternalId string `json:"externalId"`
+
+	// FailureReason Why screening failed; null unless failed.
+	FailureReason *string `json:"failureReason"`
+
+	// Memo Memo; null when not sent.
+	Memo *string `json:"memo"`
+
+	// Network Network.
+	Network KytWithdrawalSummaryNetwork `json:"network"`
+
+	// ProcessedAt When screening finished (ISO 8601); null while pending.
+	ProcessedAt *string `json:"processedAt"`
+
+	// Rating Risk rating once screened; null before.
+	Rating *KytWithdrawalSummaryRating `json:"rating"`
+
+	// Status Screening state: pending, then registered or failed.
+	Status KytWithdrawalSummaryStatus `json:"status"`
+
+	// UpdatedAt When the registration last changed (ISO 8601).
+	UpdatedAt string `json:"updatedAt"`
+
+	// UsdAmount Amount in USD ("" while no USD price is known).
+	UsdAmount string `json:"usdAmount"`
 }
 
-// KytWithdrawalSummaryNetwork defines model for KytWithdrawalSummary.Network.
+// KytWithdrawalSummaryNetwork Network.
 type KytWithdrawalSummaryNetwork string
 
-// KytWithdrawalSummaryRating defines model for KytWithdrawalSummary.Rating.
+// KytWithdrawalSummaryRating Risk rating once screened; null before.
 type KytWithdrawalSummaryRating string
 
-// KytWithdrawalSummaryStatus defines model for KytWithdrawalSummary.Status.
+// KytWithdrawalSummaryStatus Screening state: pending, then registered or failed.
 type KytWithdrawalSummaryStatus string
 
 // MultiToken defines model for MultiToken.
 type MultiToken struct {
-	Address         string               `json:"address"`
-	Chain           MultiTokenChain      `json:"chain"`
-	Decimals        int                  `json:"decimals"`
-	Description     *string              `json:"description"`
-	Extension       MultiTokenExtension  `json:"extension"`
-	Extra           TokenExtra           `json:"extra"`
-	ImageUrl        *string              `json:"imageUrl"`
-	Liquidity       []PoolLiquidity      `json:"liquidity"`
-	Market          *string              `json:"market"`
-	MarketData      MultiTokenMarketData `json:"marketData"`
-	MetadataAddress *string              `json:"metadataAddress"`
-	Name            string               `json:"name"`
+	// Address Token address (the mint on sol, the contract on the EVM chains).
+	Address string `json:"address"`
 
-	// SocialMedias Every social link key; null where the token has none.
-	SocialMedias   SocialMedias    `json:"socialMedias"`
-	Stats          MultiTokenStats `json:"stats"`
-	Symbol         string          `json:"symbol"`
-	TokenCreatedAt *int            `json:"tokenCreatedAt"`
-	TokenCreators  []TokenCreator  `json:"tokenCreators"`
-	Uri            *string         `json:"uri"`
+	// Chain Chain as the request named it (`ethereum` for data stored under `eth`).
+	Chain MultiTokenChain `json:"chain"`
+
+	// Decimals Decimal places of the token's smallest unit.
+	Decimals int `json:"decimals"`
+
+	// Description Free text the token's creator published; null when none.
+	Description *string `json:"description"`
+
+	// Extension The token's website and twitter links.
+	Extension MultiTokenExtension `json:"extension"`
+
+	// Extra Token extension fields (authorities, launchpad, migration).
+	Extra TokenExtra `json:"extra"`
+
+	// ImageUrl Logo URL; null when the token has none.
+	ImageUrl *string `json:"imageUrl"`
+
+	// Liquidity The token's pools with their liquidity; [] when none.
+	Liquidity []PoolLiquidity `json:"liquidity"`
+
+	// Market Market identifier; null when none.
+	Market *string `json:"market"`
+
+	// MarketData Market figures: price, market cap, supply, liquidity and holdings.
+	MarketData MultiTokenMarketData `json:"marketData"`
+
+	// MetadataAddress On-chain metadata account address; null when none.
+	MetadataAddress *string `json:"metadataAddress"`
+
+	// Name Token name.
+	Name string `json:"name"`
+
+	// SocialMedias Social links, every key present (null where the token has none).
+	SocialMedias SocialMedias `json:"socialMedias"`
+
+	// Stats Trading statistics: the address and each figure per window, suffixed by the window.
+	Stats MultiTokenStats `json:"stats"`
+
+	// Symbol Token symbol.
+	Symbol string `json:"symbol"`
+
+	// TokenCreatedAt Creation time, milliseconds since the Unix epoch; null when unknown.
+	TokenCreatedAt *int `json:"tokenCreatedAt"`
+
+	// TokenCreators The token's creators with their shares; [] when unknown.
+	TokenCreators []TokenCreator `json:"tokenCreators"`
+
+	// Uri Metadata URI; null when the token has none.
+	Uri *string `json:"uri"`
 }
 
-// MultiTokenChain defines model for MultiToken.Chain.
+// MultiTokenChain Chain as the request named it (`ethereum` for data stored under `eth`).
 type MultiTokenChain string
 
 // MultiTokenExtension defines model for MultiTokenExtension.
 type MultiTokenExtension struct {
+	// Twitter Twitter (X) link; null when none.
 	Twitter *string `json:"twitter"`
+
+	// Website Website URL; null when none.
 	Website *string `json:"website"`
 }
 
 // MultiTokenMarketData defines model for MultiTokenMarketData.
 type MultiTokenMarketData struct {
-	// CompletionRatio A decimal number written as a JSON string (never a JSON number).
+	// CompletionRatio How far the bonding curve is completed (0–1; 1 once migrated).
 	CompletionRatio Decimal `json:"completionRatio"`
 
-	// DevTeamAmount A decimal number written as a JSON string (never a JSON number).
+	// DevTeamAmount Tokens the creator's wallets hold, in whole tokens.
 	DevTeamAmount Decimal `json:"devTeamAmount"`
-	DevTeamCount  int     `json:"devTeamCount"`
 
-	// DevTeamRatio A decimal number written as a JSON string (never a JSON number).
+	// DevTeamCount Creator wallets holding the token.
+	DevTeamCount int `json:"devTeamCount"`
+
+	// DevTeamRatio Share of the supply the creator's wallets hold (0–1).
 	DevTeamRatio Decimal `json:"devTeamRatio"`
-	Holders      int     `json:"holders"`
 
-	// MarketCapInSol A decimal number written as a JSON string (never a JSON number).
+	// Holders Wallets holding the token.
+	Holders int `json:"holders"`
+
+	// MarketCapInSol Market capitalisation (price × circulating supply), SOL.
 	MarketCapInSol Decimal `json:"marketCapInSol"`
 
-	// MarketCapInUsd A decimal number written as a JSON string (never a JSON number).
+	// MarketCapInUsd Market capitalisation (price × circulating supply), USD.
 	MarketCapInUsd Decimal `json:"marketCapInUsd"`
 
-	// PriceInSol A decimal number written as a JSON string (never a JSON number).
+	// PriceInSol Price of one token, SOL.
 	PriceInSol Decimal `json:"priceInSol"`
 
-	// PriceInUsd A decimal number written as a JSON string (never a JSON number).
+	// PriceInUsd Price of one token, USD.
 	PriceInUsd Decimal `json:"priceInUsd"`
 
-	// Top100HoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// Top100HoldingsRatio Share of the supply the 100 largest holders hold (0–1).
 	Top100HoldingsRatio Decimal `json:"top100HoldingsRatio"`
 
-	// Top100TotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// Top100TotalHoldings Tokens the 100 largest holders hold, in whole tokens.
 	Top100TotalHoldings Decimal `json:"top100TotalHoldings"`
 
-	// Top10HoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// Top10HoldingsRatio Share of the supply the 10 largest holders hold (0–1).
 	Top10HoldingsRatio Decimal `json:"top10HoldingsRatio"`
 
-	// Top10TotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// Top10TotalHoldings Tokens the 10 largest holders hold, in whole tokens.
 	Top10TotalHoldings Decimal `json:"top10TotalHoldings"`
 
-	// TotalSupply A decimal number written as a JSON string (never a JSON number).
+	// TotalSupply Total supply, in whole tokens.
 	TotalSupply Decimal `json:"totalSupply"`
 
-	// TvlInSol A decimal number written as a JSON string (never a JSON number).
+	// TvlInSol Liquidity over all the token's pools, SOL.
 	TvlInSol Decimal `json:"tvlInSol"`
 
-	// TvlInUsd A decimal number written as a JSON string (never a JSON number).
+	// TvlInUsd Liquidity over all the token's pools, USD.
 	TvlInUsd Decimal `json:"tvlInUsd"`
 }
 
 // MultiTokenStats defines model for MultiTokenStats.
 type MultiTokenStats struct {
+	// Address Token address.
 	Address string `json:"address"`
 
-	// BuyVolumes15m A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumes15m Bought volume in tokens in the last 15m.
 	BuyVolumes15m Decimal `json:"buyVolumes15m"`
 
-	// BuyVolumes1h A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumes1h Bought volume in tokens in the last 1h.
 	BuyVolumes1h Decimal `json:"buyVolumes1h"`
 
-	// BuyVolumes1m A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumes1m Bought volume in tokens in the last 1m.
 	BuyVolumes1m Decimal `json:"buyVolumes1m"`
 
-	// BuyVolumes24h A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumes24h Bought volume in tokens in the last 24h.
 	BuyVolumes24h Decimal `json:"buyVolumes24h"`
 
-	// BuyVolumes30m A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumes30m Bought volume in tokens in the last 30m.
 	BuyVolumes30m Decimal `json:"buyVolumes30m"`
 
-	// BuyVolumes4h A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumes4h Bought volume in tokens in the last 4h.
 	BuyVolumes4h Decimal `json:"buyVolumes4h"`
 
-	// BuyVolumes5m A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumes5m Bought volume in tokens in the last 5m.
 	BuyVolumes5m Decimal `json:"buyVolumes5m"`
 
-	// BuyVolumesInUsd15m A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumesInUsd15m Bought volume, USD in the last 15m.
 	BuyVolumesInUsd15m Decimal `json:"buyVolumesInUsd15m"`
 
-	// BuyVolumesInUsd1h A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumesInUsd1h Bought volume, USD in the last 1h.
 	BuyVolumesInUsd1h Decimal `json:"buyVolumesInUsd1h"`
 
-	// BuyVolumesInUsd1m A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumesInUsd1m Bought volume, USD in the last 1m.
 	BuyVolumesInUsd1m Decimal `json:"buyVolumesInUsd1m"`
 
-	// BuyVolumesInUsd24h A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumesInUsd24h Bought volume, USD in the last 24h.
 	BuyVolumesInUsd24h Decimal `json:"buyVolumesInUsd24h"`
 
-	// BuyVolumesInUsd30m A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumesInUsd30m Bought volume, USD in the last 30m.
 	BuyVolumesInUsd30m Decimal `json:"buyVolumesInUsd30m"`
 
-	// BuyVolumesInUsd4h A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumesInUsd4h Bought volume, USD in the last 4h.
 	BuyVolumesInUsd4h Decimal `json:"buyVolumesInUsd4h"`
 
-	// BuyVolumesInUsd5m A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumesInUsd5m Bought volume, USD in the last 5m.
 	BuyVolumesInUsd5m Decimal `json:"buyVolumesInUsd5m"`
-	Buyers15m         int     `json:"buyers15m"`
-	Buyers1h          int     `json:"buyers1h"`
-	Buyers1m          int     `json:"buyers1m"`
-	Buyers24h         int     `json:"buyers24h"`
-	Buyers30m         int     `json:"buyers30m"`
-	Buyers4h          int     `json:"buyers4h"`
-	Buyers5m          int     `json:"buyers5m"`
-	Buys15m           int     `json:"buys15m"`
-	Buys1h            int     `json:"buys1h"`
-	Buys1m            int     `json:"buys1m"`
-	Buys24h           int     `json:"buys24h"`
-	Buys30m           int     `json:"buys30m"`
-	Buys4h            int     `json:"buys4h"`
-	Buys5m            int     `json:"buys5m"`
 
-	// ClosePriceInUsd15m A decimal number written as a JSON string (never a JSON number).
+	// Buyers15m Distinct buying wallets in the last 15m.
+	Buyers15m int `json:"buyers15m"`
+
+	// Buyers1h Distinct buying wallets in the last 1h.
+	Buyers1h int `json:"buyers1h"`
+
+	// Buyers1m Distinct buying wallets in the last 1m.
+	Buyers1m int `json:"buyers1m"`
+
+	// Buyers24h Distinct buying wallets in the last 24h.
+	Buyers24h int `json:"buyers24h"`
+
+	// Buyers30m Distinct buying wallets in the last 30m.
+	Buyers30m int `json:"buyers30m"`
+
+	// Buyers4h Distinct buying wallets in the last 4h.
+	Buyers4h int `json:"buyers4h"`
+
+	// Buyers5m Distinct buying wallets in the last 5m.
+	Buyers5m int `json:"buyers5m"`
+
+	// Buys15m Buy trades in the last 15m.
+	Buys15m int `json:"buys15m"`
+
+	// Buys1h Buy trades in the last 1h.
+	Buys1h int `json:"buys1h"`
+
+	// Buys1m Buy trades in the last 1m.
+	Buys1m int `json:"buys1m"`
+
+	// Buys24h Buy trades in the last 24h.
+	Buys24h int `json:"buys24h"`
+
+	// Buys30m Buy trades in the last 30m.
+	Buys30m int `json:"buys30m"`
+
+	// Buys4h Buy trades in the last 4h.
+	Buys4h int `json:"buys4h"`
+
+	// Buys5m Buy trades in the last 5m.
+	Buys5m int `json:"buys5m"`
+
+	// ClosePriceInUsd15m Last price, USD in the last 15m.
 	ClosePriceInUsd15m Decimal `json:"closePriceInUsd15m"`
 
-	// ClosePriceInUsd1h A decimal number written as a JSON string (never a JSON number).
+	// ClosePriceInUsd1h Last price, USD in the last 1h.
 	ClosePriceInUsd1h Decimal `json:"closePriceInUsd1h"`
 
-	// ClosePriceInUsd1m A decimal number written as a JSON string (never a JSON number).
+	// ClosePriceInUsd1m Last price, USD in the last 1m.
 	ClosePriceInUsd1m Decimal `json:"closePriceInUsd1m"`
 
-	// ClosePriceInUsd24h A decimal number written as a JSON string (never a JSON number).
+	// ClosePriceInUsd24h Last price, USD in the last 24h.
 	ClosePriceInUsd24h Decimal `json:"closePriceInUsd24h"`
 
-	// ClosePriceInUsd30m A decimal number written as a JSON string (never a JSON number).
+	// ClosePriceInUsd30m Last price, USD in the last 30m.
 	ClosePriceInUsd30m Decimal `json:"closePriceInUsd30m"`
 
-	// ClosePriceInUsd4h A decimal number written as a JSON string (never a JSON number).
+	// ClosePriceInUsd4h Last price, USD in the last 4h.
 	ClosePriceInUsd4h Decimal `json:"closePriceInUsd4h"`
 
-	// ClosePriceInUsd5m A decimal number written as a JSON string (never a JSON number).
+	// ClosePriceInUsd5m Last price, USD in the last 5m.
 	ClosePriceInUsd5m Decimal `json:"closePriceInUsd5m"`
 
-	// HighInUsd15m A decimal number written as a JSON string (never a JSON number).
+	// HighInUsd15m Highest price, USD in the last 15m.
 	HighInUsd15m Decimal `json:"highInUsd15m"`
 
-	// HighInUsd1h A decimal number written as a JSON string (never a JSON number).
+	// HighInUsd1h Highest price, USD in the last 1h.
 	HighInUsd1h Decimal `json:"highInUsd1h"`
 
-	// HighInUsd1m A decimal number written as a JSON string (never a JSON number).
+	// HighInUsd1m Highest price, USD in the last 1m.
 	HighInUsd1m Decimal `json:"highInUsd1m"`
 
-	// HighInUsd24h A decimal number written as a JSON string (never a JSON number).
+	// HighInUsd24h Highest price, USD in the last 24h.
 	HighInUsd24h Decimal `json:"highInUsd24h"`
 
-	// HighInUsd30m A decimal number written as a JSON string (never a JSON number).
+	// HighInUsd30m Highest price, USD in the last 30m.
 	HighInUsd30m Decimal `json:"highInUsd30m"`
 
-	// HighInUsd4h A decimal number written as a JSON string (never a JSON number).
+	// HighInUsd4h Highest price, USD in the last 4h.
 	HighInUsd4h Decimal `json:"highInUsd4h"`
 
-	// HighInUsd5m A decimal number written as a JSON string (never a JSON number).
+	// HighInUsd5m Highest price, USD in the last 5m.
 	HighInUsd5m Decimal `json:"highInUsd5m"`
 
-	// LowInUsd15m A decimal number written as a JSON string (never a JSON number).
+	// LowInUsd15m Lowest price, USD in the last 15m.
 	LowInUsd15m Decimal `json:"lowInUsd15m"`
 
-	// LowInUsd1h A decimal number written as a JSON string (never a JSON number).
+	// LowInUsd1h Lowest price, USD in the last 1h.
 	LowInUsd1h Decimal `json:"lowInUsd1h"`
 
-	// LowInUsd1m A decimal number written as a JSON string (never a JSON number).
+	// LowInUsd1m Lowest price, USD in the last 1m.
 	LowInUsd1m Decimal `json:"lowInUsd1m"`
 
-	// LowInUsd24h A decimal number written as a JSON string (never a JSON number).
+	// LowInUsd24h Lowest price, USD in the last 24h.
 	LowInUsd24h Decimal `json:"lowInUsd24h"`
 
-	// LowInUsd30m A decimal number written as a JSON string (never a JSON number).
+	// LowInUsd30m Lowest price, USD in the last 30m.
 	LowInUsd30m Decimal `json:"lowInUsd30m"`
 
-	// LowInUsd4h A decimal number written as a JSON string (never a JSON number).
+	// LowInUsd4h Lowest price, USD in the last 4h.
 	LowInUsd4h Decimal `json:"lowInUsd4h"`
 
-	// LowInUsd5m A decimal number written as a JSON string (never a JSON number).
+	// LowInUsd5m Lowest price, USD in the last 5m.
 	LowInUsd5m Decimal `json:"lowInUsd5m"`
 
-	// OpenPriceInUsd15m A decimal number written as a JSON string (never a JSON number).
+	// OpenPriceInUsd15m First price, USD in the last 15m.
 	OpenPriceInUsd15m Decimal `json:"openPriceInUsd15m"`
 
-	// OpenPriceInUsd1h A decimal number written as a JSON string (never a JSON number).
+	// OpenPriceInUsd1h First price, USD in the last 1h.
 	OpenPriceInUsd1h Decimal `json:"openPriceInUsd1h"`
 
-	// OpenPriceInUsd1m A decimal number written as a JSON string (never a JSON number).
+	// OpenPriceInUsd1m First price, USD in the last 1m.
 	OpenPriceInUsd1m Decimal `json:"openPriceInUsd1m"`
 
-	// OpenPriceInUsd24h A decimal number written as a JSON string (never a JSON number).
+	// OpenPriceInUsd24h First price, USD in the last 24h.
 	OpenPriceInUsd24h Decimal `json:"openPriceInUsd24h"`
 
-	// OpenPriceInUsd30m A decimal number written as a JSON string (never a JSON number).
+	// OpenPriceInUsd30m First price, USD in the last 30m.
 	OpenPriceInUsd30m Decimal `json:"openPriceInUsd30m"`
 
-	// OpenPriceInUsd4h A decimal number written as a JSON string (never a JSON number).
+	// OpenPriceInUsd4h First price, USD in the last 4h.
 	OpenPriceInUsd4h Decimal `json:"openPriceInUsd4h"`
 
-	// OpenPriceInUsd5m A decimal number written as a JSON string (never a JSON number).
+	// OpenPriceInUsd5m First price, USD in the last 5m.
 	OpenPriceInUsd5m Decimal `json:"openPriceInUsd5m"`
 
-	// Price15m A decimal number written as a JSON string (never a JSON number).
+	// Price15m Last price, USD in the last 15m.
 	Price15m Decimal `json:"price15m"`
 
-	// Price1h A decimal number written as a JSON string (never a JSON number).
+	// Price1h Last price, USD in the last 1h.
 	Price1h Decimal `json:"price1h"`
 
-	// Price1m A decimal number written as a JSON string (never a JSON number).
+	// Price1m Last price, USD in the last 1m.
 	Price1m Decimal `json:"price1m"`
 
-	// Price24h A decimal number written as a JSON string (never a JSON number).
+	// Price24h Last price, USD in the last 24h.
 	Price24h Decimal `json:"price24h"`
 
-	// Price30m A decimal number written as a JSON string (never a JSON number).
+	// Price30m Last price, USD in the last 30m.
 	Price30m Decimal `json:"price30m"`
 
-	// Price4h A decimal number written as a JSON string (never a JSON number).
+	// Price4h Last price, USD in the last 4h.
 	Price4h Decimal `json:"price4h"`
 
-	// Price5m A decimal number written as a JSON string (never a JSON number).
+	// Price5m Last price, USD in the last 5m.
 	Price5m Decimal `json:"price5m"`
 
-	// PriceChangeRatioInUsd15m A decimal number written as a JSON string (never a JSON number).
+	// PriceChangeRatioInUsd15m Price change from open to close, as a ratio (0.5 = +50%) in the last 15m.
 	PriceChangeRatioInUsd15m Decimal `json:"priceChangeRatioInUsd15m"`
 
-	// PriceChangeRatioInUsd1h A decimal number written as a JSON string (never a JSON number).
+	// PriceChangeRatioInUsd1h Price change from open to close, as a ratio (0.5 = +50%) in the last 1h.
 	PriceChangeRatioInUsd1h Decimal `json:"priceChangeRatioInUsd1h"`
 
-	// PriceChangeRatioInUsd1m A decimal number written as a JSON string (never a JSON number).
+	// PriceChangeRatioInUsd1m Price change from open to close, as a ratio (0.5 = +50%) in the last 1m.
 	PriceChangeRatioInUsd1m Decimal `json:"priceChangeRatioInUsd1m"`
 
-	// PriceChangeRatioInUsd24h A decimal number written as a JSON string (never a JSON number).
+	// PriceChangeRatioInUsd24h Price change from open to close, as a ratio (0.5 = +50%) in the last 24h.
 	PriceChangeRatioInUsd24h Decimal `json:"priceChangeRatioInUsd24h"`
 
-	// PriceChangeRatioInUsd30m A decimal number written as a JSON string (never a JSON number).
+	// PriceChangeRatioInUsd30m Price change from open to close, as a ratio (0.5 = +50%) in the last 30m.
 	PriceChangeRatioInUsd30m Decimal `json:"priceChangeRatioInUsd30m"`
 
-	// PriceChangeRatioInUsd4h A decimal number written as a JSON string (never a JSON number).
+	// PriceChangeRatioInUsd4h Price change from open to close, as a ratio (0.5 = +50%) in the last 4h.
 	PriceChangeRatioInUsd4h Decimal `json:"priceChangeRatioInUsd4h"`
 
-	// PriceChangeRatioInUsd5m A decimal number written as a JSON string (never a JSON number).
+	// PriceChangeRatioInUsd5m Price change from open to close, as a ratio (0.5 = +50%) in the last 5m.
 	PriceChangeRatioInUsd5m Decimal `json:"priceChangeRatioInUsd5m"`
 
-	// SellVolumesInUsd15m A decimal number written as a JSON string (never a JSON number).
+	// SellVolumesInUsd15m Sold volume, USD in the last 15m.
 	SellVolumesInUsd15m Decimal `json:"sellVolumesInUsd15m"`
 
-	// SellVolumesInUsd1h A decimal number written as a JSON string (never a JSON number).
+	// SellVolumesInUsd1h Sold volume, USD in the last 1h.
 	SellVolumesInUsd1h Decimal `json:"sellVolumesInUsd1h"`
 
-	// SellVolumesInUsd1m A decimal number written as a JSON string (never a JSON number).
+	// SellVolumesInUsd1m Sold volume, USD in the last 1m.
 	SellVolumesInUsd1m Decimal `json:"sellVolumesInUsd1m"`
 
-	// SellVolumesInUsd24h A decimal number written as a JSON string (never a JSON number).
+	// SellVolumesInUsd24h Sold volume, USD in the last 24h.
 	SellVolumesInUsd24h Decimal `json:"sellVolumesInUsd24h"`
 
-	// SellVolumesInUsd30m A decimal number written as a JSON string (never a JSON number).
+	// SellVolumesInUsd30m Sold volume, USD in the last 30m.
 	SellVolumesInUsd30m Decimal `json:"sellVolumesInUsd30m"`
 
-	// SellVolumesInUsd4h A decimal number written as a JSON string (never a JSON number).
+	// SellVolumesInUsd4h Sold volume, USD in the last 4h.
 	SellVolumesInUsd4h Decimal `json:"sellVolumesInUsd4h"`
 
-	// SellVolumesInUsd5m A decimal number written as a JSON string (never a JSON number).
+	// SellVolumesInUsd5m Sold volume, USD in the last 5m.
 	SellVolumesInUsd5m Decimal `json:"sellVolumesInUsd5m"`
-	Sellers15m         int     `json:"sellers15m"`
-	Sellers1h          int     `json:"sellers1h"`
-	Sellers1m          int     `json:"sellers1m"`
-	Sellers24h         int     `json:"sellers24h"`
-	Sellers30m         int     `json:"sellers30m"`
-	Sellers4h          int     `json:"sellers4h"`
-	Sellers5m          int     `json:"sellers5m"`
-	Sells15m           int     `json:"sells15m"`
-	Sells1h            int     `json:"sells1h"`
-	Sells1m            int     `json:"sells1m"`
-	Sells24h           int     `json:"sells24h"`
-	Sells30m           int     `json:"sells30m"`
-	Sells4h            int     `json:"sells4h"`
-	Sells5m            int     `json:"sells5m"`
 
-	// SellsVolumes15m A decimal number written as a JSON string (never a JSON number).
+	// Sellers15m Distinct selling wallets in the last 15m.
+	Sellers15m int `json:"sellers15m"`
+
+	// Sellers1h Distinct selling wallets in the last 1h.
+	Sellers1h int `json:"sellers1h"`
+
+	// Sellers1m Distinct selling wallets in the last 1m.
+	Sellers1m int `json:"sellers1m"`
+
+	// Sellers24h Distinct selling wallets in the last 24h.
+	Sellers24h int `json:"sellers24h"`
+
+	// Sellers30m Distinct selling wallets in the last 30m.
+	Sellers30m int `json:"sellers30m"`
+
+	// Sellers4h Distinct selling wallets in the last 4h.
+	Sellers4h int `json:"sellers4h"`
+
+	// Sellers5m Distinct selling wallets in the last 5m.
+	Sellers5m int `json:"sellers5m"`
+
+	// Sells15m Sell trades in the last 15m.
+	Sells15m int `json:"sells15m"`
+
+	// Sells1h Sell trades in the last 1h.
+	Sells1h int `json:"sells1h"`
+
+	// Sells1m Sell trades in the last 1m.
+	Sells1m int `json:"sells1m"`
+
+	// Sells24h Sell trades in the last 24h.
+	Sells24h int `json:"sells24h"`
+
+	// Sells30m Sell trades in the last 30m.
+	Sells30m int `json:"sells30m"`
+
+	// Sells4h Sell trades in the last 4h.
+	Sells4h int `json:"sells4h"`
+
+	// Sells5m Sell trades in the last 5m.
+	Sells5m int `json:"sells5m"`
+
+	// SellsVolumes15m Sold volume in tokens in the last 15m.
 	SellsVolumes15m Decimal `json:"sellsVolumes15m"`
 
-	// SellsVolumes1h A decimal number written as a JSON string (never a JSON number).
+	// SellsVolumes1h Sold volume in tokens in the last 1h.
 	SellsVolumes1h Decimal `json:"sellsVolumes1h"`
 
-	// SellsVolumes1m A decimal number written as a JSON string (never a JSON number).
+	// SellsVolumes1m Sold volume in tokens in the last 1m.
 	SellsVolumes1m Decimal `json:"sellsVolumes1m"`
 
-	// SellsVolumes24h A decimal number written as a JSON string (never a JSON number).
+	// SellsVolumes24h Sold volume in tokens in the last 24h.
 	SellsVolumes24h Decimal `json:"sellsVolumes24h"`
 
-	// SellsVolumes30m A decimal number written as a JSON string (never a JSON number).
+	// SellsVolumes30m Sold volume in tokens in the last 30m.
 	SellsVolumes30m Decimal `json:"sellsVolumes30m"`
 
-	// SellsVolumes4h A decimal number written as a JSON string (never a JSON number).
+	// SellsVolumes4h Sold volume in tokens in the last 4h.
 	SellsVolumes4h Decimal `json:"sellsVolumes4h"`
 
-	// SellsVolumes5m A decimal number written as a JSON string (never a JSON number).
+	// SellsVolumes5m Sold volume in tokens in the last 5m.
 	SellsVolumes5m Decimal `json:"sellsVolumes5m"`
-	Traders15m     int     `json:"traders15m"`
-	Traders1h      int     `json:"traders1h"`
-	Traders1m      int     `json:"traders1m"`
-	Traders24h     int     `json:"traders24h"`
-	Traders30m     int     `json:"traders30m"`
-	Traders4h      int     `json:"traders4h"`
-	Traders5m      int     `json:"traders5m"`
-	Trades15m      int     `json:"trades15m"`
-	Trades1h       int     `json:"trades1h"`
-	Trades1m       int     `json:"trades1m"`
-	Trades24h      int     `json:"trades24h"`
-	Trades30m      int     `json:"trades30m"`
-	Trades4h       int     `json:"trades4h"`
-	Trades5m       int     `json:"trades5m"`
 
-	// Volumes15m A decimal number written as a JSON string (never a JSON number).
+	// Traders15m Distinct trading wallets in the last 15m.
+	Traders15m int `json:"traders15m"`
+
+	// Traders1h Distinct trading wallets in the last 1h.
+	Traders1h int `json:"traders1h"`
+
+	// Traders1m Distinct trading wallets in the last 1m.
+	Traders1m int `json:"traders1m"`
+
+	// Traders24h Distinct trading wallets in the last 24h.
+	Traders24h int `json:"traders24h"`
+
+	// Traders30m Distinct trading wallets in the last 30m.
+	Traders30m int `json:"traders30m"`
+
+	// Traders4h Distinct trading wallets in the last 4h.
+	Traders4h int `json:"traders4h"`
+
+	// Traders5m Distinct trading wallets in the last 5m.
+	Traders5m int `json:"traders5m"`
+
+	// Trades15m Trades in the last 15m.
+	Trades15m int `json:"trades15m"`
+
+	// Trades1h Trades in the last 1h.
+	Trades1h int `json:"trades1h"`
+
+	// Trades1m Trades in the last 1m.
+	Trades1m int `json:"trades1m"`
+
+	// Trades24h Trades in the last 24h.
+	Trades24h int `json:"trades24h"`
+
+	// Trades30m Trades in the last 30m.
+	Trades30m int `json:"trades30m"`
+
+	// Trades4h Trades in the last 4h.
+	Trades4h int `json:"trades4h"`
+
+	// Trades5m Trades in the last 5m.
+	Trades5m int `json:"trades5m"`
+
+	// Volumes15m Traded volume in tokens in the last 15m.
 	Volumes15m Decimal `json:"volumes15m"`
 
-	// Volumes1h A decimal number written as a JSON string (never a JSON number).
+	// Volumes1h Traded volume in tokens in the last 1h.
 	Volumes1h Decimal `json:"volumes1h"`
 
-	// Volumes1m A decimal number written as a JSON string (never a JSON number).
+	// Volumes1m Traded volume in tokens in the last 1m.
 	Volumes1m Decimal `json:"volumes1m"`
 
-	// Volumes24h A decimal number written as a JSON string (never a JSON number).
+	// Volumes24h Traded volume in tokens in the last 24h.
 	Volumes24h Decimal `json:"volumes24h"`
 
-	// Volumes30m A decimal number written as a JSON string (never a JSON number).
+	// Volumes30m Traded volume in tokens in the last 30m.
 	Volumes30m Decimal `json:"volumes30m"`
 
-	// Volumes4h A decimal number written as a JSON string (never a JSON number).
+	// Volumes4h Traded volume in tokens in the last 4h.
 	Volumes4h Decimal `json:"volumes4h"`
 
-	// Volumes5m A decimal number written as a JSON string (never a JSON number).
+	// Volumes5m Traded volume in tokens in the last 5m.
 	Volumes5m Decimal `json:"volumes5m"`
 
-	// VolumesInUsd15m A decimal number written as a JSON string (never a JSON number).
+	// VolumesInUsd15m Traded volume, USD in the last 15m.
 	VolumesInUsd15m Decimal `json:"volumesInUsd15m"`
 
-	// VolumesInUsd1h A decimal number written as a JSON string (never a JSON number).
+	// VolumesInUsd1h Traded volume, USD in the last 1h.
 	VolumesInUsd1h Decimal `json:"volumesInUsd1h"`
 
-	// VolumesInUsd1m A decimal number written as a JSON string (never a JSON number).
+	// VolumesInUsd1m Traded volume, USD in the last 1m.
 	VolumesInUsd1m Decimal `json:"volumesInUsd1m"`
 
-	// VolumesInUsd24h A decimal number written as a JSON string (never a JSON number).
+	// VolumesInUsd24h Traded volume, USD in the last 24h.
 	VolumesInUsd24h Decimal `json:"volumesInUsd24h"`
 
-	// VolumesInUsd30m A decimal number written as a JSON string (never a JSON number).
+	// VolumesInUsd30m Traded volume, USD in the last 30m.
 	VolumesInUsd30m Decimal `json:"volumesInUsd30m"`
 
-	// VolumesInUsd4h A decimal number written as a JSON string (never a JSON number).
+	// VolumesInUsd4h Traded volume, USD in the last 4h.
 	VolumesInUsd4h Decimal `json:"volumesInUsd4h"`
 
-	// VolumesInUsd5m A decimal number written as a JSON string (never a JSON number).
+	// VolumesInUsd5m Traded volume, USD in the last 5m.
 	VolumesInUsd5m Decimal `json:"volumesInUsd5m"`
 }
 
 // PnlEntry defines model for PnlEntry.
 type PnlEntry struct {
-	// AvgBuyPriceInUsd A decimal number written as a JSON string (never a JSON number).
+	// AvgBuyPriceInUsd Average price paid per token, USD.
 	AvgBuyPriceInUsd Decimal `json:"avgBuyPriceInUsd"`
 
-	// AvgProfitPerTradeInUsd A decimal number written as a JSON string (never a JSON number).
+	// AvgProfitPerTradeInUsd Total profit divided by the trades, USD.
 	AvgProfitPerTradeInUsd Decimal `json:"avgProfitPerTradeInUsd"`
 
-	// AvgSellPriceInUsd A decimal number written as a JSON string (never a JSON number).
+	// AvgSellPriceInUsd Average price received per token, USD.
 	AvgSellPriceInUsd Decimal `json:"avgSellPriceInUsd"`
 
-	// Balance A decimal number written as a JSON string (never a JSON number).
+	// Balance Tokens held now, in whole tokens.
 	Balance Decimal `json:"balance"`
 
-	// BuyAmount A decimal number written as a JSON string (never a JSON number).
+	// BuyAmount Tokens bought, in whole tokens.
 	BuyAmount Decimal `json:"buyAmount"`
 
-	// BuyAmountInUsd A decimal number written as a JSON string (never a JSON number).
+	// BuyAmountInUsd USD spent on buys.
 	BuyAmountInUsd Decimal `json:"buyAmountInUsd"`
-	Buys           string  `json:"buys"`
 
-	// CurrentValue A decimal number written as a JSON string (never a JSON number).
+	// Buys Buy trades, an integer count as text.
+	Buys string `json:"buys"`
+
+	// CurrentValue Value of the balance at the current price, USD.
 	CurrentValue Decimal `json:"currentValue"`
-	Decimals     int     `json:"decimals"`
-	IsClosed     bool    `json:"isClosed"`
-	LogoUri      string  `json:"logoUri"`
-	Name         string  `json:"name"`
 
-	// PriceInUsd A decimal number written as a JSON string (never a JSON number).
+	// Decimals Decimal places of the token's smallest unit.
+	Decimals int `json:"decimals"`
+
+	// IsClosed Whether the position is closed (nothing held any more).
+	IsClosed bool `json:"isClosed"`
+
+	// LogoUri Logo URL of the token ("" when none).
+	LogoUri string `json:"logoUri"`
+
+	// Name Token name.
+	Name string `json:"name"`
+
+	// PriceInUsd Current token price, USD.
 	PriceInUsd Decimal `json:"priceInUsd"`
 
-	// RealizedProfitInUsd A decimal number written as a JSON string (never a JSON number).
+	// RealizedProfitInUsd Profit of the tokens sold (proceeds minus their average cost), USD.
 	RealizedProfitInUsd Decimal `json:"realizedProfitInUsd"`
 
-	// RealizedProfitRatio A decimal number written as a JSON string (never a JSON number).
+	// RealizedProfitRatio Realized profit divided by the cost of the tokens sold.
 	RealizedProfitRatio Decimal `json:"realizedProfitRatio"`
 
-	// SellAmount A decimal number written as a JSON string (never a JSON number).
+	// SellAmount Tokens sold, in whole tokens.
 	SellAmount Decimal `json:"sellAmount"`
 
-	// SellAmountInUsd A decimal number written as a JSON string (never a JSON number).
+	// SellAmountInUsd USD received from sells.
 	SellAmountInUsd Decimal `json:"sellAmountInUsd"`
-	Sells           string  `json:"sells"`
-	Symbol          string  `json:"symbol"`
-	TokenAddress    string  `json:"tokenAddress"`
 
-	// TotalProfitInUsd A decimal number written as a JSON string (never a JSON number).
+	// Sells Sell trades, an integer count as text.
+	Sells string `json:"sells"`
+
+	// Symbol Token symbol.
+	Symbol string `json:"symbol"`
+
+	// TokenAddress Token address.
+	TokenAddress string `json:"tokenAddress"`
+
+	// TotalProfitInUsd Realized plus unrealized profit, USD.
 	TotalProfitInUsd Decimal `json:"totalProfitInUsd"`
 
-	// TotalProfitRatio A decimal number written as a JSON string (never a JSON number).
+	// TotalProfitRatio Total profit divided by the cost.
 	TotalProfitRatio Decimal `json:"totalProfitRatio"`
-	TotalTrades      string  `json:"totalTrades"`
 
-	// UnrealizedProfitInUsd A decimal number written as a JSON string (never a JSON number).
+	// TotalTrades All trades, an integer count as text.
+	TotalTrades string `json:"totalTrades"`
+
+	// UnrealizedProfitInUsd Profit of the balance at the current price over its average cost, USD.
 	UnrealizedProfitInUsd Decimal `json:"unrealizedProfitInUsd"`
 
-	// UnrealizedProfitRatio A decimal number written as a JSON string (never a JSON number).
+	// UnrealizedProfitRatio Unrealized profit divided by the balance's cost.
 	UnrealizedProfitRatio Decimal `json:"unrealizedProfitRatio"`
-	WalletAddress         string  `json:"walletAddress"`
+
+	// WalletAddress Wallet address.
+	WalletAddress string `json:"walletAddress"`
 }
 
 // PnlPage defines model for PnlPage.
 type PnlPage struct {
-	Data        []PnlEntry `json:"data"`
-	EndCursor   *string    `json:"endCursor"`
-	HasNext     bool       `json:"hasNext"`
-	HasPrev     bool       `json:"hasPrev"`
-	StartCursor *string    `json:"startCursor"`
-	Summary     PnlSummary `json:"summary"`
+	// Data The items of the page.
+	Data []PnlEntry `json:"data"`
+
+	// EndCursor Cursor of the end of the page: pass it as `cursor` for the next page; null on an empty page.
+	EndCursor *string `json:"endCursor"`
+
+	// HasNext Whether a next page exists.
+	HasNext bool `json:"hasNext"`
+
+	// HasPrev Whether a previous page exists.
+	HasPrev bool `json:"hasPrev"`
+
+	// StartCursor Cursor of the start of the page: pass it with `direction=prev` for the previous page; null on an empty page.
+	StartCursor *string `json:"startCursor"`
+
+	// Summary Totals over every entry (all pages).
+	Summary PnlSummary `json:"summary"`
 }
 
 // PnlSummary defines model for PnlSummary.
 type PnlSummary struct {
-	// AvgProfitPerTradeInUsd A decimal number written as a JSON string (never a JSON number).
+	// AvgProfitPerTradeInUsd Total profit divided by the trades, USD.
 	AvgProfitPerTradeInUsd Decimal `json:"avgProfitPerTradeInUsd"`
 
-	// BuyAmountInUsd A decimal number written as a JSON string (never a JSON number).
+	// BuyAmountInUsd USD spent on buys.
 	BuyAmountInUsd Decimal `json:"buyAmountInUsd"`
-	Buys           string  `json:"buys"`
 
-	// CurrentValue A decimal number written as a JSON string (never a JSON number).
+	// Buys Buy trades, an integer count as text.
+	Buys string `json:"buys"`
+
+	// CurrentValue Value of the balances at current prices, USD.
 	CurrentValue Decimal `json:"currentValue"`
-	Losses       string  `json:"losses"`
 
-	// RealizedProfitInUsd A decimal number written as a JSON string (never a JSON number).
+	// Losses Tokens with a negative total profit, as text.
+	Losses string `json:"losses"`
+
+	// RealizedProfitInUsd Realized profit, USD.
 	RealizedProfitInUsd Decimal `json:"realizedProfitInUsd"`
 
-	// RealizedProfitRatio A decimal number written as a JSON string (never a JSON number).
+	// RealizedProfitRatio Realized profit divided by the cost of what was sold.
 	RealizedProfitRatio Decimal `json:"realizedProfitRatio"`
 
-	// SellAmountInUsd A decimal number written as a JSON string (never a JSON number).
+	// SellAmountInUsd USD received from sells.
 	SellAmountInUsd Decimal `json:"sellAmountInUsd"`
-	Sells           string  `json:"sells"`
-	Tokens          string  `json:"tokens"`
 
-	// TotalCostInUsd A decimal number written as a JSON string (never a JSON number).
+	// Sells Sell trades, an integer count as text.
+	Sells string `json:"sells"`
+
+	// Tokens Tokens in the summary, as text.
+	Tokens string `json:"tokens"`
+
+	// TotalCostInUsd Cost of what was bought, USD.
 	TotalCostInUsd Decimal `json:"totalCostInUsd"`
 
-	// TotalProfitInUsd A decimal number written as a JSON string (never a JSON number).
+	// TotalProfitInUsd Realized plus unrealized profit, USD.
 	TotalProfitInUsd Decimal `json:"totalProfitInUsd"`
-	TotalTrades      string  `json:"totalTrades"`
 
-	// UnrealizedProfitInUsd A decimal number written as a JSON string (never a JSON number).
+	// TotalTrades All trades, an integer count as text.
+	TotalTrades string `json:"totalTrades"`
+
+	// UnrealizedProfitInUsd Unrealized profit, USD.
 	UnrealizedProfitInUsd Decimal `json:"unrealizedProfitInUsd"`
 
-	// WinRate A decimal number written as a JSON string (never a JSON number).
+	// WinRate Share of the tokens with a positive total profit (0–1).
 	WinRate Decimal `json:"winRate"`
-	Wins    string  `json:"wins"`
+
+	// Wins Tokens with a positive total profit, as text.
+	Wins string `json:"wins"`
 }
 
 // PoolLiquidity defines model for PoolLiquidity.
 type PoolLiquidity struct {
-	Chain          PoolLiquidityChain `json:"chain"`
-	Image          string             `json:"image"`
-	PoolAddress    string             `json:"poolAddress"`
-	ProgramAddress string             `json:"programAddress"`
-	ProtocolFamily string             `json:"protocolFamily"`
-	ProtocolName   string             `json:"protocolName"`
-	TokenAAddress  string             `json:"tokenAAddress"`
-	TokenBAddress  string             `json:"tokenBAddress"`
+	// Chain Chain as the request named it.
+	Chain PoolLiquidityChain `json:"chain"`
 
-	// TvlInSol A decimal number written as a JSON string (never a JSON number).
+	// Image Logo URL of the protocol ("" when none).
+	Image string `json:"image"`
+
+	// PoolAddress Pool address.
+	PoolAddress string `json:"poolAddress"`
+
+	// ProgramAddress Program (contract) address of the pool's protocol.
+	ProgramAddress string `json:"programAddress"`
+
+	// ProtocolFamily Protocol family of the pool.
+	ProtocolFamily string `json:"protocolFamily"`
+
+	// ProtocolName Protocol name.
+	ProtocolName string `json:"protocolName"`
+
+	// TokenAAddress The pool's base token.
+	TokenAAddress string `json:"tokenAAddress"`
+
+	// TokenBAddress The pool's quote token.
+	TokenBAddress string `json:"tokenBAddress"`
+
+	// TvlInSol Total value locked, SOL.
 	TvlInSol Decimal `json:"tvlInSol"`
 
-	// TvlInUsd A decimal number written as a JSON string (never a JSON number).
+	// TvlInUsd Total value locked, USD.
 	TvlInUsd Decimal `json:"tvlInUsd"`
 }
 
-// PoolLiquidityChain defines model for PoolLiquidity.Chain.
+// PoolLiquidityChain Chain as the request named it.
 type PoolLiquidityChain string
 
 // PoolSnapshot defines model for PoolSnapshot.
 type PoolSnapshot struct {
-	BlockHeight    int              `json:"blockHeight"`
-	BlockSlot      *int             `json:"blockSlot"`
-	BlockTimestamp int              `json:"blockTimestamp"`
-	PoolAddress    string           `json:"poolAddress"`
-	SnapshotTime   int              `json:"snapshotTime"`
-	TokenA         PoolSnapshotSide `json:"tokenA"`
-	TokenB         PoolSnapshotSide `json:"tokenB"`
+	// BlockHeight Block height of the snapshot.
+	BlockHeight int `json:"blockHeight"`
 
-	// TvlInNative A decimal number written as a JSON string (never a JSON number).
+	// BlockSlot Slot of the snapshot's block (null off sol).
+	BlockSlot *int `json:"blockSlot"`
+
+	// BlockTimestamp Block time, milliseconds since the Unix epoch.
+	BlockTimestamp int `json:"blockTimestamp"`
+
+	// PoolAddress Pool address.
+	PoolAddress string `json:"poolAddress"`
+
+	// SnapshotTime Time of the snapshot, milliseconds since the Unix epoch.
+	SnapshotTime int `json:"snapshotTime"`
+
+	// TokenA The pool's base side.
+	TokenA PoolSnapshotSide `json:"tokenA"`
+
+	// TokenB The pool's quote side.
+	TokenB PoolSnapshotSide `json:"tokenB"`
+
+	// TvlInNative Total value locked in the native token.
 	TvlInNative Decimal `json:"tvlInNative"`
 
-	// TvlInUsd A decimal number written as a JSON string (never a JSON number).
+	// TvlInUsd Total value locked in USD.
 	TvlInUsd Decimal `json:"tvlInUsd"`
 }
 
 // PoolSnapshotPage defines model for PoolSnapshotPage.
 type PoolSnapshotPage struct {
-	Data        []PoolSnapshot `json:"data"`
-	EndCursor   *string        `json:"endCursor"`
-	HasNext     bool           `json:"hasNext"`
-	HasPrev     bool           `json:"hasPrev"`
-	StartCursor *string        `json:"startCursor"`
+	// Data The items of the page.
+	Data []PoolSnapshot `json:"data"`
+
+	// EndCursor Cursor of the end of the page: pass it as `cursor` for the next page; null on an empty page.
+	EndCursor *string `json:"endCursor"`
+
+	// HasNext Whether a next page exists.
+	HasNext bool `json:"hasNext"`
+
+	// HasPrev Whether a previous page exists.
+	HasPrev bool `json:"hasPrev"`
+
+	// StartCursor Cursor of the start of the page: pass it with `direction=prev` for the previous page; null on an empty page.
+	StartCursor *string `json:"startCursor"`
 }
 
 // PoolSnapshotSide defines model for PoolSnapshotSide.
 type PoolSnapshotSide struct {
-	// AmountInNative A decimal number written as a JSON string (never a JSON number).
+	// AmountInNative Value of the side's reserve in the native token.
 	AmountInNative Decimal `json:"amountInNative"`
 
-	// AmountInUsd A decimal number written as a JSON string (never a JSON number).
+	// AmountInUsd Value of the side's reserve in USD.
 	AmountInUsd Decimal `json:"amountInUsd"`
-	Decimals    int     `json:"decimals"`
 
-	// PriceNative A decimal number written as a JSON string (never a JSON number).
+	// Decimals Decimal places of the side's token.
+	Decimals int `json:"decimals"`
+
+	// PriceNative Price of one token of the side in the native token.
 	PriceNative Decimal `json:"priceNative"`
 
-	// PriceUsd A decimal number written as a JSON string (never a JSON number).
-	PriceUsd     Decimal `json:"priceUsd"`
-	TokenAddress string  `json:"tokenAddress"`
-	VaultAmount  string  `json:"vaultAmount"`
+	// PriceUsd Price of one token of the side in USD.
+	PriceUsd Decimal `json:"priceUsd"`
+
+	// TokenAddress Address of the side's token.
+	TokenAddress string `json:"tokenAddress"`
+
+	// VaultAmount The side's reserve, an integer in smallest units.
+	VaultAmount string `json:"vaultAmount"`
 }
 
 // Readiness defines model for Readiness.
 type Readiness struct {
+	// Checks Each dependency and its state: `up`, or `down: ` and why.
 	Checks map[string]string `json:"checks"`
-	Status ReadinessStatus   `json:"status"`
+
+	// Status `ready` when every check is up.
+	Status ReadinessStatus `json:"status"`
 }
 
-// ReadinessStatus defines model for Readiness.Status.
+// ReadinessStatus `ready` when every check is up.
 type ReadinessStatus string
 
 // RedPacket defines model for RedPacket.
 type RedPacket struct {
-	Chain          RedPacketChain `json:"chain"`
-	ClaimAuthority string         `json:"claimAuthority"`
-	ClaimedAmount  string         `json:"claimedAmount"`
-	ClaimedCount   int            `json:"claimedCount"`
-	CreatedAt      int            `json:"createdAt"`
-	Creator        string         `json:"creator"`
-	Expiration     int            `json:"expiration"`
-	Expired        bool           `json:"expired"`
-	ExpiredAt      int            `json:"expiredAt"`
-	Id             string         `json:"id"`
-	MaxClaims      int            `json:"maxClaims"`
-	Memo           string         `json:"memo"`
-	Mint           string         `json:"mint"`
-	RefundedAmount string         `json:"refundedAmount"`
-	ShareId        string         `json:"shareId"`
-	TotalAmount    string         `json:"totalAmount"`
-	TxHash         string         `json:"txHash"`
+	// Chain Chain identifier.
+	Chain RedPacketChain `json:"chain"`
+
+	// ClaimAuthority Address allowed to approve claims.
+	ClaimAuthority string `json:"claimAuthority"`
+
+	// ClaimedAmount Amount claimed so far, in smallest units.
+	ClaimedAmount string `json:"claimedAmount"`
+
+	// ClaimedCount How many wallets have claimed.
+	ClaimedCount int `json:"claimedCount"`
+
+	// CreatedAt Creation time, milliseconds since the Unix epoch.
+	CreatedAt int `json:"createdAt"`
+
+	// Creator Creator wallet address.
+	Creator string `json:"creator"`
+
+	// Expiration Lifetime the creator set, in seconds.
+	Expiration int `json:"expiration"`
+
+	// Expired Whether the packet has expired.
+	Expired bool `json:"expired"`
+
+	// ExpiredAt Expiry time, milliseconds since the Unix epoch.
+	ExpiredAt int `json:"expiredAt"`
+
+	// Id Red packet identifier.
+	Id string `json:"id"`
+
+	// MaxClaims How many wallets may claim.
+	MaxClaims int `json:"maxClaims"`
+
+	// Memo Memo the creator attached.
+	Memo string `json:"memo"`
+
+	// Mint Token address.
+	Mint string `json:"mint"`
+
+	// RefundedAmount Amount returned to the creator after expiry, in smallest units.
+	RefundedAmount string `json:"refundedAmount"`
+
+	// ShareId Share identifier of the packet's link.
+	ShareId string `json:"shareId"`
+
+	// TotalAmount Amount put in, an integer in smallest units.
+	TotalAmount string `json:"totalAmount"`
+
+	// TxHash Transaction signature (hash on the EVM chains).
+	TxHash string `json:"txHash"`
 }
 
-// RedPacketChain defines model for RedPacket.Chain.
+// RedPacketChain Chain identifier.
 type RedPacketChain string
 
 // RedPacketClaim defines model for RedPacketClaim.
 type RedPacketClaim struct {
-	Amount    string              `json:"amount"`
-	Chain     RedPacketClaimChain `json:"chain"`
-	ClaimedAt int                 `json:"claimedAt"`
-	Claimer   string              `json:"claimer"`
-	Creator   string              `json:"creator"`
-	Mint      string              `json:"mint"`
-	PacketId  string              `json:"packetId"`
-	TxHash    string              `json:"txHash"`
+	// Amount Amount claimed, an integer in smallest units.
+	Amount string `json:"amount"`
+
+	// Chain Chain identifier.
+	Chain RedPacketClaimChain `json:"chain"`
+
+	// ClaimedAt Claim time, milliseconds since the Unix epoch.
+	ClaimedAt int `json:"claimedAt"`
+
+	// Claimer Wallet that claimed.
+	Claimer string `json:"claimer"`
+
+	// Creator Creator wallet address.
+	Creator string `json:"creator"`
+
+	// Mint Token address.
+	Mint string `json:"mint"`
+
+	// PacketId Red packet identifier.
+	PacketId string `json:"packetId"`
+
+	// TxHash Transaction signature (hash on the EVM chains).
+	TxHash string `json:"txHash"`
 }
 
-// RedPacketClaimChain defines model for RedPacketClaim.Chain.
+// RedPacketClaimChain Chain identifier.
 type RedPacketClaimChain string
 
 // RedPacketClaimPage defines model for RedPacketClaimPage.
 type RedPacketClaimPage struct {
-	EndCursor   *string          `json:"endCursor"`
-	HasNextPage bool             `json:"hasNextPage"`
-	Records     []RedPacketClaim `json:"records"`
-	StartCursor *string          `json:"startCursor"`
-	Total       int              `json:"total"`
+	// EndCursor Cursor of the end of the page: pass it as `cursor` for the next page; null on an empty page.
+	EndCursor *string `json:"endCursor"`
+
+	// HasNextPage Whether a next page exists.
+	HasNextPage bool `json:"hasNextPage"`
+
+	// Records The items of the page.
+	Records []RedPacketClaim `json:"records"`
+
+	// StartCursor Cursor of the start of the page: pass it with `direction=prev` for the previous page; null on an empty page.
+	StartCursor *string `json:"startCursor"`
+
+	// Total Total number of items of the list (all pages).
+	Total int `json:"total"`
 }
 
 // RedPacketPage defines model for RedPacketPage.
 type RedPacketPage struct {
-	EndCursor   *string     `json:"endCursor"`
-	HasNextPage bool        `json:"hasNextPage"`
-	Records     []RedPacket `json:"records"`
-	StartCursor *string     `json:"startCursor"`
-	Total       int         `json:"total"`
+	// EndCursor Cursor of the end of the page: pass it as `cursor` for the next page; null on an empty page.
+	EndCursor *string `json:"endCursor"`
+
+	// HasNextPage Whether a next page exists.
+	HasNextPage bool `json:"hasNextPage"`
+
+	// Records The items of the page.
+	Records []RedPacket `json:"records"`
+
+	// StartCursor Cursor of the start of the page: pass it with `direction=prev` for the previous page; null on an empty page.
+	StartCursor *string `json:"startCursor"`
+
+	// Total Total number of items of the list (all pages).
+	Total int `json:"total"`
 }
 
 // SocialMedias Every social link key; null where the token has none.
 type SocialMedias struct {
-	Bitbucket  *string `json:"bitbucket"`
-	Discord    *string `json:"discord"`
-	Facebook   *string `json:"facebook"`
-	Github     *string `json:"github"`
-	Instagram  *string `json:"instagram"`
-	Linkedin   *string `json:"linkedin"`
-	Medium     *string `json:"medium"`
-	Telegram   *string `json:"telegram"`
+	// Bitbucket Link to the token's bitbucket (a URL or a handle); null when none.
+	Bitbucket *string `json:"bitbucket"`
+
+	// Discord Link to the token's discord (a URL or a handle); null when none.
+	Discord *string `json:"discord"`
+
+	// Facebook Link to the token's facebook (a URL or a handle); null when none.
+	Facebook *string `json:"facebook"`
+
+	// Github Link to the token's github (a URL or a handle); null when none.
+	Github *string `json:"github"`
+
+	// Instagram Link to the token's instagram (a URL or a handle); null when none.
+	Instagram *string `json:"instagram"`
+
+	// Linkedin Link to the token's linkedin (a URL or a handle); null when none.
+	Linkedin *string `json:"linkedin"`
+
+	// Medium Link to the token's medium (a URL or a handle); null when none.
+	Medium *string `json:"medium"`
+
+	// Telegram Link to the token's telegram (a URL or a handle); null when none.
+	Telegram *string `json:"telegram"`
+
+	// TheService Link to the token's the service (a URL or a handle); null when none.
 	TheService *string `json:"the service"`
-	Tiktok     *string `json:"tiktok"`
-	Twitter    *string `json:"twitter"`
-	Website    *string `json:"website"`
-	Youtube    *string `json:"youtube"`
+
+	// Tiktok Link to the token's tiktok (a URL or a handle); null when none.
+	Tiktok *string `json:"tiktok"`
+
+	// Twitter Link to the token's twitter (a URL or a handle); null when none.
+	Twitter *string `json:"twitter"`
+
+	// Website Link to the token's website (a URL or a handle); null when none.
+	Website *string `json:"website"`
+
+	// Youtube Link to the token's youtube (a URL or a handle); null when none.
+	Youtube *string `json:"youtube"`
 }
 
 // Success defines model for Success.
 type Success struct {
+	// Success Always true.
 	Success SuccessSuccess `json:"success"`
 }
 
-// SuccessSuccess defines model for Success.Success.
+// SuccessSuccess Always true.
 type SuccessSuccess bool
 
 // Token defines model for Token.
 type Token struct {
-	Address               string          `json:"address"`
-	Chain                 TokenChain      `json:"chain"`
-	Decimals              int             `json:"decimals"`
-	Description           *string         `json:"description"`
-	DevLastTokenCreatedAt *time.Time      `json:"devLastTokenCreatedAt"`
-	DevTotalTokens        *string         `json:"devTotalTokens"`
-	Extension             TokenExtra      `json:"extension"`
-	Extra                 TokenExtra      `json:"extra"`
-	ImageUrl              *string         `json:"imageUrl"`
-	Market                *string         `json:"market"`
-	MarketData            TokenMarketData `json:"marketData"`
-	MetadataAddress       *string         `json:"metadataAddress"`
-	Name                  string          `json:"name"`
+	// Address Token address (the mint on sol, the contract on the EVM chains).
+	Address string `json:"address"`
 
-	// SocialMedias Every social link key; null where the token has none.
+	// Chain Chain identifier.
+	Chain TokenChain `json:"chain"`
+
+	// Decimals Decimal places of the token's smallest unit.
+	Decimals int `json:"decimals"`
+
+	// Description Free text the token's creator published; null when none.
+	Description *string `json:"description"`
+
+	// DevLastTokenCreatedAt When the token's developer last created a token (ISO 8601); null when unknown.
+	DevLastTokenCreatedAt *time.Time `json:"devLastTokenCreatedAt"`
+
+	// DevTotalTokens Tokens the developer created, an integer count as text; null when unknown.
+	DevTotalTokens *string `json:"devTotalTokens"`
+
+	// Extension Token extension object (same fields as `extra`).
+	Extension TokenExtra `json:"extension"`
+
+	// Extra Token extension fields (authorities, launchpad, migration).
+	Extra TokenExtra `json:"extra"`
+
+	// ImageUrl Logo URL; null when the token has none.
+	ImageUrl *string `json:"imageUrl"`
+
+	// Market Market identifier; null when none.
+	Market *string `json:"market"`
+
+	// MarketData Market figures: price, market cap, supply, liquidity and holdings.
+	MarketData TokenMarketData `json:"marketData"`
+
+	// MetadataAddress On-chain metadata account address; null when none.
+	MetadataAddress *string `json:"metadataAddress"`
+
+	// Name Token name.
+	Name string `json:"name"`
+
+	// SocialMedias Social links, every key present (null where the token has none).
 	SocialMedias SocialMedias `json:"socialMedias"`
-	Stats        struct {
+
+	// Stats Trading statistics per window.
+	Stats struct {
+		// Address Token address.
 		Address string `json:"address"`
 
-		// Periods Trading statistics per window (1m, 5m, 15m, 30m, 1h, 4h, 24h).
+		// Periods Statistics keyed by window.
 		Periods TokenPeriods `json:"periods"`
 	} `json:"stats"`
-	Symbol                  string         `json:"symbol"`
-	TokenCreatedAt          *int           `json:"tokenCreatedAt"`
-	TokenCreatedBlockHeight *string        `json:"tokenCreatedBlockHeight"`
-	TokenCreatedSlot        *string        `json:"tokenCreatedSlot"`
-	TokenCreatedTxSignature *string        `json:"tokenCreatedTxSignature"`
-	TokenCreators           []TokenCreator `json:"tokenCreators"`
-	Uri                     *string        `json:"uri"`
-	VendorCoinId            *string        `json:"vendorCoinId"`
+
+	// Symbol Token symbol.
+	Symbol string `json:"symbol"`
+
+	// TokenCreatedAt Creation time, milliseconds since the Unix epoch; null when unknown.
+	TokenCreatedAt *int `json:"tokenCreatedAt"`
+
+	// TokenCreatedBlockHeight Block height of the creation, an integer as text; null when unknown.
+	TokenCreatedBlockHeight *string `json:"tokenCreatedBlockHeight"`
+
+	// TokenCreatedSlot Slot of the creation, an integer as text; null when unknown.
+	TokenCreatedSlot *string `json:"tokenCreatedSlot"`
+
+	// TokenCreatedTxSignature Creation transaction signature; null when unknown.
+	TokenCreatedTxSignature *string `json:"tokenCreatedTxSignature"`
+
+	// TokenCreators The token's creators with their shares; [] when unknown.
+	TokenCreators []TokenCreator `json:"tokenCreators"`
+
+	// Uri Metadata URI; null when the token has none.
+	Uri *string `json:"uri"`
+
+	// VendorCoinId Identifier at an external price-data vendor; null when none.
+	VendorCoinId *string `json:"vendorCoinId"`
 }
 
-// TokenChain defines model for Token.Chain.
+// TokenChain Chain identifier.
 type TokenChain string
 
 // TokenCreator defines model for TokenCreator.
 type TokenCreator struct {
-	Address    string `json:"address"`
-	IsVerified bool   `json:"isVerified"`
-	Share      int    `json:"share"`
+	// Address Creator wallet address.
+	Address string `json:"address"`
+
+	// IsVerified Whether the creator signed the metadata.
+	IsVerified bool `json:"isVerified"`
+
+	// Share Creator's share of royalties, percent.
+	Share int `json:"share"`
 }
 
 // TokenExtra defines model for TokenExtra.
 type TokenExtra struct {
-	CollectionAddress        *string `json:"collectionAddress"`
-	EditionNonce             *int    `json:"editionNonce"`
-	FreezeAuthority          *string `json:"freezeAuthority"`
-	Fungible                 *bool   `json:"fungible"`
-	IsMutable                *bool   `json:"isMutable"`
-	IsNative                 *bool   `json:"isNative"`
-	IsVerifiedCollection     *bool   `json:"isVerifiedCollection"`
-	IsWrapped                *bool   `json:"isWrapped"`
-	Key                      *string `json:"key"`
+	// CollectionAddress Collection address; null when none.
+	CollectionAddress *string `json:"collectionAddress"`
+
+	// EditionNonce Edition nonce of the metadata; null when none.
+	EditionNonce *int `json:"editionNonce"`
+
+	// FreezeAuthority Freeze authority; null when none (revoked).
+	FreezeAuthority *string `json:"freezeAuthority"`
+
+	// Fungible Whether the token is fungible; null when unknown.
+	Fungible *bool `json:"fungible"`
+
+	// IsMutable Whether the metadata can change; null when unknown.
+	IsMutable *bool `json:"isMutable"`
+
+	// IsNative Whether this is the chain's native token; null when unknown.
+	IsNative *bool `json:"isNative"`
+
+	// IsVerifiedCollection Whether the collection is verified; null when unknown.
+	IsVerifiedCollection *bool `json:"isVerifiedCollection"`
+
+	// IsWrapped Whether the token wraps another; null when unknown.
+	IsWrapped *bool `json:"isWrapped"`
+
+	// Key Metadata account kind; null when none.
+	Key *string `json:"key"`
+
+	// LaunchFromProgramAddress Program address of the launchpad the token launched from; null when none.
 	LaunchFromProgramAddress *string `json:"launchFromProgramAddress"`
+
+	// LaunchFromProtocolFamily Protocol family of that launchpad; null when none.
 	LaunchFromProtocolFamily *string `json:"launchFromProtocolFamily"`
-	MigratedAt               *int    `json:"migratedAt"`
-	MigratedToPoolAddress    *string `json:"migratedToPoolAddress"`
+
+	// MigratedAt When the token migrated off its bonding curve: milliseconds since the epoch in Token records, seconds in MultiToken records; null before.
+	MigratedAt *int `json:"migratedAt"`
+
+	// MigratedToPoolAddress Pool the token migrated to; null before migration.
+	MigratedToPoolAddress *string `json:"migratedToPoolAddress"`
+
+	// MigratedToProgramAddress Program address of the DEX it migrated to; null before migration.
 	MigratedToProgramAddress *string `json:"migratedToProgramAddress"`
+
+	// MigratedToProtocolFamily Protocol family of that DEX; null before migration.
 	MigratedToProtocolFamily *string `json:"migratedToProtocolFamily"`
-	MintAuthority            *string `json:"mintAuthority"`
-	PrimarySaleHappened      *bool   `json:"primarySaleHappened"`
-	ProgramAddress           *string `json:"programAddress"`
-	SellerFeeBasisPoints     *int    `json:"sellerFeeBasisPoints"`
-	TokenStandard            *string `json:"tokenStandard"`
-	UpdateAuthority          *string `json:"updateAuthority"`
+
+	// MintAuthority Mint authority; null when none (revoked).
+	MintAuthority *string `json:"mintAuthority"`
+
+	// PrimarySaleHappened Whether the primary sale happened; null when unknown.
+	PrimarySaleHappened *bool `json:"primarySaleHappened"`
+
+	// ProgramAddress Token program address; null when unknown.
+	ProgramAddress *string `json:"programAddress"`
+
+	// SellerFeeBasisPoints Royalty in basis points; null when none.
+	SellerFeeBasisPoints *int `json:"sellerFeeBasisPoints"`
+
+	// TokenStandard Token standard; null when unknown.
+	TokenStandard *string `json:"tokenStandard"`
+
+	// UpdateAuthority Metadata update authority; null when none.
+	UpdateAuthority *string `json:"updateAuthority"`
 }
 
 // TokenFast defines model for TokenFast.
 type TokenFast struct {
-	Address    string         `json:"address"`
-	Chain      TokenFastChain `json:"chain"`
-	Decimals   int            `json:"decimals"`
-	ImageUrl   *string        `json:"imageUrl"`
+	// Address Token address (the mint on sol, the contract on the EVM chains).
+	Address string `json:"address"`
+
+	// Chain Chain identifier.
+	Chain TokenFastChain `json:"chain"`
+
+	// Decimals Decimal places of the token's smallest unit.
+	Decimals int `json:"decimals"`
+
+	// ImageUrl Logo URL; null when the token has none.
+	ImageUrl *string `json:"imageUrl"`
+
+	// MarketData Price, market cap, holders and liquidity.
 	MarketData struct {
-		// Holders A decimal number written as a JSON string (never a JSON number).
+		// Holders Wallets holding the token.
 		Holders Decimal `json:"holders"`
 
-		// MarketCapInUsd A decimal number written as a JSON string (never a JSON number).
+		// MarketCapInUsd Market capitalisation, USD.
 		MarketCapInUsd Decimal `json:"marketCapInUsd"`
 
-		// PriceInUsd A decimal number written as a JSON string (never a JSON number).
+		// PriceInUsd Price of one token, USD.
 		PriceInUsd Decimal `json:"priceInUsd"`
 
-		// TotalTvlInUsd A decimal number written as a JSON string (never a JSON number).
+		// TotalTvlInUsd Liquidity over all the token's pools, USD.
 		TotalTvlInUsd Decimal `json:"totalTvlInUsd"`
 	} `json:"marketData"`
-	Name  string `json:"name"`
+
+	// Name Token name.
+	Name string `json:"name"`
+
+	// Stats The 24h volume and trade count.
 	Stats struct {
+		// Address Token address.
 		Address string `json:"address"`
+
+		// Periods Statistics keyed by window (fast mode: 24h only).
 		Periods struct {
+			// N24h The last 24 hours.
 			N24h struct {
-				// TotalVolumeInUsd A decimal number written as a JSON string (never a JSON number).
+				// TotalVolumeInUsd Traded volume in the window, USD.
 				TotalVolumeInUsd Decimal `json:"totalVolumeInUsd"`
-				Trades           string  `json:"trades"`
+
+				// Trades Trades in the window, an integer count as text.
+				Trades string `json:"trades"`
 			} `json:"24h"`
 		} `json:"periods"`
 	} `json:"stats"`
-	Symbol         string `json:"symbol"`
-	TokenCreatedAt *int   `json:"tokenCreatedAt"`
+
+	// Symbol Token symbol.
+	Symbol string `json:"symbol"`
+
+	// TokenCreatedAt Creation time, milliseconds since the Unix epoch; null when unknown.
+	TokenCreatedAt *int `json:"tokenCreatedAt"`
 }
 
-// TokenFastChain defines model for TokenFast.Chain.
+// TokenFastChain Chain identifier.
 type TokenFastChain string
 
 // TokenFastPage defines model for TokenFastPage.
 type TokenFastPage struct {
-	Data        []TokenFast `json:"data"`
-	EndCursor   *string     `json:"endCursor"`
-	HasNext     bool        `json:"hasNext"`
-	HasPrev     bool        `json:"hasPrev"`
-	StartCursor *string     `json:"startCursor"`
+	// Data The items of the page.
+	Data []TokenFast `json:"data"`
+
+	// EndCursor Cursor of the end of the page: pass it as `cursor` for the next page; null on an empty page.
+	EndCursor *string `json:"endCursor"`
+
+	// HasNext Whether a next page exists.
+	HasNext bool `json:"hasNext"`
+
+	// HasPrev Whether a previous page exists.
+	HasPrev bool `json:"hasPrev"`
+
+	// StartCursor Cursor of the start of the page: pass it with `direction=prev` for the previous page; null on an empty page.
+	StartCursor *string `json:"startCursor"`
 }
 
 // TokenMarketData defines model for TokenMarketData.
 type TokenMarketData struct {
-	// BluechipHoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// BluechipHoldingsRatio Share of the supply the bluechip wallets hold (0–1).
 	BluechipHoldingsRatio Decimal `json:"bluechipHoldingsRatio"`
 
-	// BluechipTotalHolders A decimal number written as a JSON string (never a JSON number).
+	// BluechipTotalHolders Wallets labelled bluechip holding the token.
 	BluechipTotalHolders Decimal `json:"bluechipTotalHolders"`
 
-	// BluechipTotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// BluechipTotalHoldings Tokens the bluechip wallets hold, in whole tokens.
 	BluechipTotalHoldings Decimal `json:"bluechipTotalHoldings"`
 
-	// BundleHoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// BundleHoldingsRatio Share of the supply the bundle wallets hold (0–1).
 	BundleHoldingsRatio Decimal `json:"bundleHoldingsRatio"`
 
-	// BundleTotalHolders A decimal number written as a JSON string (never a JSON number).
+	// BundleTotalHolders Wallets labelled bundle holding the token.
 	BundleTotalHolders Decimal `json:"bundleTotalHolders"`
 
-	// BundleTotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// BundleTotalHoldings Tokens the bundle wallets hold, in whole tokens.
 	BundleTotalHoldings Decimal `json:"bundleTotalHoldings"`
 
-	// CirculatingSupply A decimal number written as a JSON string (never a JSON number).
+	// CirculatingSupply Tokens in circulation, in whole tokens.
 	CirculatingSupply Decimal `json:"circulatingSupply"`
 
-	// CompletionRatio A decimal number written as a JSON string (never a JSON number).
+	// CompletionRatio How far the bonding curve is completed (0–1; 1 once migrated).
 	CompletionRatio Decimal `json:"completionRatio"`
 
-	// DevHoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// DevHoldingsRatio Share of the supply the dev wallets hold (0–1).
 	DevHoldingsRatio Decimal `json:"devHoldingsRatio"`
 
-	// DevTotalHolders A decimal number written as a JSON string (never a JSON number).
+	// DevTotalHolders Wallets labelled dev holding the token.
 	DevTotalHolders Decimal `json:"devTotalHolders"`
 
-	// DevTotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// DevTotalHoldings Tokens the dev wallets hold, in whole tokens.
 	DevTotalHoldings Decimal `json:"devTotalHoldings"`
 
-	// FdvInSol A decimal number written as a JSON string (never a JSON number).
+	// FdvInSol Fully diluted valuation, SOL.
 	FdvInSol Decimal `json:"fdvInSol"`
 
-	// FdvInUsd A decimal number written as a JSON string (never a JSON number).
+	// FdvInUsd Fully diluted valuation, USD.
 	FdvInUsd Decimal `json:"fdvInUsd"`
 
-	// FreshHoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// FreshHoldingsRatio Share of the supply the fresh wallets hold (0–1).
 	FreshHoldingsRatio Decimal `json:"freshHoldingsRatio"`
 
-	// FreshTotalHolders A decimal number written as a JSON string (never a JSON number).
+	// FreshTotalHolders Wallets labelled fresh holding the token.
 	FreshTotalHolders Decimal `json:"freshTotalHolders"`
 
-	// FreshTotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// FreshTotalHoldings Tokens the fresh wallets hold, in whole tokens.
 	FreshTotalHoldings Decimal `json:"freshTotalHoldings"`
 
-	// Holders A decimal number written as a JSON string (never a JSON number).
+	// Holders Wallets holding the token.
 	Holders Decimal `json:"holders"`
 
-	// InsiderHoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// InsiderHoldingsRatio Share of the supply the insider wallets hold (0–1).
 	InsiderHoldingsRatio Decimal `json:"insiderHoldingsRatio"`
 
-	// InsiderTotalHolders A decimal number written as a JSON string (never a JSON number).
+	// InsiderTotalHolders Wallets labelled insider holding the token.
 	InsiderTotalHolders Decimal `json:"insiderTotalHolders"`
 
-	// InsiderTotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// InsiderTotalHoldings Tokens the insider wallets hold, in whole tokens.
 	InsiderTotalHoldings Decimal `json:"insiderTotalHoldings"`
 
-	// KolHoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// KolHoldingsRatio Share of the supply the kol wallets hold (0–1).
 	KolHoldingsRatio Decimal `json:"kolHoldingsRatio"`
 
-	// KolTotalHolders A decimal number written as a JSON string (never a JSON number).
+	// KolTotalHolders Wallets labelled kol holding the token.
 	KolTotalHolders Decimal `json:"kolTotalHolders"`
 
-	// KolTotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// KolTotalHoldings Tokens the kol wallets hold, in whole tokens.
 	KolTotalHoldings Decimal `json:"kolTotalHoldings"`
 
-	// MarketCapInSol A decimal number written as a JSON string (never a JSON number).
+	// MarketCapInSol Market capitalisation (price × circulating supply), SOL.
 	MarketCapInSol Decimal `json:"marketCapInSol"`
 
-	// MarketCapInUsd A decimal number written as a JSON string (never a JSON number).
+	// MarketCapInUsd Market capitalisation (price × circulating supply), USD.
 	MarketCapInUsd Decimal `json:"marketCapInUsd"`
 
-	// MaxPoolTvlInSol A decimal number written as a JSON string (never a JSON number).
+	// MaxPoolTvlInSol Liquidity of the token's largest pool, SOL.
 	MaxPoolTvlInSol Decimal `json:"maxPoolTvlInSol"`
 
-	// MaxPoolTvlInUsd A decimal number written as a JSON string (never a JSON number).
+	// MaxPoolTvlInUsd Liquidity of the token's largest pool, USD.
 	MaxPoolTvlInUsd Decimal `json:"maxPoolTvlInUsd"`
 
-	// PriceInSol A decimal number written as a JSON string (never a JSON number).
+	// PriceInSol Price of one token, SOL.
 	PriceInSol Decimal `json:"priceInSol"`
 
-	// PriceInUsd A decimal number written as a JSON string (never a JSON number).
+	// PriceInUsd Price of one token, USD.
 	PriceInUsd Decimal `json:"priceInUsd"`
 
-	// ProHoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// ProHoldingsRatio Share of the supply the pro wallets hold (0–1).
 	ProHoldingsRatio Decimal `json:"proHoldingsRatio"`
 
-	// ProTotalHolders A decimal number written as a JSON string (never a JSON number).
+	// ProTotalHolders Wallets labelled pro holding the token.
 	ProTotalHolders Decimal `json:"proTotalHolders"`
 
-	// ProTotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// ProTotalHoldings Tokens the pro wallets hold, in whole tokens.
 	ProTotalHoldings Decimal `json:"proTotalHoldings"`
 
-	// SandwishHoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// SandwishHoldingsRatio Share of the supply the sandwish wallets hold (0–1).
 	SandwishHoldingsRatio Decimal `json:"sandwishHoldingsRatio"`
 
-	// SandwishTotalHolders A decimal number written as a JSON string (never a JSON number).
+	// SandwishTotalHolders Wallets labelled sandwish holding the token.
 	SandwishTotalHolders Decimal `json:"sandwishTotalHolders"`
 
-	// SandwishTotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// SandwishTotalHoldings Tokens the sandwish wallets hold, in whole tokens.
 	SandwishTotalHoldings Decimal `json:"sandwishTotalHoldings"`
 
-	// SniperHoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// SniperHoldingsRatio Share of the supply the sniper wallets hold (0–1).
 	SniperHoldingsRatio Decimal `json:"sniperHoldingsRatio"`
 
-	// SniperTotalHolders A decimal number written as a JSON string (never a JSON number).
+	// SniperTotalHolders Wallets labelled sniper holding the token.
 	SniperTotalHolders Decimal `json:"sniperTotalHolders"`
 
-	// SniperTotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// SniperTotalHoldings Tokens the sniper wallets hold, in whole tokens.
 	SniperTotalHoldings Decimal `json:"sniperTotalHoldings"`
 
-	// Top100HoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// Top100HoldingsRatio Share of the supply the 100 largest holders hold (0–1).
 	Top100HoldingsRatio Decimal `json:"top100HoldingsRatio"`
 
-	// Top100TotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// Top100TotalHoldings Tokens the 100 largest holders hold, in whole tokens.
 	Top100TotalHoldings Decimal `json:"top100TotalHoldings"`
 
-	// Top10HoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// Top10HoldingsRatio Share of the supply the 10 largest holders hold (0–1).
 	Top10HoldingsRatio Decimal `json:"top10HoldingsRatio"`
 
-	// Top10TotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// Top10TotalHoldings Tokens the 10 largest holders hold, in whole tokens.
 	Top10TotalHoldings Decimal `json:"top10TotalHoldings"`
 
-	// Top50HoldingsRatio A decimal number written as a JSON string (never a JSON number).
+	// Top50HoldingsRatio Share of the supply the 50 largest holders hold (0–1).
 	Top50HoldingsRatio Decimal `json:"top50HoldingsRatio"`
 
-	// Top50TotalHoldings A decimal number written as a JSON string (never a JSON number).
+	// Top50TotalHoldings Tokens the 50 largest holders hold, in whole tokens.
 	Top50TotalHoldings Decimal `json:"top50TotalHoldings"`
 
-	// TotalSupply A decimal number written as a JSON string (never a JSON number).
+	// TotalSupply Total supply, in whole tokens.
 	TotalSupply Decimal `json:"totalSupply"`
 
-	// TotalTvlInSol A decimal number written as a JSON string (never a JSON number).
+	// TotalTvlInSol Liquidity over all the token's pools, SOL.
 	TotalTvlInSol Decimal `json:"totalTvlInSol"`
 
-	// TotalTvlInUsd A decimal number written as a JSON string (never a JSON number).
+	// TotalTvlInUsd Liquidity over all the token's pools, USD.
 	TotalTvlInUsd Decimal `json:"totalTvlInUsd"`
 }
 
 // TokenPage defines model for TokenPage.
 type TokenPage struct {
-	Data        []Token `json:"data"`
-	EndCursor   *string `json:"endCursor"`
-	HasNext     bool    `json:"hasNext"`
-	HasPrev     bool    `json:"hasPrev"`
+	// Data The items of the page.
+	Data []Token `json:"data"`
+
+	// EndCursor Cursor of the end of the page: pass it as `cursor` for the next page; null on an empty page.
+	EndCursor *string `json:"endCursor"`
+
+	// HasNext Whether a next page exists.
+	HasNext bool `json:"hasNext"`
+
+	// HasPrev Whether a previous page exists.
+	HasPrev bool `json:"hasPrev"`
+
+	// StartCursor Cursor of the start of the page: pass it with `direction=prev` for the previous page; null on an empty page.
 	StartCursor *string `json:"startCursor"`
 }
 
 // TokenPeriod defines model for TokenPeriod.
 type TokenPeriod struct {
-	// BuyVolumeInUsd A decimal number written as a JSON string (never a JSON number).
+	// BuyVolumeInUsd Bought volume, USD in the window.
 	BuyVolumeInUsd Decimal `json:"buyVolumeInUsd"`
 
-	// Buyers An integer count written as a JSON string.
+	// Buyers Distinct buying wallets in the window, an integer count as text.
 	Buyers DigitString `json:"buyers"`
 
-	// Buys An integer count written as a JSON string.
+	// Buys Buy trades in the window, an integer count as text.
 	Buys DigitString `json:"buys"`
 
-	// CloseInUsd A decimal number written as a JSON string (never a JSON number).
+	// CloseInUsd Last price, USD in the window.
 	CloseInUsd Decimal `json:"closeInUsd"`
 
-	// CurrentLiquidityInUsd A decimal number written as a JSON string (never a JSON number).
+	// CurrentLiquidityInUsd Liquidity at the window's end, USD in the window.
 	CurrentLiquidityInUsd Decimal `json:"currentLiquidityInUsd"`
 
-	// HighInUsd A decimal number written as a JSON string (never a JSON number).
+	// HighInUsd Highest price, USD in the window.
 	HighInUsd Decimal `json:"highInUsd"`
 
-	// LowInUsd A decimal number written as a JSON string (never a JSON number).
+	// LowInUsd Lowest price, USD in the window.
 	LowInUsd Decimal `json:"lowInUsd"`
 
-	// OpenInUsd A decimal number written as a JSON string (never a JSON number).
+	// OpenInUsd First price, USD in the window.
 	OpenInUsd Decimal `json:"openInUsd"`
 
-	// PriceChangeRatioInUsd A decimal number written as a JSON string (never a JSON number).
+	// PriceChangeRatioInUsd Price change from open to close, as a ratio (0.5 = +50%) in the window.
 	PriceChangeRatioInUsd Decimal `json:"priceChangeRatioInUsd"`
 
-	// SellVolumeInUsd A decimal number written as a JSON string (never a JSON number).
+	// SellVolumeInUsd Sold volume, USD in the window.
 	SellVolumeInUsd Decimal `json:"sellVolumeInUsd"`
 
-	// Sellers An integer count written as a JSON string.
+	// Sellers Distinct selling wallets in the window, an integer count as text.
 	Sellers DigitString `json:"sellers"`
 
-	// Sells An integer count written as a JSON string.
+	// Sells Sell trades in the window, an integer count as text.
 	Sells DigitString `json:"sells"`
 
-	// TotalVolumeInUsd A decimal number written as a JSON string (never a JSON number).
+	// TotalVolumeInUsd Traded volume, USD in the window.
 	TotalVolumeInUsd Decimal `json:"totalVolumeInUsd"`
 
-	// Traders An integer count written as a JSON string.
+	// Traders Distinct trading wallets in the window, an integer count as text.
 	Traders DigitString `json:"traders"`
 
-	// Trades An integer count written as a JSON string.
+	// Trades Trades in the window, an integer count as text.
 	Trades DigitString `json:"trades"`
 }
 
 // TokenPeriods Trading statistics per window (1m, 5m, 15m, 30m, 1h, 4h, 24h).
 type TokenPeriods struct {
+	// N15m Statistics of the last 15m.
 	N15m TokenPeriod `json:"15m"`
-	N1h  TokenPeriod `json:"1h"`
-	N1m  TokenPeriod `json:"1m"`
+
+	// N1h Statistics of the last 1h.
+	N1h TokenPeriod `json:"1h"`
+
+	// N1m Statistics of the last 1m.
+	N1m TokenPeriod `json:"1m"`
+
+	// N24h Statistics of the last 24h.
 	N24h TokenPeriod `json:"24h"`
+
+	// N30m Statistics of the last 30m.
 	N30m TokenPeriod `json:"30m"`
-	N4h  TokenPeriod `json:"4h"`
-	N5m  TokenPeriod `json:"5m"`
+
+	// N4h Statistics of the last 4h.
+	N4h TokenPeriod `json:"4h"`
+
+	// N5m Statistics of the last 5m.
+	N5m TokenPeriod `json:"5m"`
 }
 
 // Trade defines model for Trade.
 type Trade struct {
-	AccountOwnerAddress string     `json:"accountOwnerAddress"`
-	BlockHeight         int        `json:"blockHeight"`
-	BlockTimestamp      int        `json:"blockTimestamp"`
-	Chain               TradeChain `json:"chain"`
-	DexImage            string     `json:"dexImage"`
-	DexProgramAddress   string     `json:"dexProgramAddress"`
-	DexProtocolFamily   string     `json:"dexProtocolFamily"`
-	PoolAddress         string     `json:"poolAddress"`
-	SideTokenAddress    string     `json:"sideTokenAddress"`
+	// AccountOwnerAddress Wallet that made the trade.
+	AccountOwnerAddress string `json:"accountOwnerAddress"`
 
-	// SideTokenAmount A decimal number written as a JSON string (never a JSON number).
+	// BlockHeight Block height (slot on sol).
+	BlockHeight int `json:"blockHeight"`
+
+	// BlockTimestamp Block time, milliseconds since the Unix epoch.
+	BlockTimestamp int `json:"blockTimestamp"`
+
+	// Chain Chain identifier.
+	Chain TradeChain `json:"chain"`
+
+	// DexImage Logo URL of the DEX ("" when none).
+	DexImage string `json:"dexImage"`
+
+	// DexProgramAddress Program (contract) address of the DEX pool's protocol.
+	DexProgramAddress string `json:"dexProgramAddress"`
+
+	// DexProtocolFamily Protocol family of the DEX.
+	DexProtocolFamily string `json:"dexProtocolFamily"`
+
+	// PoolAddress Pool address.
+	PoolAddress string `json:"poolAddress"`
+
+	// SideTokenAddress Address of the token paid or received in exchange (the quote side).
+	SideTokenAddress string `json:"sideTokenAddress"`
+
+	// SideTokenAmount Amount of the side token, in whole tokens.
 	SideTokenAmount Decimal `json:"sideTokenAmount"`
 
-	// SideTokenAmountInNative A decimal number written as a JSON string (never a JSON number).
+	// SideTokenAmountInNative Value of the side amount in the native token.
 	SideTokenAmountInNative Decimal `json:"sideTokenAmountInNative"`
 
-	// SideTokenAmountInUsd A decimal number written as a JSON string (never a JSON number).
+	// SideTokenAmountInUsd Value of the side amount in USD.
 	SideTokenAmountInUsd Decimal `json:"sideTokenAmountInUsd"`
-	SideTokenImageUrl    string  `json:"sideTokenImageUrl"`
-	SideTokenName        string  `json:"sideTokenName"`
 
-	// SideTokenPriceInNative A decimal number written as a JSON string (never a JSON number).
+	// SideTokenImageUrl Logo URL of the side token ("" when none).
+	SideTokenImageUrl string `json:"sideTokenImageUrl"`
+
+	// SideTokenName Name of the side token.
+	SideTokenName string `json:"sideTokenName"`
+
+	// SideTokenPriceInNative Price of one side token in the native token.
 	SideTokenPriceInNative Decimal `json:"sideTokenPriceInNative"`
 
-	// SideTokenPriceInUsd A decimal number written as a JSON string (never a JSON number).
-	SideTokenPriceInUsd Decimal     `json:"sideTokenPriceInUsd"`
-	SideTokenSymbol     string      `json:"sideTokenSymbol"`
-	Status              TradeStatus `json:"status"`
-	TokenAddress        string      `json:"tokenAddress"`
+	// SideTokenPriceInUsd Price of one side token in USD.
+	SideTokenPriceInUsd Decimal `json:"sideTokenPriceInUsd"`
 
-	// TokenAmount A decimal number written as a JSON string (never a JSON number).
+	// SideTokenSymbol Symbol of the side token.
+	SideTokenSymbol string `json:"sideTokenSymbol"`
+
+	// Status Outcome of the transaction.
+	Status TradeStatus `json:"status"`
+
+	// TokenAddress Token address.
+	TokenAddress string `json:"tokenAddress"`
+
+	// TokenAmount Amount of the traded token, in whole tokens.
 	TokenAmount Decimal `json:"tokenAmount"`
 
-	// TokenAmountInNative A decimal number written as a JSON string (never a JSON number).
+	// TokenAmountInNative Value of the token amount in the chain's native token.
 	TokenAmountInNative Decimal `json:"tokenAmountInNative"`
 
-	// TokenAmountInUsd A decimal number written as a JSON string (never a JSON number).
+	// TokenAmountInUsd Value of the token amount in USD.
 	TokenAmountInUsd Decimal `json:"tokenAmountInUsd"`
-	TokenImageUrl    string  `json:"tokenImageUrl"`
-	TokenName        string  `json:"tokenName"`
 
-	// TokenPriceInNative A decimal number written as a JSON string (never a JSON number).
+	// TokenImageUrl Logo URL of the traded token ("" when none).
+	TokenImageUrl string `json:"tokenImageUrl"`
+
+	// TokenName Name of the traded token.
+	TokenName string `json:"tokenName"`
+
+	// TokenPriceInNative Price of one token in the native token at the trade.
 	TokenPriceInNative Decimal `json:"tokenPriceInNative"`
 
-	// TokenPriceInUsd A decimal number written as a JSON string (never a JSON number).
-	TokenPriceInUsd      Decimal   `json:"tokenPriceInUsd"`
-	TokenSymbol          string    `json:"tokenSymbol"`
-	TransactionSignature string    `json:"transactionSignature"`
-	Type                 TradeType `json:"type"`
+	// TokenPriceInUsd Price of one token in USD at the trade.
+	TokenPriceInUsd Decimal `json:"tokenPriceInUsd"`
+
+	// TokenSymbol Symbol of the traded token.
+	TokenSymbol string `json:"tokenSymbol"`
+
+	// TransactionSignature Transaction signature (hash on the EVM chains).
+	TransactionSignature string `json:"transactionSignature"`
+
+	// Type Trade side: BUY (the wallet received the token) or SELL.
+	Type TradeType `json:"type"`
 }
 
-// TradeChain defines model for Trade.Chain.
+// TradeChain Chain identifier.
 type TradeChain string
 
-// TradeStatus defines model for Trade.Status.
+// TradeStatus Outcome of the transaction.
 type TradeStatus string
 
-// TradeType defines model for Trade.Type.
+// TradeType Trade side: BUY (the wallet received the token) or SELL.
 type TradeType string
 
 // TradePage defines model for TradePage.
 type TradePage struct {
-	Data        []Trade `json:"data"`
-	EndCursor   *string `json:"endCursor"`
-	HasNext     bool    `json:"hasNext"`
-	HasPrev     bool    `json:"hasPrev"`
+	// Data The items of the page.
+	Data []Trade `json:"data"`
+
+	// EndCursor Cursor of the end of the page: pass it as `cursor` for the next page; null on an empty page.
+	EndCursor *string `json:"endCursor"`
+
+	// HasNext Whether a next page exists.
+	HasNext bool `json:"hasNext"`
+
+	// HasPrev Whether a previous page exists.
+	HasPrev bool `json:"hasPrev"`
+
+	// StartCursor Cursor of the start of the page: pass it with `direction=prev` for the previous page; null on an empty page.
 	StartCursor *string `json:"startCursor"`
 }
 
 // WebhookAttempt defines model for WebhookAttempt.
 type WebhookAttempt struct {
-	Attempt            int     `json:"attempt"`
-	EndpointId         string  `json:"endpointId"`
-	Error              *string `json:"error"`
-	LatencyMs          int     `json:"latencyMs"`
-	MsgId              string  `json:"msgId"`
-	ResponseStatusCode *int    `json:"responseStatusCode"`
-	Success            bool    `json:"success"`
-	Timestamp          string  `json:"timestamp"`
+	// Attempt Attempt number for the message, from 1.
+	Attempt int `json:"attempt"`
+
+	// EndpointId Endpoint id.
+	EndpointId string `json:"endpointId"`
+
+	// Error Why the attempt failed; null on success.
+	Error *string `json:"error"`
+
+	// LatencyMs Time to the endpoint's answer, milliseconds.
+	LatencyMs int `json:"latencyMs"`
+
+	// MsgId Id of the delivered message (one per event and endpoint).
+	MsgId string `json:"msgId"`
+
+	// ResponseStatusCode HTTP status the endpoint answered; null when no answer came.
+	ResponseStatusCode *int `json:"responseStatusCode"`
+
+	// Success Whether the endpoint answered 2xx.
+	Success bool `json:"success"`
+
+	// Timestamp When the attempt was made (ISO 8601).
+	Timestamp string `json:"timestamp"`
 }
 
 // WebhookAttemptList defines model for WebhookAttemptList.
 type WebhookAttemptList struct {
-	Data     []WebhookAttempt `json:"data"`
-	Done     bool             `json:"done"`
-	Iterator *string          `json:"iterator"`
+	// Data The attempts of the page, newest first.
+	Data []WebhookAttempt `json:"data"`
+
+	// Done Whether this is the last page.
+	Done bool `json:"done"`
+
+	// Iterator Pass as `iterator` for the next page; null on the last.
+	Iterator *string `json:"iterator"`
 }
 
 // WebhookEndpoint defines model for WebhookEndpoint.
 type WebhookEndpoint struct {
-	Channels    *[]WebhookEndpointChannels `json:"channels"`
-	CreatedAt   string                     `json:"createdAt"`
-	Description *string                    `json:"description"`
-	Disabled    bool                       `json:"disabled"`
-	Filter      *string                    `json:"filter"`
-	FilterTypes *[]string                  `json:"filterTypes"`
-	Id          string                     `json:"id"`
-	Metadata    map[string]string          `json:"metadata"`
-	RateLimit   *int                       `json:"rateLimit"`
-	UpdatedAt   string                     `json:"updatedAt"`
-	Url         string                     `json:"url"`
+	// Channels Channels the endpoint receives; null for all.
+	Channels *[]WebhookEndpointChannels `json:"channels"`
+
+	// CreatedAt When the endpoint was created (ISO 8601).
+	CreatedAt string `json:"createdAt"`
+
+	// Description Free text; null when none.
+	Description *string `json:"description"`
+
+	// Disabled Whether deliveries are paused.
+	Disabled bool `json:"disabled"`
+
+	// Filter Event filter: a CEL expression over the event's data; null when none.
+	Filter *string `json:"filter"`
+
+	// FilterTypes Event types delivered (the channel names); null for all.
+	FilterTypes *[]string `json:"filterTypes"`
+
+	// Id Endpoint id.
+	Id string `json:"id"`
+
+	// Metadata Free-form key/value pairs kept with the endpoint.
+	Metadata map[string]string `json:"metadata"`
+
+	// RateLimit Most deliveries per second to the endpoint; null for no limit.
+	RateLimit *int32 `json:"rateLimit"`
+
+	// UpdatedAt When the endpoint last changed (ISO 8601).
+	UpdatedAt string `json:"updatedAt"`
+
+	// Url Destination URL the events are POSTed to.
+	Url string `json:"url"`
 }
 
 // WebhookEndpointChannels defines model for WebhookEndpoint.Channels.
@@ -3481,22 +4181,35 @@ type WebhookEndpointChannels string
 
 // WebhookEndpointList defines model for WebhookEndpointList.
 type WebhookEndpointList struct {
-	Data         []WebhookEndpoint `json:"data"`
-	Done         bool              `json:"done"`
-	Iterator     *string           `json:"iterator"`
-	PrevIterator *string           `json:"prevIterator"`
+	// Data The endpoints of the page.
+	Data []WebhookEndpoint `json:"data"`
+
+	// Done Whether this is the last page.
+	Done bool `json:"done"`
+
+	// Iterator Pass as `iterator` for the next page; null on the last.
+	Iterator *string `json:"iterator"`
+
+	// PrevIterator Iterator of the previous page; null on the first.
+	PrevIterator *string `json:"prevIterator"`
 }
 
 // WebhookSecret defines model for WebhookSecret.
 type WebhookSecret struct {
+	// Secret The endpoint's signing secret (`whsec_` + base64).
 	Secret string `json:"secret"`
 }
 
 // Whoami defines model for Whoami.
 type Whoami struct {
-	AccountId string         `json:"accountId"`
-	KeyId     string         `json:"keyId"`
-	Scopes    []WhoamiScopes `json:"scopes"`
+	// AccountId The account the key belongs to.
+	AccountId string `json:"accountId"`
+
+	// KeyId The key's id (not the key).
+	KeyId string `json:"keyId"`
+
+	// Scopes The scopes the key carries.
+	Scopes []WhoamiScopes `json:"scopes"`
 }
 
 // WhoamiScopes defines model for Whoami.Scopes.
@@ -3594,10 +4307,17 @@ type StreamJobParams struct {
 
 // RegisterTransferJSONBody defines parameters for RegisterTransfer.
 type RegisterTransferJSONBody struct {
-	Asset             string                            `json:"asset"`
-	Direction         RegisterTransferJSONBodyDirection `json:"direction"`
-	Network           RegisterTransferJSONBodyNetwork   `json:"network"`
-	TransferReference string                            `json:"transferReference"`
+	// Asset Asset symbol (at most 64 characters, no spaces).
+	Asset string `json:"asset"`
+
+	// Direction Whether the transfer left (sent) or reached (received) the account.
+	Direction RegisterTransferJSONBodyDirection `json:"direction"`
+
+	// Network Network (case-sensitive).
+	Network RegisterTransferJSONBodyNetwork `json:"network"`
+
+	// TransferReference Transaction hash (base58 signature on Solana, `0x` + 64 hex on ethereum, 64 hex on bitcoin), optionally followed by `:` and an address on the same network (bitcoin: or an output index); a received transfer must name the receiving address.
+	TransferReference string `json:"transferReference"`
 }
 
 // RegisterTransferParams defines parameters for RegisterTransfer.
@@ -3614,17 +4334,32 @@ type RegisterTransferJSONBodyNetwork string
 
 // RegisterWithdrawalJSONBody defines parameters for RegisterWithdrawal.
 type RegisterWithdrawalJSONBody struct {
+	// Address Withdrawal address: base58 of 32 bytes on Solana, `0x` + 40 hex digits on ethereum, a base58 (P2PKH/P2SH) or bech32 address on bitcoin.
 	Address string `json:"address"`
-	Asset   string `json:"asset"`
 
-	// AssetAmount A decimal number written as a JSON string (never a JSON number).
-	AssetAmount       Decimal                           `json:"assetAmount"`
-	AssetDenomination *string                           `json:"assetDenomination,omitempty"`
-	AssetId           *string                           `json:"assetId,omitempty"`
-	AssetPrice        *Decimal                          `json:"assetPrice,omitempty"`
-	AttemptTimestamp  string                            `json:"attemptTimestamp"`
-	Memo              *string                           `json:"memo,omitempty"`
-	Network           RegisterWithdrawalJSONBodyNetwork `json:"network"`
+	// Asset Asset symbol (at most 64 characters, no spaces).
+	Asset string `json:"asset"`
+
+	// AssetAmount Amount of the asset: a positive plain decimal (no sign, exponent or separators).
+	AssetAmount string `json:"assetAmount"`
+
+	// AssetDenomination Currency of assetPrice, letters only (default USD).
+	AssetDenomination *string `json:"assetDenomination,omitempty"`
+
+	// AssetId Asset identifier, e.g. the token address.
+	AssetId *string `json:"assetId,omitempty"`
+
+	// AssetPrice Price of one unit of the asset in assetDenomination: a non-negative plain decimal.
+	AssetPrice *string `json:"assetPrice,omitempty"`
+
+	// AttemptTimestamp When the withdrawal was attempted: ISO 8601 / RFC 3339 (`2024-01-15T10:30:00.000Z`); a space instead of `T` and a time without zone (UTC) are accepted too.
+	AttemptTimestamp time.Time `json:"attemptTimestamp"`
+
+	// Memo Memo (at most 256 characters).
+	Memo *string `json:"memo,omitempty"`
+
+	// Network Network (case-sensitive).
+	Network RegisterWithdrawalJSONBodyNetwork `json:"network"`
 }
 
 // RegisterWithdrawalParams defines parameters for RegisterWithdrawal.
@@ -3946,6 +4681,7 @@ type ListTradesParamsChain string
 
 // CalculatePnlJSONBody defines parameters for CalculatePnl.
 type CalculatePnlJSONBody struct {
+	// TokenAddresses Tokens to compute (at most 100; absent, null or [] = every token the wallet traded).
 	TokenAddresses *[]string `json:"tokenAddresses,omitempty"`
 }
 
@@ -3996,15 +4732,32 @@ type ListWebhookEndpointsParamsOrder string
 
 // UpdateWebhookEndpointJSONBody defines parameters for UpdateWebhookEndpoint.
 type UpdateWebhookEndpointJSONBody struct {
-	Channels    *[]UpdateWebhookEndpointJSONBodyChannels `json:"channels,omitempty"`
-	Description *string                                  `json:"description,omitempty"`
-	Disabled    *bool                                    `json:"disabled,omitempty"`
-	EndpointId  string                                   `json:"endpointId"`
-	Filter      *string                                  `json:"filter,omitempty"`
-	FilterTypes *[]string                                `json:"filterTypes,omitempty"`
-	Metadata    *map[string]string                       `json:"metadata,omitempty"`
-	RateLimit   *int32                                   `json:"rateLimit,omitempty"`
-	Url         *string                                  `json:"url,omitempty"`
+	// Channels Channels to receive; null for all.
+	Channels *[]UpdateWebhookEndpointJSONBodyChannels `json:"channels,omitempty"`
+
+	// Description Free text.
+	Description *string `json:"description,omitempty"`
+
+	// Disabled Pause (true) or resume (false) deliveries.
+	Disabled *bool `json:"disabled,omitempty"`
+
+	// EndpointId Id of the endpoint to change.
+	EndpointId string `json:"endpointId"`
+
+	// Filter Event filter: a CEL expression over the event's data (at most 4096 bytes); null for none.
+	Filter *string `json:"filter,omitempty"`
+
+	// FilterTypes Event types delivered (the channel names); null for all.
+	FilterTypes *[]string `json:"filterTypes,omitempty"`
+
+	// Metadata Free-form key/value pairs kept with the endpoint.
+	Metadata *map[string]string `json:"metadata,omitempty"`
+
+	// RateLimit Most deliveries per second (int32, minimum 0); null removes the limit.
+	RateLimit *int32 `json:"rateLimit,omitempty"`
+
+	// Url New destination URL; null or absent keeps it.
+	Url *string `json:"url,omitempty"`
 }
 
 // UpdateWebhookEndpointJSONBodyChannels defines parameters for UpdateWebhookEndpoint.
@@ -4012,15 +4765,32 @@ type UpdateWebhookEndpointJSONBodyChannels string
 
 // CreateWebhookEndpointJSONBody defines parameters for CreateWebhookEndpoint.
 type CreateWebhookEndpointJSONBody struct {
-	Channels    *[]CreateWebhookEndpointJSONBodyChannels `json:"channels,omitempty"`
-	Description *string                                  `json:"description,omitempty"`
-	Disabled    *bool                                    `json:"disabled,omitempty"`
-	Filter      *string                                  `json:"filter,omitempty"`
-	FilterTypes *[]string                                `json:"filterTypes,omitempty"`
-	Metadata    *map[string]string                       `json:"metadata,omitempty"`
-	RateLimit   *int32                                   `json:"rateLimit,omitempty"`
-	Secret      *string                                  `json:"secret,omitempty"`
-	Url         string                                   `json:"url"`
+	// Channels Channels to receive; null or absent for all.
+	Channels *[]CreateWebhookEndpointJSONBodyChannels `json:"channels,omitempty"`
+
+	// Description Free text.
+	Description *string `json:"description,omitempty"`
+
+	// Disabled Create paused.
+	Disabled *bool `json:"disabled,omitempty"`
+
+	// Filter Event filter: a CEL expression over the event's data (at most 4096 bytes); null for none.
+	Filter *string `json:"filter,omitempty"`
+
+	// FilterTypes Event types delivered (the channel names); null for all.
+	FilterTypes *[]string `json:"filterTypes,omitempty"`
+
+	// Metadata Free-form key/value pairs kept with the endpoint.
+	Metadata *map[string]string `json:"metadata,omitempty"`
+
+	// RateLimit Most deliveries per second to the endpoint (int32, minimum 0); null for no limit.
+	RateLimit *int32 `json:"rateLimit,omitempty"`
+
+	// Secret Signing secret (`whsec_` + base64); generated when absent.
+	Secret *string `json:"secret,omitempty"`
+
+	// Url Destination URL (https) the events are POSTed to.
+	Url string `json:"url"`
 }
 
 // CreateWebhookEndpointJSONBodyChannels defines parameters for CreateWebhookEndpoint.
@@ -4188,10 +4958,14 @@ type ClientInterface interface {
 
 	// Docs The API reference page
 	//
+	// This document rendered as a page, with a client that sends requests to this address; everything it loads comes from this service.
+	//
 	// Corresponds with GET /docs (the `Docs` operationId).
 	Docs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Healthz Liveness
+	//
+	// 200 while the process runs; checks no dependency (see readiness for that).
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4204,6 +4978,8 @@ type ClientInterface interface {
 	Live(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Openapi This OpenAPI document
+	//
+	// The OpenAPI 3.1 description of every operation, served without a key.
 	//
 	// Corresponds with GET /openapi.json (the `Openapi` operationId).
 	Openapi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4513,6 +5289,8 @@ type ClientInterface interface {
 
 // Docs The API reference page
 //
+// This document rendered as a page, with a client that sends requests to this address; everything it loads comes from this service.
+//
 // Corresponds with GET /docs (the `Docs` operationId).
 func (c *Client) Docs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDocsRequest(c.Server)
@@ -4527,6 +5305,8 @@ func (c *Client) Docs(ctx context.Context, reqEditors ...RequestEditorFn) (*http
 }
 
 // Healthz Liveness
+//
+// 200 while the process runs; checks no dependency (see readiness for that).
 //
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4559,6 +5339,8 @@ func (c *Client) Live(ctx context.Context, reqEditors ...RequestEditorFn) (*http
 }
 
 // Openapi This OpenAPI document
+//
+// The OpenAPI 3.1 description of every operation, served without a key.
 //
 // Corresponds with GET /openapi.json (the `Openapi` operationId).
 func (c *Client) Openapi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7710,12 +8492,16 @@ type ClientWithResponsesInterface interface {
 
 	// DocsWithResponse The API reference page
 	//
+	// This document rendered as a page, with a client that sends requests to this address; everything it loads comes from this service.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /docs (the `Docs` operationId).
 	DocsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DocsResponse, error)
 
 	// HealthzWithResponse Liveness
+	//
+	// 200 while the process runs; checks no dependency (see readiness for that).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7732,6 +8518,8 @@ type ClientWithResponsesInterface interface {
 	LiveWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LiveResponse, error)
 
 	// OpenapiWithResponse This OpenAPI document
+	//
+	// The OpenAPI 3.1 description of every operation, served without a key.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8099,11 +8887,62 @@ type DocsResponse200Headers struct {
 	XRequestId         *string
 }
 
+// DocsResponse400Headers the declared response headers of an HTTP 400 response for Docs
+type DocsResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// DocsResponse408Headers the declared response headers of an HTTP 408 response for Docs
+type DocsResponse408Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// DocsResponse431Headers the declared response headers of an HTTP 431 response for Docs
+type DocsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 type DocsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DocsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DocsResponse400Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DocsResponse408Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DocsResponse431Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DocsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r DocsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r DocsResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -8143,22 +8982,75 @@ type HealthzResponse200Headers struct {
 	XRequestId         *string
 }
 
+// HealthzResponse400Headers the declared response headers of an HTTP 400 response for Healthz
+type HealthzResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// HealthzResponse408Headers the declared response headers of an HTTP 408 response for Healthz
+type HealthzResponse408Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// HealthzResponse431Headers the declared response headers of an HTTP 431 response for Healthz
+type HealthzResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 type HealthzResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
+		// Status Always `up`.
 		Status Healthz200JSONResponseBodyStatus `json:"status"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *HealthzResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *HealthzResponse400Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *HealthzResponse408Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *HealthzResponse431Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r HealthzResponse) GetJSON200() *struct {
+	// Status Always `up`.
 	Status Healthz200JSONResponseBodyStatus `json:"status"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r HealthzResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r HealthzResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r HealthzResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -8198,11 +9090,62 @@ type LiveResponse200Headers struct {
 	XRequestId         *string
 }
 
+// LiveResponse400Headers the declared response headers of an HTTP 400 response for Live
+type LiveResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// LiveResponse408Headers the declared response headers of an HTTP 408 response for Live
+type LiveResponse408Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// LiveResponse431Headers the declared response headers of an HTTP 431 response for Live
+type LiveResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 type LiveResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *LiveResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *LiveResponse400Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *LiveResponse408Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *LiveResponse431Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r LiveResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r LiveResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r LiveResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -8242,18 +9185,69 @@ type OpenapiResponse200Headers struct {
 	XRequestId         *string
 }
 
+// OpenapiResponse400Headers the declared response headers of an HTTP 400 response for Openapi
+type OpenapiResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// OpenapiResponse408Headers the declared response headers of an HTTP 408 response for Openapi
+type OpenapiResponse408Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// OpenapiResponse431Headers the declared response headers of an HTTP 431 response for Openapi
+type OpenapiResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 type OpenapiResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *map[string]interface{}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *OpenapiResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OpenapiResponse400Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *OpenapiResponse408Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *OpenapiResponse431Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r OpenapiResponse) GetJSON200() *map[string]interface{} {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OpenapiResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r OpenapiResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r OpenapiResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -8293,6 +9287,30 @@ type ReadyzResponse200Headers struct {
 	XRequestId         *string
 }
 
+// ReadyzResponse400Headers the declared response headers of an HTTP 400 response for Readyz
+type ReadyzResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// ReadyzResponse408Headers the declared response headers of an HTTP 408 response for Readyz
+type ReadyzResponse408Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// ReadyzResponse431Headers the declared response headers of an HTTP 431 response for Readyz
+type ReadyzResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 // ReadyzResponse503Headers the declared response headers of an HTTP 503 response for Readyz
 type ReadyzResponse503Headers struct {
 	RetryAfter *int
@@ -8303,10 +9321,22 @@ type ReadyzResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Readiness
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *HeadersTooLarge
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Readiness
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ReadyzResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ReadyzResponse400Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ReadyzResponse408Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ReadyzResponse431Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ReadyzResponse503Headers
 }
@@ -8314,6 +9344,21 @@ type ReadyzResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ReadyzResponse) GetJSON200() *Readiness {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReadyzResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ReadyzResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ReadyzResponse) GetJSON431() *HeadersTooLarge {
+	return r.JSON431
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -14790,6 +15835,8 @@ func (r WhoamiResponse) ContentType() string {
 
 // DocsWithResponse The API reference page
 //
+// This document rendered as a page, with a client that sends requests to this address; everything it loads comes from this service.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /docs (the `Docs` operationId).
@@ -14802,6 +15849,8 @@ func (c *ClientWithResponses) DocsWithResponse(ctx context.Context, reqEditors .
 }
 
 // HealthzWithResponse Liveness
+//
+// 200 while the process runs; checks no dependency (see readiness for that).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14830,6 +15879,8 @@ func (c *ClientWithResponses) LiveWithResponse(ctx context.Context, reqEditors .
 }
 
 // OpenapiWithResponse This OpenAPI document
+//
+// The OpenAPI 3.1 description of every operation, served without a key.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15424,6 +16475,30 @@ func ParseDocsResponse(rsp *http.Response) (*DocsResponse, error) {
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	}
+
+	switch {
 	case rsp.StatusCode == 200:
 		var headers DocsResponse200Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -15455,6 +16530,99 @@ func ParseDocsResponse(rsp *http.Response) (*DocsResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DocsResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 408:
+		var headers DocsResponse408Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 431:
+		var headers DocsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	}
 
 	return response, nil
@@ -15476,12 +16644,34 @@ func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
+			// Status Always `up`.
 			Status Healthz200JSONResponseBodyStatus `json:"status"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	}
 
@@ -15517,6 +16707,99 @@ func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers HealthzResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 408:
+		var headers HealthzResponse408Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 431:
+		var headers HealthzResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	}
 
 	return response, nil
@@ -15533,6 +16816,30 @@ func ParseLiveResponse(rsp *http.Response) (*LiveResponse, error) {
 	response := &LiveResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	}
 
 	switch {
@@ -15567,6 +16874,99 @@ func ParseLiveResponse(rsp *http.Response) (*LiveResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers LiveResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 408:
+		var headers LiveResponse408Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 431:
+		var headers LiveResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	}
 
 	return response, nil
@@ -15592,6 +16992,27 @@ func ParseOpenapiResponse(rsp *http.Response) (*OpenapiResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	}
 
@@ -15627,6 +17048,99 @@ func ParseOpenapiResponse(rsp *http.Response) (*OpenapiResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers OpenapiResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 408:
+		var headers OpenapiResponse408Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 431:
+		var headers OpenapiResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	}
 
 	return response, nil
@@ -15652,6 +17166,27 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeadersTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Readiness
@@ -15694,6 +17229,99 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ReadyzResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 408:
+		var headers ReadyzResponse408Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 431:
+		var headers ReadyzResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 503:
 		var headers ReadyzResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
