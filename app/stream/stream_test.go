@@ -124,8 +124,8 @@ func (m *mkt) Multi(_ context.Context, r market.MultiRequest) ([]token.Detail, e
 	return out, nil
 }
 
-func (m *mkt) PnLByToken(context.Context, chain.Chain, string, []string, ports.PageRequest) (market.PnLResult, error) {
-	return market.PnLResult{}, nil
+func (m *mkt) PnLPeriods(context.Context, chain.Chain, string, []string) ([]market.PnLPeriod, error) {
+	return nil, nil
 }
 
 func (m *mkt) HotTokens(context.Context, market.HotRequest) ([]token.Detail, error) { return nil, nil }

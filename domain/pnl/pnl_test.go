@@ -313,7 +313,7 @@ func TestResolutionStart(t *testing.T) {
 		want int64
 	}{
 		{pnl.Resolution1d, may10},
-		{pnl.Resolution7d, may10 - 6*pnl.DayMs},  // May 4, 00:00
+		{pnl.Resolution7d, may10 - 6*pnl.DayMs},   // May 4, 00:00
 		{pnl.Resolution30d, may10 - 29*pnl.DayMs}, // April 11, 00:00
 	} {
 		got, ok := tc.r.Start(now)
