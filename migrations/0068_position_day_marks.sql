@@ -27,3 +27,15 @@ CREATE TABLE position_day_marks (
     sells           BIGINT NOT NULL,
     PRIMARY KEY (chain, wallet, token_address, day_ms)
 );
+
+-- A database upgraded from an older version has positions but no marks. Each pair gets the mark
+-- of its last trade's day holding its position now, so its periods count the trades from the
+-- upgrade on (those of that day before the upgrade are not counted) until a re-derivation (an
+-- out-of-order trade, the calculate-pnl job) writes its marks from its trades. A new database has
+-- no positions: nothing to do.
+INSERT INTO position_day_marks (chain, wallet, token_address, day_ms, balance, cost_usd, buy_amount, buy_amount_usd,
+    sell_amount, sell_amount_usd, sold_cost_usd, realized_usd, buys, sells)
+SELECT chain, wallet, token_address, last_block_timestamp_ms - last_block_timestamp_ms % 86400000, balance, cost_usd,
+    buy_amount, buy_amount_usd, sell_amount, sell_amount_usd, sold_cost_usd, realized_usd, buys, sells
+FROM wallet_positions
+WHERE buys + sells > 0;
