@@ -99,18 +99,18 @@ const (
 var genesis = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 
 type simToken struct {
-	info      chainInfo
-	lp        launchpad
-	address   string
-	name      string
-	pool      string
-	amm       pool.ConstantProduct // A = token, B = native
-	migrated  bool
-	weight    int64
-	trades    int
+	info     chainInfo
+	lp       launchpad
+	address  string
+	name     string
+	pool     string
+	amm      pool.ConstantProduct // A = token, B = native
+	migrated bool
+	weight   int64
+	trades   int
 	// snapped says whether the token's pool has had a snapshot in this run (Backfill, or Live,
 	// which resets it): its first trade of a run takes one, so every pool a run trades has one.
-	snapped bool
+	snapped   bool
 	dev       string
 	createdAt int64
 	decimals  int32
