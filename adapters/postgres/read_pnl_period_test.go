@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/migrations"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -173,4 +175,44 @@ func TestPnLOverPeriods(t *testing.T) {
 		require.NoError(t, err)
 		check(t)
 	})
+}
+
+// TestPnLPeriodsAfterUpgrade: a database upgraded to migration 0068 has positions but no marks;
+// the migration gives each pair a mark of its last trade's day holding its position then, so its
+// periods count the trades from the upgrade on, that day's included.
+func TestPnLPeriodsAfterUpgrade(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	pgtest.Truncate(t, engineTables...)
+	store := postgres.NewIngestStore(pool)
+	for _, e := range []ingest.Trade{t1, t2, u1, u2, t3, t4, t5, t6} {
+		_, err := store.Apply(ctx, ingest.NewBatch([]ingest.Event{e}), periodNow)
+		require.NoError(t, err)
+	}
+	// As before the upgrade: no marks; then the migration's backfill statement.
+	_, err := pool.Exec(ctx, `TRUNCATE position_day_marks`)
+	require.NoError(t, err)
+	body, err := migrations.FS.ReadFile("0068_position_day_marks.sql")
+	require.NoError(t, err)
+	stmt := string(body[strings.Index(string(body), "INSERT INTO position_day_marks"):])
+	_, err = pool.Exec(ctx, stmt)
+	require.NoError(t, err)
+	// After the upgrade, t7 (May 10 10:00, the day of t6, T's last trade before it).
+	_, err = store.Apply(ctx, ingest.NewBatch([]ingest.Event{t7}), periodNow)
+	require.NoError(t, err)
+
+	svc := market.New(postgres.NewMarketReader(pool), market.WithClock(fixedClock{periodNow}))
+	for _, r := range []pnl.Resolution{pnl.Resolution1d, pnl.Resolution7d, pnl.Resolution30d} {
+		res, err := svc.PnLByToken(ctx, chain.Sol, "W", []string{"T", "U"}, r, ports.PageRequest{})
+		require.NoError(t, err)
+		require.Len(t, res.Page.Items, 1, "%s: U's trades are from before the upgrade", r)
+		e := res.Page.Items[0]
+		assert.Equal(t, int64(0), e.Buys, r)
+		assert.Equal(t, int64(1), e.Sells, "%s: t7 only", r)
+		assert.Equal(t, "250", e.SellAmountInUSD.String(), r)
+		assert.Equal(t, "150", e.RealizedProfitInUSD.String(), r)
+	}
+	all, err := svc.PnLByToken(ctx, chain.Sol, "W", []string{"T", "U"}, pnl.ResolutionAll, ports.PageRequest{})
+	require.NoError(t, err)
+	assert.Equal(t, "920", all.Page.Items[0].TotalProfitInUSD.String(), "the whole history is unchanged")
 }
