@@ -130,20 +130,32 @@ func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionR
 			TokenAmount: row.TokenAmount, TokenAmountInUSD: row.TokenAmountUsd, TokenPriceInUSD: row.TokenPriceUsd}
 	}
 	sorted := trade.Sorted(trades)
-	r := base
-	if r == nil {
-		// Every trade, each once in trade.Compare order (they are distinct stored rows): what
-		// pnl.Rederive replays; every mark is written again.
-		r = &positionRow{remarkFrom: allDays}
-	} else {
+	if base != nil {
 		// The marks up to the base's last day hold trades retention removed and stay; a
 		// re-derivation is only for a trade after the cut, so they do not move.
-		r.remarkFrom = pnl.Day(r.last.BlockTimestamp) + pnl.DayMs
+		base.remark, base.remarkFrom = true, pnl.Day(base.last.BlockTimestamp)+pnl.DayMs
+		if err := base.applyAfter(sorted); err != nil {
+			return nil, 0, err
+		}
+		return base, len(trades), nil
 	}
-	r.remark = true
-	if err := r.applyAfter(sorted); err != nil {
+	pos, err := pnl.Rederive(trades)
+	if err != nil {
 		return nil, 0, err
 	}
+	r := &positionRow{pos: pos, exists: true, remark: true, remarkFrom: allDays}
+	r.last = sorted[len(sorted)-1]
+	for i := range sorted {
+		r.noteFirstBuy(&sorted[i])
+		r.act.Note(sorted[i])
+	}
+	// Every mark is written again, from a replay of the same trades in the same order (an empty
+	// row's applyAfter, which gives pnl.Rederive's position: the stored trades are distinct).
+	var replay positionRow
+	if err := replay.applyAfter(sorted); err != nil {
+		return nil, 0, err
+	}
+	r.marks = replay.marks
 	return r, len(trades), nil
 }
 
