@@ -114,7 +114,12 @@ type RedPacketReader interface {
 // PricedPosition is a wallet's position in one token with the token's current USD price and
 // the metadata pnl-by-token shows next to it.
 type PricedPosition struct {
-	Position   pnl.Position
+	Position pnl.Position
+	// At holds, for each start asked for (a UTC midnight), the position as of the pair's trades
+	// before it: the zero Position for a pair first traded since, Position itself for a pair
+	// that has not traded since. A reader that keeps no such history gives none, and the pair
+	// then counts whole.
+	At         []pnl.Position
 	PriceInUSD decimal.Decimal
 	Name       string
 	Symbol     string
@@ -125,8 +130,8 @@ type PricedPosition struct {
 // PositionReader reads the positions the ingest engine keeps current.
 type PositionReader interface {
 	// PricedPositions returns the positions of wallet in each of tokens that it traded at least
-	// once, ordered by token address.
-	PricedPositions(ctx context.Context, c chain.Chain, wallet string, tokens []string) ([]PricedPosition, error)
+	// once, ordered by token address, each with its positions at starts (UTC midnights, Unix ms).
+	PricedPositions(ctx context.Context, c chain.Chain, wallet string, tokens []string, starts []int64) ([]PricedPosition, error)
 }
 
 // HotCandidate is a token's activity in the current window of a ranking duration and in the

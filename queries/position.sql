@@ -30,3 +30,23 @@ LEFT JOIN token_market m ON m.chain = p.chain AND m.address = p.token_address
 LEFT JOIN tokens t ON t.chain = p.chain AND t.address = p.token_address
 WHERE p.chain = $1 AND p.wallet = $2 AND p.token_address = ANY(sqlc.arg(tokens)::text[]) AND p.buys + p.sells > 0
 ORDER BY p.token_address;
+
+-- name: PositionsAtDays :many
+-- For each start (a UTC midnight) and each of the tokens, the pair's position as of its trades
+-- before that start: its mark of the first day at or after the start. A pair without one has not
+-- traded since the start (its position then is the current one).
+SELECT s.start_ms::bigint AS start_ms, m.token_address, m.balance, m.cost_usd, m.buy_amount, m.buy_amount_usd,
+    m.sell_amount, m.sell_amount_usd, m.sold_cost_usd, m.realized_usd, m.buys, m.sells
+FROM unnest(sqlc.arg(starts)::bigint[]) AS s(start_ms)
+CROSS JOIN LATERAL (
+    SELECT DISTINCT ON (d.token_address) d.token_address, d.balance, d.cost_usd, d.buy_amount, d.buy_amount_usd,
+        d.sell_amount, d.sell_amount_usd, d.sold_cost_usd, d.realized_usd, d.buys, d.sells
+    FROM position_day_marks d
+    WHERE d.chain = $1 AND d.wallet = $2 AND d.token_address = ANY(sqlc.arg(tokens)::text[]) AND d.day_ms >= s.start_ms
+    ORDER BY d.token_address, d.day_ms
+) m;
+
+-- name: DeletePositionMarksFrom :exec
+-- Drops the pair's marks of days from from_ms on, which a re-derivation writes again.
+DELETE FROM position_day_marks
+WHERE chain = $1 AND wallet = $2 AND token_address = $3 AND day_ms >= sqlc.arg(from_ms);

@@ -176,7 +176,7 @@ func TestFollowerWritesSwapsAsTrades(t *testing.T) {
 
 	// PnL: A realized y − 1000 USD, B z·eth2 − 3000 USD; both hold nothing.
 	pnl := func(k *ecdsa.PrivateKey) ports.PricedPosition {
-		ps, err := w.reader.PricedPositions(context.Background(), chain.Eth, lower(addr(k)), []string{lower(w.TKN)})
+		ps, err := w.reader.PricedPositions(context.Background(), chain.Eth, lower(addr(k)), []string{lower(w.TKN)}, nil)
 		require.NoError(t, err)
 		require.Len(t, ps, 1)
 		return ps[0]

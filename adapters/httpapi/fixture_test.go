@@ -317,7 +317,7 @@ func (r *readers) ListClaims(_ context.Context, _ string, p ports.PageRequest) (
 		Total: 42}, nil
 }
 
-func (r *readers) PricedPositions(context.Context, chain.Chain, string, []string) ([]ports.PricedPosition, error) {
+func (r *readers) PricedPositions(context.Context, chain.Chain, string, []string, []int64) ([]ports.PricedPosition, error) {
 	return r.positions, nil
 }
 

@@ -216,7 +216,7 @@ func apiOperations(g *schemas) []apiOp {
 			desc: "One entry per requested token the wallet traded, ordered by token address; `summary` covers all of them.",
 			params: append([]schema{v2Chain, param("path", "walletAddress", str(), "Wallet address."),
 				requiredParam(listParam("tokenAddresses", str(), "Token addresses (1–100).")),
-				param("query", "resolution", enumOf(allowedBy(parserOf(pnl.ParseResolution))), "Accepted; every value answers over the whole history."),
+				param("query", "resolution", enumOf(allowedBy(parserOf(pnl.ParseResolution))), "The period the figures cover: the last 1, 7 or 30 UTC calendar days, today included, or the whole history (all, the default). Over a period, counts, amounts bought and sold and realized profit are those of the period's trades; balance, cost, value and unrealized profit are now's."),
 			}, pageParams(market.MaxAddresses)...),
 			ok: okJSON(g.component("PnlPage", pnlPage(g)), "PnL entries and their summary.")},
 		{method: "GET", path: "/v2/ranking/:chain/hotTokens/:duration", id: "hotTokens", tag: "Ranking", summary: "9. Hot tokens",

@@ -24,15 +24,16 @@ func (h *handlers) pnlByToken(c *fiber.Ctx) error {
 	if len(tokens) == 0 {
 		return fault.Missing("tokenAddresses")
 	}
-	// The SDK's resolution is validated; every value is answered over the whole history.
-	if _, err := pnl.ParseResolution("resolution", queryString(c, "resolution")); err != nil {
+	// The SDK's resolution: the period the figures cover, the whole history by default.
+	r, err := pnl.ParseResolution("resolution", queryString(c, "resolution"))
+	if err != nil {
 		return err
 	}
 	p, err := pageRequest(c, market.MaxAddresses)
 	if err != nil {
 		return err
 	}
-	res, err := h.app.Market.PnLByToken(c.UserContext(), ch, c.Params("walletAddress"), tokens, p)
+	res, err := h.app.Market.PnLByToken(c.UserContext(), ch, c.Params("walletAddress"), tokens, r, p)
 	if err != nil {
 		return err
 	}

@@ -15,9 +15,10 @@ import (
 	"github.com/tokenscope/tokenscope/ports"
 )
 
-// positions folds the batch's new trades into wallet_positions. A pair whose new trades all sort
-// after its last applied trade is advanced in place; any other pair (a trade arrived out of
-// order) is rebuilt from every stored trade with pnl.Rederive. Each pair's change also moves its
+// positions folds the batch's new trades into wallet_positions and their day marks into
+// position_day_marks. A pair whose new trades all sort after its last applied trade is advanced
+// in place; any other pair (a trade arrived out of order) is rebuilt from every stored trade with
+// pnl.Rederive, its marks too. Each pair's change also moves its
 // wallet's last activity in the token's buckets and its balance between the token's holder
 // totals (the groups before and after, with the labels as of this batch).
 func (a *applier) positions(ctx context.Context) error {
@@ -38,6 +39,7 @@ func (a *applier) positions(ctx context.Context) error {
 		return err
 	}
 	fresh, out := newCopyRows((len(byKey)-len(existing))*512), newCopyRows(len(existing)*512)
+	marks := newCopyRows(len(byKey) * 256)
 	var ts []*trade.Trade
 	for k, ix := range byKey {
 		ts = ts[:0]
@@ -72,11 +74,18 @@ func (a *applier) positions(ctx context.Context) error {
 		} else {
 			r.copyTo(out, k, a.now)
 		}
+		if err := dropMarks(ctx, a.tx, k, r); err != nil {
+			return err
+		}
+		r.copyMarks(marks, k)
 	}
 	// New pairs go straight into wallet_positions: no other transaction writes a pair meanwhile
 	// (ingest batches and the calculate-pnl job hold the derived-state lock).
 	if _, err := fresh.copyInto(ctx, a.tx, "wallet_positions", positionColumns); err != nil {
 		return fmt.Errorf("copy new positions: %w", err)
+	}
+	if err := writeMarks(ctx, a.tx, marks); err != nil {
+		return err
 	}
 	return writePositions(ctx, a.tx, out)
 }
@@ -150,13 +159,15 @@ func (a *applier) advancePosition(ctx context.Context, k posKey, ts []*trade.Tra
 		a.res.Rederived++
 		return rr, nil
 	}
+	applied := r.exists
 	for _, t := range ts {
+		r.markDay(t, applied)
 		if err := r.pos.Apply(*t); err != nil {
 			return nil, err
 		}
 		r.noteFirstBuy(t)
 		r.act.Note(*t)
+		r.last, applied = *t, true
 	}
-	r.last = *ts[len(ts)-1]
 	return r, nil
 }

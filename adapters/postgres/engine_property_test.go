@@ -620,6 +620,68 @@ func checkPositions(t *testing.T, d *diffs, ref *propRef) {
 			d.add("wallet_positions %s: missing (%d buys, %d sells)", k, w.Buys, w.Sells)
 		}
 	}
+	checkDayMarks(t, d, ref)
+}
+
+// dayMarks is, for every pair and every UTC day in which it has a trade, its position as of
+// every trade before that day: what position_day_marks must hold.
+func (r *propRef) dayMarks(t *testing.T) map[string]pnl.Position {
+	by := map[string][]trade.Trade{}
+	for _, tr := range r.trades {
+		k := string(tr.Chain) + "|" + tr.Wallet + "|" + tr.TokenAddress
+		by[k] = append(by[k], tr)
+	}
+	out := map[string]pnl.Position{}
+	for k, ts := range by {
+		for _, tr := range ts {
+			day := pnl.Day(tr.BlockTimestamp)
+			dk := fmt.Sprintf("%s|%d", k, day)
+			if _, ok := out[dk]; ok {
+				continue
+			}
+			var before []trade.Trade
+			for _, x := range ts {
+				if x.BlockTimestamp < day {
+					before = append(before, x)
+				}
+			}
+			p, err := pnl.Rederive(before)
+			require.NoError(t, err)
+			out[dk] = p
+		}
+	}
+	return out
+}
+
+// checkDayMarks compares position_day_marks with the reference's marks, row for row.
+func checkDayMarks(t *testing.T, d *diffs, ref *propRef) {
+	want := ref.dayMarks(t)
+	rows, err := pgtest.Pool(t).Query(context.Background(), `SELECT chain, wallet, token_address, day_ms, balance, cost_usd,
+		buy_amount, buy_amount_usd, sell_amount, sell_amount_usd, sold_cost_usd, realized_usd, buys, sells FROM position_day_marks`)
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for rows.Next() {
+		var c string
+		var day int64
+		var p pnl.Position
+		require.NoError(t, rows.Scan(&c, &p.Wallet, &p.Token, &day, &p.Balance, &p.CostInUSD, &p.BuyAmount, &p.BuyAmountInUSD,
+			&p.SellAmount, &p.SellAmountInUSD, &p.SoldCostInUSD, &p.RealizedProfitInUSD, &p.Buys, &p.Sells))
+		k := fmt.Sprintf("%s|%s|%s|%d", c, p.Wallet, p.Token, day)
+		seen[k] = true
+		w, ok := want[k]
+		if !ok {
+			d.add("position_day_marks %s: a mark of a day without a trade", k)
+			continue
+		}
+		w.FirstBuyAt, w.LastSellAt = nil, nil // a mark keeps the flows and the balance, not these times
+		comparePosition(d, "position_day_marks "+k, p, w)
+	}
+	require.NoError(t, rows.Err())
+	for k := range want {
+		if !seen[k] {
+			d.add("position_day_marks %s: missing", k)
+		}
+	}
 }
 
 func comparePosition(d *diffs, name string, got, want pnl.Position) {

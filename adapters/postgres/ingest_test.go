@@ -21,7 +21,8 @@ import (
 
 var engineTables = []string{"tokens", "token_market", "token_stats", "pools", "pool_snapshots", "trades", "wallet_labels",
 	"wallet_positions", "hot_tokens", "red_packets", "red_packet_claims", "outbox", "refresh_state", "hot_rankings",
-	"token_buckets", "token_holder_groups", "market_pending", "position_bases", "trade_retention", "trade_pending"}
+	"token_buckets", "token_holder_groups", "market_pending", "position_bases", "trade_retention", "trade_pending",
+	"position_day_marks"}
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 

@@ -32,8 +32,8 @@ func (r *WalletRederiver) WalletTokens(ctx context.Context, c chain.Chain, walle
 	return ts, interpretError(err, "wallet tokens", wallet)
 }
 
-// RederivePosition replays every stored trade of the pair into a fresh position, the way ingest
-// rebuilds a pair hit by an out-of-order trade. The existing row is locked first, so an ingest
+// RederivePosition replays every stored trade of the pair into a fresh position and its day
+// marks, the way ingest rebuilds a pair hit by an out-of-order trade. The existing row is locked first, so an ingest
 // batch touching the same pair either commits before the trades are read (and is included) or
 // waits for this transaction.
 func (r *WalletRederiver) RederivePosition(ctx context.Context, c chain.Chain, wallet, token string, now time.Time) (int, error) {
@@ -57,11 +57,18 @@ func (r *WalletRederiver) RederivePosition(ctx context.Context, c chain.Chain, w
 			return err
 		}
 		n = replayed
+		if err := dropMarks(ctx, tx, k, row); err != nil {
+			return err
+		}
 		if row == nil {
 			return r.q.DeletePosition(ctx, tx, dbsqlc.DeletePositionParams{Chain: string(c), Wallet: wallet, TokenAddress: token})
 		}
-		rows := newCopyRows(512)
+		rows, marks := newCopyRows(512), newCopyRows(256)
 		row.copyTo(rows, k, now)
+		row.copyMarks(marks, k)
+		if err := writeMarks(ctx, tx, marks); err != nil {
+			return err
+		}
 		return writePositions(ctx, tx, rows)
 	})
 	if err != nil {

@@ -35,6 +35,11 @@ type positionRow struct {
 	// distinct-wallet bucket counts (engine_bucket.go).
 	act    stats.LastActivity
 	exists bool
+	// marks are the day marks this change adds (position_mark.go). A re-derived row (remark)
+	// replaces the stored marks of the days from remarkFrom on.
+	marks      []dayMark
+	remark     bool
+	remarkFrom int64
 }
 
 // positionColumns are the columns of wallet_positions in the order of positionRow.values and
@@ -105,7 +110,7 @@ func (r *positionRow) noteFirstBuy(t *trade.Trade) {
 
 // rederivePosition rebuilds pair k from its base (position_bases: its position as of the trades
 // retention removed, none without retention) and every stored trade after it, as pnl.Rederive
-// replays trades. It returns the number of stored trades read, and a nil row when the pair has
+// replays trades, with the day marks of those trades (the row's remark). It returns the number of stored trades read, and a nil row when the pair has
 // neither a base nor a trade.
 func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionRow, int, error) {
 	rows, err := dbsqlc.New().ListPositionTrades(ctx, db, dbsqlc.ListPositionTradesParams{
@@ -130,6 +135,9 @@ func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionR
 	}
 	sorted := trade.Sorted(trades)
 	if base != nil {
+		// The marks up to the base's last day hold trades retention removed and stay; a
+		// re-derivation is only for a trade after the cut, so they do not move.
+		base.remark, base.remarkFrom = true, pnl.Day(base.last.BlockTimestamp)+pnl.DayMs
 		if err := base.applyAfter(sorted); err != nil {
 			return nil, 0, err
 		}
@@ -139,12 +147,19 @@ func rederivePosition(ctx context.Context, db dbsqlc.DBTX, k posKey) (*positionR
 	if err != nil {
 		return nil, 0, err
 	}
-	r := &positionRow{pos: pos, exists: true}
+	r := &positionRow{pos: pos, exists: true, remark: true, remarkFrom: allDays}
 	r.last = sorted[len(sorted)-1]
 	for i := range sorted {
 		r.noteFirstBuy(&sorted[i])
 		r.act.Note(sorted[i])
 	}
+	// Every mark is written again, from a replay of the same trades in the same order (an empty
+	// row's applyAfter, which gives pnl.Rederive's position: the stored trades are distinct).
+	var replay positionRow
+	if err := replay.applyAfter(sorted); err != nil {
+		return nil, 0, err
+	}
+	r.marks = replay.marks
 	return r, len(trades), nil
 }
 
@@ -157,6 +172,7 @@ func (r *positionRow) applyAfter(sorted []trade.Trade) error {
 		if r.exists && trade.Compare(*t, r.last) <= 0 {
 			continue
 		}
+		r.markDay(t, r.exists)
 		if err := r.pos.Apply(*t); err != nil {
 			return err
 		}

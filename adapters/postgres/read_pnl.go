@@ -9,24 +9,57 @@ import (
 	"github.com/tokenscope/tokenscope/ports"
 )
 
-// PricedPositions implements ports.PositionReader: at most 100 positions by primary key.
-func (r *MarketReader) PricedPositions(ctx context.Context, c chain.Chain, wallet string, tokens []string) ([]ports.PricedPosition, error) {
+// PricedPositions implements ports.PositionReader: at most 100 positions by primary key, and,
+// when starts are asked for, each one's position at every start from its day marks
+// (position_mark.go).
+func (r *MarketReader) PricedPositions(ctx context.Context, c chain.Chain, wallet string, tokens []string, starts []int64) ([]ports.PricedPosition, error) {
 	rows, err := r.q.PricedPositions(ctx, r.pool, dbsqlc.PricedPositionsParams{Chain: string(c), Wallet: wallet, Tokens: tokens})
 	if err != nil {
 		return nil, interpretError(err, "wallet positions", wallet)
 	}
 	out := make([]ports.PricedPosition, len(rows))
+	at := make(map[string]int, len(rows))
 	for i, p := range rows {
 		var lastTrade *int64
 		if p.LastTradeMs > 0 {
 			lastTrade = &p.LastTradeMs
 		}
-		out[i] = ports.PricedPosition{
-			Position: pnl.Position{Chain: c, Wallet: wallet, Token: p.TokenAddress, Buys: p.Buys, Sells: p.Sells,
-				BuyAmount: p.BuyAmount, BuyAmountInUSD: p.BuyAmountUsd, SellAmount: p.SellAmount, SellAmountInUSD: p.SellAmountUsd,
-				Balance: p.Balance, CostInUSD: p.CostUsd, SoldCostInUSD: p.SoldCostUsd, RealizedProfitInUSD: p.RealizedUsd,
-				FirstBuyAt: p.FirstBuyAtMs, LastSellAt: p.LastSellAtMs, LastTradeAt: lastTrade},
-			PriceInUSD: p.PriceUsd, Name: p.Name, Symbol: p.Symbol, LogoURI: p.ImageUrl, Decimals: p.Decimals}
+		pos := pnl.Position{Chain: c, Wallet: wallet, Token: p.TokenAddress, Buys: p.Buys, Sells: p.Sells,
+			BuyAmount: p.BuyAmount, BuyAmountInUSD: p.BuyAmountUsd, SellAmount: p.SellAmount, SellAmountInUSD: p.SellAmountUsd,
+			Balance: p.Balance, CostInUSD: p.CostUsd, SoldCostInUSD: p.SoldCostUsd, RealizedProfitInUSD: p.RealizedUsd,
+			FirstBuyAt: p.FirstBuyAtMs, LastSellAt: p.LastSellAtMs, LastTradeAt: lastTrade}
+		out[i] = ports.PricedPosition{Position: pos, PriceInUSD: p.PriceUsd, Name: p.Name, Symbol: p.Symbol,
+			LogoURI: p.ImageUrl, Decimals: p.Decimals}
+		if len(starts) > 0 {
+			// A pair without a mark at or after a start has not traded since: its position then is now's.
+			out[i].At = make([]pnl.Position, len(starts))
+			for j := range starts {
+				out[i].At[j] = pos
+			}
+			at[p.TokenAddress] = i
+		}
+	}
+	if len(starts) == 0 || len(rows) == 0 {
+		return out, nil
+	}
+	marks, err := r.q.PositionsAtDays(ctx, r.pool, dbsqlc.PositionsAtDaysParams{Chain: string(c), Wallet: wallet,
+		Starts: starts, Tokens: tokens})
+	if err != nil {
+		return nil, interpretError(err, "wallet positions at days", wallet)
+	}
+	for _, m := range marks {
+		i, ok := at[m.TokenAddress]
+		if !ok {
+			continue // a pair whose only trades failed
+		}
+		for j, s := range starts {
+			if s == m.StartMs {
+				out[i].At[j] = pnl.Position{Chain: c, Wallet: wallet, Token: m.TokenAddress, Buys: m.Buys, Sells: m.Sells,
+					BuyAmount: m.BuyAmount, BuyAmountInUSD: m.BuyAmountUsd, SellAmount: m.SellAmount,
+					SellAmountInUSD: m.SellAmountUsd, Balance: m.Balance, CostInUSD: m.CostUsd,
+					SoldCostInUSD: m.SoldCostUsd, RealizedProfitInUSD: m.RealizedUsd}
+			}
+		}
 	}
 	return out, nil
 }

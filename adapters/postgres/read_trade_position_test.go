@@ -200,7 +200,7 @@ func TestPricedPositions(t *testing.T) {
 	require.NoError(t, err)
 
 	t.Run("traded tokens only, in address order, priced and named", func(t *testing.T) {
-		got, err := r.PricedPositions(ctx, chain.Sol, "w1", []string{"tok2", "tok1", "tokX", "tokZ", "tokNone"})
+		got, err := r.PricedPositions(ctx, chain.Sol, "w1", []string{"tok2", "tok1", "tokX", "tokZ", "tokNone"}, nil)
 		require.NoError(t, err)
 		require.Len(t, got, 2)
 		assert.Equal(t, []string{"tok1", "tok2"}, []string{got[0].Position.Token, got[1].Position.Token})
@@ -241,7 +241,7 @@ func TestPricedPositions(t *testing.T) {
 	})
 
 	t.Run("a token without a row has empty metadata and its newest trade's price", func(t *testing.T) {
-		got, err := r.PricedPositions(ctx, chain.Sol, "w3", []string{"tokX"})
+		got, err := r.PricedPositions(ctx, chain.Sol, "w3", []string{"tokX"}, nil)
 		require.NoError(t, err)
 		require.Len(t, got, 1)
 		assert.Empty(t, got[0].Name)
@@ -262,7 +262,7 @@ func TestPricedPositions(t *testing.T) {
 			{chain.Sol, "nobody", []string{"tok1"}, 0},
 			{chain.Sol, "w1", nil, 0},
 		} {
-			got, err := r.PricedPositions(ctx, tc.c, tc.wallet, tc.tokens)
+			got, err := r.PricedPositions(ctx, tc.c, tc.wallet, tc.tokens, nil)
 			require.NoError(t, err)
 			assert.Len(t, got, tc.want, "%s/%s %v", tc.c, tc.wallet, tc.tokens)
 		}
@@ -287,7 +287,7 @@ func TestPricedPositionsOfATokenWithoutARow(t *testing.T) {
 	} {
 		apply(t, s, tr)
 	}
-	got, err := postgres.NewMarketReader(pgtest.Pool(t)).PricedPositions(ctx, chain.Sol, "w1", []string{"tokY"})
+	got, err := postgres.NewMarketReader(pgtest.Pool(t)).PricedPositions(ctx, chain.Sol, "w1", []string{"tokY"}, nil)
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, "7", got[0].PriceInUSD.String())

@@ -26,6 +26,7 @@ func derivedRows(t *testing.T) []string {
 	var out []string
 	for _, q := range []string{
 		`SELECT t::text FROM wallet_positions t ORDER BY chain, wallet, token_address`,
+		`SELECT t::text FROM position_day_marks t ORDER BY chain, wallet, token_address, day_ms`,
 		`SELECT t::text FROM token_buckets t ORDER BY chain, address, res_ms, start_ms`,
 		`SELECT t::text FROM token_holder_groups t ORDER BY chain, address, holder_group`,
 		`SELECT t::text FROM token_stats t ORDER BY chain, address, window_name`,

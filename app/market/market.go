@@ -9,6 +9,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
@@ -28,6 +29,8 @@ type Service struct {
 	pools     ports.PoolReader
 	packets   ports.RedPacketReader
 	positions ports.PositionReader
+	// clock says when now is for pnl-by-token's periods (WithClock; the system clock by default).
+	clock ports.Clock
 	// versions, hot and details are the cache WithCache adds (all nil without it): hot keeps
 	// the hot-token rankings' candidates, details the token details read.
 	versions ports.MarketVersions
@@ -50,12 +53,21 @@ type Option func(*Service)
 // New builds the service over its read ports. Without options every request reads the ports;
 // cmd/tokenscope adds WithCache.
 func New(r Readers, opts ...Option) *Service {
-	s := &Service{tokens: r, trades: r, pools: r, packets: r, positions: r}
+	s := &Service{tokens: r, trades: r, pools: r, packets: r, positions: r, clock: systemClock{}}
 	for _, o := range opts {
 		o(s)
 	}
 	return s
 }
+
+// WithClock makes the service read now (the start of pnl-by-token's periods) from c.
+func WithClock(c ports.Clock) Option {
+	return func(s *Service) { s.clock = c }
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
 
 // SearchSorts lists the sortBy keys of token search in the spec's order.
 var SearchSorts = []ports.SearchSort{
@@ -267,10 +279,11 @@ type PnLResult struct {
 
 const pnlCursorKind = "pnl"
 
-// PnLByToken values the wallet's positions in tokens at the current prices. Entries are listed
-// by token address; the list is at most 100 entries long, so its keyset page is cut here from
-// the one bounded read the summary needs anyway.
-func (s *Service) PnLByToken(ctx context.Context, c chain.Chain, wallet string, tokens []string, p ports.PageRequest) (PnLResult, error) {
+// PnLByToken values the wallet's positions in tokens at the current prices, over r's period
+// (pnl.Position.Since the position at the period's start; a position neither traded in the
+// period nor held is left out). Entries are listed by token address; the list is at most 100
+// entries long, so its keyset page is cut here from the one bounded read the summary needs anyway.
+func (s *Service) PnLByToken(ctx context.Context, c chain.Chain, wallet string, tokens []string, r pnl.Resolution, p ports.PageRequest) (PnLResult, error) {
 	tokens = dedupe(tokens)
 	var after string
 	if p.Cursor != "" {
@@ -280,18 +293,15 @@ func (s *Service) PnLByToken(ctx context.Context, c chain.Chain, wallet string, 
 		}
 		after = vals[0]
 	}
-	pps, err := s.positions.PricedPositions(ctx, c, wallet, tokens)
+	var starts []int64
+	if start, ok := r.Start(s.clock.Now().UnixMilli()); ok {
+		starts = []int64{start}
+	}
+	pps, err := s.positions.PricedPositions(ctx, c, wallet, tokens, starts)
 	if err != nil {
 		return PnLResult{}, err
 	}
-	entries := make([]PnLEntry, len(pps))
-	plain := make([]pnl.Entry, len(pps))
-	for i, pp := range pps {
-		e := pp.Position.Entry(pp.PriceInUSD)
-		plain[i] = e
-		entries[i] = PnLEntry{Entry: e, Name: pp.Name, Symbol: pp.Symbol, LogoURI: pp.LogoURI, Decimals: pp.Decimals}
-	}
-	slices.SortFunc(entries, func(a, b PnLEntry) int { return strings.Compare(a.TokenAddress, b.TokenAddress) })
+	entries := periodEntries(pps, len(starts)-1)
 	var rows []PnLEntry
 	if p.Direction == page.Prev {
 		for i := len(entries) - 1; i >= 0; i-- {
@@ -314,5 +324,71 @@ func (s *Service) PnLByToken(ctx context.Context, c chain.Chain, wallet string, 
 	pg := page.Build(rows, limit, p.Direction, p.Cursor != "", func(e PnLEntry) string {
 		return page.Encode(pnlCursorKind, e.TokenAddress)
 	})
-	return PnLResult{Page: pg, Summary: pnl.Summarize(plain)}, nil
+	return PnLResult{Page: pg, Summary: summarize(entries)}, nil
+}
+
+// PnLPeriod is a wallet's PnL over one resolution: every entry, listed by token address, and
+// their summary.
+type PnLPeriod struct {
+	Resolution pnl.Resolution
+	Entries    []PnLEntry
+	Summary    pnl.Summary
+}
+
+// PnLPeriods is PnLByToken's whole list (at most MaxAddresses tokens) over each of
+// pnl.Resolutions, in that order, from one read of the positions and their starts.
+func (s *Service) PnLPeriods(ctx context.Context, c chain.Chain, wallet string, tokens []string) ([]PnLPeriod, error) {
+	tokens = dedupe(tokens)
+	now := s.clock.Now().UnixMilli()
+	var starts []int64
+	for _, r := range pnl.Resolutions {
+		if start, ok := r.Start(now); ok {
+			starts = append(starts, start)
+		}
+	}
+	pps, err := s.positions.PricedPositions(ctx, c, wallet, tokens, starts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PnLPeriod, 0, len(pnl.Resolutions))
+	at := 0
+	for _, r := range pnl.Resolutions {
+		i := -1
+		if _, ok := r.Start(now); ok {
+			i, at = at, at+1
+		}
+		es := periodEntries(pps, i)
+		out = append(out, PnLPeriod{Resolution: r, Entries: es, Summary: summarize(es)})
+	}
+	return out, nil
+}
+
+// periodEntries values each position over the period that starts at its At[at] (the whole
+// history when at is −1), leaving out those not active in the period, ordered by token address.
+// A reader that gave no At[at] counts the pair whole.
+func periodEntries(pps []ports.PricedPosition, at int) []PnLEntry {
+	entries := make([]PnLEntry, 0, len(pps))
+	for _, pp := range pps {
+		pos := pp.Position
+		if at >= 0 {
+			if at < len(pp.At) {
+				pos = pos.Since(pp.At[at])
+			}
+			if !pos.Active() {
+				continue
+			}
+		}
+		entries = append(entries, PnLEntry{Entry: pos.Entry(pp.PriceInUSD), Name: pp.Name, Symbol: pp.Symbol,
+			LogoURI: pp.LogoURI, Decimals: pp.Decimals})
+	}
+	slices.SortFunc(entries, func(a, b PnLEntry) int { return strings.Compare(a.TokenAddress, b.TokenAddress) })
+	return entries
+}
+
+func summarize(entries []PnLEntry) pnl.Summary {
+	plain := make([]pnl.Entry, len(entries))
+	for i, e := range entries {
+		plain[i] = e.Entry
+	}
+	return pnl.Summarize(plain)
 }

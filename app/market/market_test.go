@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
@@ -87,11 +88,11 @@ func TestPnLByTokenPagesKeepTheSummary(t *testing.T) {
 		{Position: pos("B", "10", "30", "0", "0", "10", "30", "0", "0", 0), PriceInUSD: dec("1")},
 		{Position: pos("C", "5", "5", "5", "5", "0", "0", "5", "0", 1), PriceInUSD: dec("9")},
 	}
-	r.MockPositionReader.EXPECT().PricedPositions(gomock.Any(), chain.Sol, "w", []string{"C", "A", "B"}).
+	r.MockPositionReader.EXPECT().PricedPositions(gomock.Any(), chain.Sol, "w", []string{"C", "A", "B"}, gomock.Nil()).
 		Return(priced, nil).Times(3)
 
 	ctx := context.Background()
-	p1, err := s.PnLByToken(ctx, chain.Sol, "w", []string{"C", "A", "B", "A"}, ports.PageRequest{Limit: 2, Direction: page.Next})
+	p1, err := s.PnLByToken(ctx, chain.Sol, "w", []string{"C", "A", "B", "A"}, pnl.ResolutionAll, ports.PageRequest{Limit: 2, Direction: page.Next})
 	require.NoError(t, err)
 	addrs := func(p page.Page[market.PnLEntry]) []string {
 		var out []string
@@ -114,7 +115,7 @@ func TestPnLByTokenPagesKeepTheSummary(t *testing.T) {
 	assert.True(t, dec("-10").Equal(sum.TotalProfitInUSD), "10 − 20 + 0")
 	assert.True(t, dec("0.5").Equal(sum.WinRate))
 
-	p2, err := s.PnLByToken(ctx, chain.Sol, "w", []string{"C", "A", "B", "A"}, ports.PageRequest{Limit: 2, Direction: page.Next, Cursor: *p1.Page.EndCursor})
+	p2, err := s.PnLByToken(ctx, chain.Sol, "w", []string{"C", "A", "B", "A"}, pnl.ResolutionAll, ports.PageRequest{Limit: 2, Direction: page.Next, Cursor: *p1.Page.EndCursor})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"C"}, addrs(p2.Page))
 	assert.False(t, p2.Page.HasNext)
@@ -122,13 +123,13 @@ func TestPnLByTokenPagesKeepTheSummary(t *testing.T) {
 	assert.True(t, p2.Page.Items[0].IsClosed)
 	assert.Equal(t, sum, p2.Summary, "every page carries the summary of all requested tokens")
 
-	back, err := s.PnLByToken(ctx, chain.Sol, "w", []string{"C", "A", "B", "A"}, ports.PageRequest{Limit: 2, Direction: page.Prev, Cursor: *p2.Page.StartCursor})
+	back, err := s.PnLByToken(ctx, chain.Sol, "w", []string{"C", "A", "B", "A"}, pnl.ResolutionAll, ports.PageRequest{Limit: 2, Direction: page.Prev, Cursor: *p2.Page.StartCursor})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"A", "B"}, addrs(back.Page))
 	assert.False(t, back.Page.HasPrev)
 	assert.True(t, back.Page.HasNext)
 
-	_, err = s.PnLByToken(ctx, chain.Sol, "w", []string{"A"}, ports.PageRequest{Limit: 2, Cursor: page.Encode("trade", "1")})
+	_, err = s.PnLByToken(ctx, chain.Sol, "w", []string{"A"}, pnl.ResolutionAll, ports.PageRequest{Limit: 2, Cursor: page.Encode("trade", "1")})
 	assert.True(t, fault.Is(err, fault.KindInvalid))
 }
 
@@ -241,4 +242,40 @@ func TestParseSearchSort(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
+}
+
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }
+
+// TestPnLByTokenOverAPeriod: the period's start is read from the clock, each position is valued
+// since its position there, and one neither traded in the period nor held is left out.
+func TestPnLByTokenOverAPeriod(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	positions := portsmock.NewMockPositionReader(ctrl)
+	r := readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
+		portsmock.NewMockRedPacketReader(ctrl), positions}
+	now := time.Date(2024, 5, 10, 13, 45, 0, 0, time.UTC)
+	s := market.New(r, market.WithClock(fixedClock{now}))
+	weekStart := time.Date(2024, 5, 4, 0, 0, 0, 0, time.UTC).UnixMilli()
+	// A: bought 10 for $10 before the week, 10 more for $30 in it; now $3 each.
+	// B: bought and sold before the week, closed: nothing in the period.
+	a := pnl.Position{Chain: chain.Sol, Wallet: "w", Token: "A", Buys: 2, BuyAmount: dec("20"), BuyAmountInUSD: dec("40"),
+		Balance: dec("20"), CostInUSD: dec("40")}
+	aStart := pnl.Position{Chain: chain.Sol, Wallet: "w", Token: "A", Buys: 1, BuyAmount: dec("10"), BuyAmountInUSD: dec("10"),
+		Balance: dec("10"), CostInUSD: dec("10")}
+	b := pnl.Position{Chain: chain.Sol, Wallet: "w", Token: "B", Buys: 1, Sells: 1, BuyAmount: dec("5"), BuyAmountInUSD: dec("5"),
+		SellAmount: dec("5"), SellAmountInUSD: dec("9"), SoldCostInUSD: dec("5"), RealizedProfitInUSD: dec("4")}
+	positions.EXPECT().PricedPositions(gomock.Any(), chain.Sol, "w", []string{"A", "B"}, []int64{weekStart}).Return(
+		[]ports.PricedPosition{{Position: a, At: []pnl.Position{aStart}, PriceInUSD: dec("3")},
+			{Position: b, At: []pnl.Position{b}, PriceInUSD: dec("2")}}, nil)
+	res, err := s.PnLByToken(context.Background(), chain.Sol, "w", []string{"A", "B"}, pnl.Resolution7d, ports.PageRequest{})
+	require.NoError(t, err)
+	require.Len(t, res.Page.Items, 1, "B is left out")
+	e := res.Page.Items[0]
+	assert.Equal(t, int64(1), e.Buys)
+	assert.Equal(t, "30", e.BuyAmountInUSD.String(), "the week's buy only")
+	assert.Equal(t, "20", e.UnrealizedProfitInUSD.String(), "20 × 3 − 40: all that is held, at the current price")
+	assert.Equal(t, "0.6666666666666667", e.TotalProfitRatio.Round(16).String(), "20 / 30 bought in the week")
+	assert.Equal(t, int64(1), res.Summary.Tokens)
 }

@@ -99,15 +99,18 @@ const (
 var genesis = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 
 type simToken struct {
-	info      chainInfo
-	lp        launchpad
-	address   string
-	name      string
-	pool      string
-	amm       pool.ConstantProduct // A = token, B = native
-	migrated  bool
-	weight    int64
-	trades    int
+	info     chainInfo
+	lp       launchpad
+	address  string
+	name     string
+	pool     string
+	amm      pool.ConstantProduct // A = token, B = native
+	migrated bool
+	weight   int64
+	trades   int
+	// snapped says whether the token's pool has had a snapshot in this run (Backfill, or Live,
+	// which resets it): its first trade of a run takes one, so every pool a run trades has one.
+	snapped   bool
 	dev       string
 	createdAt int64
 	decimals  int32
@@ -342,7 +345,8 @@ func (s *Simulator) nativeIn(info chainInfo) decimal.Decimal {
 	return d.Mul(decimal.NewFromInt(150)).Div(info.priceUSD).Round(9)
 }
 
-// swap trades against t's pool and emits the trade (and a snapshot every snapshotEvery trades).
+// swap trades against t's pool and emits the trade, and a snapshot at the pool's first trade of
+// the run and every snapshotEvery trades.
 func (s *Simulator) swap(ctx context.Context, sink Sink, t *simToken, walletIdx int, side trade.Side, at, h int64) error {
 	w, err := s.wallet(ctx, sink, t.info.c, walletIdx)
 	if err != nil {
@@ -398,7 +402,7 @@ func (s *Simulator) swap(ctx context.Context, sink Sink, t *simToken, walletIdx 
 	if err := sink.Emit(ctx, ingest.Trade{Trade: tr}); err != nil {
 		return err
 	}
-	if t.trades%snapshotEvery == 0 {
+	if !t.snapped || t.trades%snapshotEvery == 0 {
 		if err := s.snapshot(ctx, sink, t, at, h); err != nil {
 			return err
 		}
@@ -410,6 +414,7 @@ func (s *Simulator) swap(ctx context.Context, sink Sink, t *simToken, walletIdx 
 }
 
 func (s *Simulator) snapshot(ctx context.Context, sink Sink, t *simToken, at, h int64) error {
+	t.snapped = true
 	priceNative := t.amm.PriceAInB()
 	nativeUSD := t.info.priceUSD
 	a := t.amm.ReserveA.Truncate(t.decimals)
@@ -438,7 +443,12 @@ func (s *Simulator) migrate(ctx context.Context, sink Sink, t *simToken, at, h i
 		ProgramAddress: t.program, ProtocolFamily: t.family, At: at}); err != nil {
 		return err
 	}
-	return s.snapshot(ctx, sink, t, at, h)
+	if err := s.snapshot(ctx, sink, t, at, h); err != nil {
+		return err
+	}
+	// The new pool's first trade takes a snapshot of its own.
+	t.snapped = false
+	return nil
 }
 
 // redPackets occasionally opens a packet from a holder, claims from open packets and expires old ones.
@@ -551,10 +561,15 @@ func (s *Simulator) Backfill(ctx context.Context, sink Sink) error {
 }
 
 // Live emits rate steps per second at clock time until ctx ends, flushing after every step so
-// each trade is ingested within the tick that made it.
+// each trade is ingested within the tick that made it. Each pool's first live trade is followed
+// by a fresh snapshot of it, so the pool snapshots operation answers for every pool the live
+// market trades, with its state since the live run began.
 func (s *Simulator) Live(ctx context.Context, sink Sink, clock ports.Clock, rate int) error {
 	if rate <= 0 {
 		rate = 3
+	}
+	for _, t := range s.tokens {
+		t.snapped = false
 	}
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	defer tick.Stop()

@@ -52,3 +52,75 @@ func TestBackfillCoversEveryEventType(t *testing.T) {
 	assert.GreaterOrEqual(t, counts[ingest.TypeTrade], 3000, "every step trades, launches add dev and sniper buys")
 	assert.Equal(t, map[string]bool{"sol": true, "eth": true, "bsc": true}, chains)
 }
+
+// recorder keeps the events of a run and ends Live after stop trades.
+type recorder struct {
+	events []ingest.Event
+	trades int
+	stop   int
+	cancel context.CancelFunc
+}
+
+func (r *recorder) Emit(_ context.Context, e ingest.Event) error {
+	r.events = append(r.events, e)
+	if _, ok := e.(ingest.Trade); ok {
+		r.trades++
+		if r.stop > 0 && r.trades == r.stop {
+			r.cancel()
+		}
+	}
+	return nil
+}
+
+func (r *recorder) Flush(context.Context) error { return nil }
+
+// steppingClock moves a second on every read, so a live run of a few hundred steps spans minutes.
+type steppingClock struct{ t time.Time }
+
+func (c *steppingClock) Now() time.Time { c.t = c.t.Add(time.Second); return c.t }
+
+// unsnapped lists the pools events trade without a snapshot of the pool at or after the pool's
+// first trade among them, and how many pools they trade.
+func unsnapped(events []ingest.Event) (missing []string, traded int) {
+	first := map[string]int64{}
+	snapped := map[string]bool{}
+	for _, e := range events {
+		switch v := e.(type) {
+		case ingest.Trade:
+			if _, ok := first[v.PoolAddress]; !ok {
+				first[v.PoolAddress] = v.BlockTimestamp
+			}
+		case ingest.PoolSnapshot:
+			if at, ok := first[v.PoolAddress]; ok && v.BlockTimestamp >= at {
+				snapped[v.PoolAddress] = true
+			}
+		}
+	}
+	for p := range first {
+		if !snapped[p] {
+			missing = append(missing, p)
+		}
+	}
+	return missing, len(first)
+}
+
+// TestEveryTradedPoolGetsASnapshot: in a backfill, and again in the live run that follows it,
+// every pool that trades gets a snapshot taken at or after its first trade of that run, so the
+// pool snapshots operation answers for a pool a user just saw trade.
+func TestEveryTradedPoolGetsASnapshot(t *testing.T) {
+	end := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	sim := simulate.New(simulate.Config{Seed: 5, Tokens: 60, Wallets: 300, Trades: 3000, Start: end.Add(-24 * time.Hour), End: end})
+	back := &recorder{}
+	require.NoError(t, sim.Backfill(context.Background(), back))
+	missing, traded := unsnapped(back.events)
+	assert.Empty(t, missing, "backfill: %d of %d traded pools without a snapshot", len(missing), traded)
+	assert.GreaterOrEqual(t, traded, 60, "every token's pool traded, migrated ones twice")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	live := &recorder{stop: 600, cancel: cancel}
+	require.NoError(t, sim.Live(ctx, live, &steppingClock{end}, 1000))
+	missing, traded = unsnapped(live.events)
+	assert.Empty(t, missing, "live: %d of %d traded pools without a snapshot", len(missing), traded)
+	assert.Greater(t, traded, 20, "the live run trades many pools")
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/app/market"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -203,17 +204,30 @@ func walletBalanceMsg(e pnl.Entry, now int64) msg {
 	return msg{"a": e.WalletAddress, "ta": e.TokenAddress, "tpiu": dec(e.PriceInUSD), "b": dec(e.Balance), "t": now}
 }
 
-// walletTokenPnLMsg is a dex-wallet-token-pnl message (2.10). Positions are running totals
-// over the wallet's whole history, so the 7d/30d counts are not sent. ot is the first buy, lt
-// the newest trade of either side, ct the last sell of a closed position; hdts is how long the
-// position has been held, in ms: from the first buy to its close, or to t while it is open.
-func walletTokenPnLMsg(e pnl.Entry, now int64) msg {
+// walletTokenPnLMsg is a dex-wallet-token-pnl message (2.10): e is the whole-history entry;
+// the 7d/30d counts are those of the token's entries in w7 and w30 (none: no trade in the period).
+// ot is the first buy, lt the newest trade of either side, ct the last sell of a closed position;
+// hdts is how long the position has been held, in ms: from the first buy to its close, or to t
+// while it is open.
+func walletTokenPnLMsg(e pnl.Entry, w7, w30 market.PnLPeriod, now int64) msg {
 	m := msg{"a": e.WalletAddress, "ta": e.TokenAddress, "t": now, "bs": e.Buys, "ss": e.Sells,
 		"tpiu": dec(e.PriceInUSD), "ba": dec(e.BuyAmount), "baiu": dec(e.BuyAmountInUSD),
 		"sa": dec(e.SellAmount), "saiu": dec(e.SellAmountInUSD), "abpiu": dec(e.AvgBuyPriceInUSD),
 		"aspiu": dec(e.AvgSellPriceInUSD), "upiu": dec(e.UnrealizedProfitInUSD), "upr": dec(e.UnrealizedProfitRatio),
 		"rpiu": dec(e.RealizedProfitInUSD), "rpr": dec(e.RealizedProfitRatio), "trpiu": dec(e.TotalProfitInUSD),
 		"trr": dec(e.TotalProfitRatio)}
+	for _, w := range []struct {
+		suffix string
+		p      market.PnLPeriod
+	}{{"7d", w7}, {"30d", w30}} {
+		var buys, sells int64
+		for _, pe := range w.p.Entries {
+			if pe.TokenAddress == e.TokenAddress {
+				buys, sells = pe.Buys, pe.Sells
+			}
+		}
+		m["bs"+w.suffix], m["ss"+w.suffix] = buys, sells
+	}
 	if e.LastTradeAt != nil {
 		m["lt"] = *e.LastTradeAt
 	}
@@ -233,20 +247,30 @@ func walletTokenPnLMsg(e pnl.Entry, now int64) msg {
 	return m
 }
 
-// walletPnLListMsg is the dex-wallet-pnl-list array (2.11): one summary per resolution; the
-// positions are whole-history totals, so every resolution carries the same numbers. ba and sa
-// add up token amounts, abpiu is baiu / ba: across several tokens these mix units, as the
-// client's wallet-level fields do. pd/ld (profitable/losing days) are not sent: no daily
-// figures are kept.
-func walletPnLListMsg(wallet string, s pnl.Summary) []msg {
-	out := make([]msg, 0, len(pnl.Resolutions))
-	for _, r := range pnl.Resolutions {
+// walletPnLListMsg is the dex-wallet-pnl-list array (2.11): one summary per resolution, each
+// over its period (market.PnLPeriods). ba and sa add up token amounts, abpiu is baiu / ba: across
+// several tokens these mix units, as the client's wallet-level fields do. pd/ld
+// (profitable/losing days) are not sent.
+func walletPnLListMsg(wallet string, periods []market.PnLPeriod) []msg {
+	out := make([]msg, 0, len(periods))
+	for _, p := range periods {
+		s := p.Summary
 		out = append(out, msg{"a": wallet, "bs": s.Buys, "ss": s.Sells, "ba": dec(s.BuyAmount), "baiu": dec(s.BuyAmountInUSD),
 			"abpiu": dec(s.AvgBuyPriceInUSD), "sa": dec(s.SellAmount), "saiu": dec(s.SellAmountInUSD), "ws": s.Wins,
 			"wr": dec(s.WinRate), "piu": dec(s.TotalProfitInUSD), "apiu": dec(s.AvgProfitPerTradeInUSD),
-			"pr": dec(s.RealizedProfitRatio), "ts": s.Tokens, "r": string(r)})
+			"pr": dec(s.RealizedProfitRatio), "ts": s.Tokens, "r": string(p.Resolution)})
 	}
 	return out
+}
+
+// periodOf is the period of r among periods (market.PnLPeriods gives every resolution).
+func periodOf(periods []market.PnLPeriod, r pnl.Resolution) market.PnLPeriod {
+	for _, p := range periods {
+		if p.Resolution == r {
+			return p
+		}
+	}
+	return market.PnLPeriod{Resolution: r}
 }
 
 // rankingMsgs builds the array of a ranking kind from the board's tokens (2.14).

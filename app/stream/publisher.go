@@ -15,6 +15,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/market"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
@@ -24,7 +25,7 @@ import (
 // Market is what the coalesced channels read the current state through (app/market).
 type Market interface {
 	Multi(ctx context.Context, r market.MultiRequest) ([]token.Detail, error)
-	PnLByToken(ctx context.Context, c chain.Chain, wallet string, tokens []string, p ports.PageRequest) (market.PnLResult, error)
+	PnLPeriods(ctx context.Context, c chain.Chain, wallet string, tokens []string) ([]market.PnLPeriod, error)
 	HotTokens(ctx context.Context, r market.HotRequest) ([]token.Detail, error)
 }
 
@@ -372,17 +373,18 @@ func (p *Publisher) flushWallets(ctx context.Context, byWallet map[chain.Chain]m
 		for wallet, chs := range subs {
 			touched := d.Wallets[c][wallet]
 			known := p.rememberWalletTokens(c, wallet, touched)
-			res, err := p.market.PnLByToken(ctx, c, wallet, known, ports.PageRequest{Limit: market.MaxAddresses})
+			periods, err := p.market.PnLPeriods(ctx, c, wallet, known)
 			if err != nil {
 				p.log.Warn("stream wallet state", "chain", c, "wallet", wallet, "err", err)
 				continue
 			}
+			all := periodOf(periods, pnl.ResolutionAll)
 			for _, ch := range chs {
 				switch ch.Kind.Prefix {
 				case KindWalletPnLList:
-					p.deliver(ch, walletPnLListMsg(wallet, res.Summary), nil)
+					p.deliver(ch, walletPnLListMsg(wallet, periods), nil)
 				case KindWalletBalance, KindWalletTokenPnL:
-					for _, e := range res.Page.Items {
+					for _, e := range all.Entries {
 						if !slices.Contains(touched, e.TokenAddress) {
 							continue
 						}
@@ -390,7 +392,7 @@ func (p *Publisher) flushWallets(ctx context.Context, byWallet map[chain.Chain]m
 						if ch.Kind.Prefix == KindWalletBalance {
 							m = walletBalanceMsg(e.Entry, now)
 						} else {
-							m = walletTokenPnLMsg(e.Entry, now)
+							m = walletTokenPnLMsg(e.Entry, periodOf(periods, pnl.Resolution7d), periodOf(periods, pnl.Resolution30d), now)
 						}
 						p.deliver(ch, m, m)
 					}

@@ -17,9 +17,9 @@ import (
 	"github.com/tokenscope/tokenscope/app/stream"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
-	"github.com/tokenscope/tokenscope/ports"
 )
 
 func TestParse(t *testing.T) {
@@ -111,8 +111,11 @@ func (h *hub) last(m map[string][][]byte, ch string) map[string]any {
 	return v
 }
 
-// mkt answers token state with one detail per asked address.
-type mkt struct{ calls int }
+// mkt answers token state with one detail per asked address, and wallet PnL with periods.
+type mkt struct {
+	calls   int
+	periods []market.PnLPeriod
+}
 
 func (m *mkt) Multi(_ context.Context, r market.MultiRequest) ([]token.Detail, error) {
 	m.calls++
@@ -124,8 +127,8 @@ func (m *mkt) Multi(_ context.Context, r market.MultiRequest) ([]token.Detail, e
 	return out, nil
 }
 
-func (m *mkt) PnLByToken(context.Context, chain.Chain, string, []string, ports.PageRequest) (market.PnLResult, error) {
-	return market.PnLResult{}, nil
+func (m *mkt) PnLPeriods(context.Context, chain.Chain, string, []string) ([]market.PnLPeriod, error) {
+	return m.periods, nil
 }
 
 func (m *mkt) HotTokens(context.Context, market.HotRequest) ([]token.Detail, error) { return nil, nil }
@@ -229,4 +232,52 @@ func TestNewTokenKeys(t *testing.T) {
 	assert.Equal(t, "https://x/2.png", second["iu"])
 	assert.Equal(t, float64(created), second["cts"])
 	assert.Len(t, list, 2)
+}
+
+// TestWalletPnLPerPeriod: the PnL list carries each resolution's own summary, and the token PnL
+// message the whole history with the 7d/30d counts of the token's period entries.
+func TestWalletPnLPerPeriod(t *testing.T) {
+	h := newHub("dex-wallet-pnl-list:sol_W", "dex-wallet-token-pnl:sol_W")
+	entry := func(buys, sells int64, total string) market.PnLEntry {
+		return market.PnLEntry{Entry: pnl.Entry{WalletAddress: "W", TokenAddress: "T1", Buys: buys, Sells: sells,
+			TotalProfitInUSD: decimal.RequireFromString(total)}}
+	}
+	period := func(r pnl.Resolution, e market.PnLEntry) market.PnLPeriod {
+		es := []market.PnLEntry{e}
+		if e.Buys+e.Sells == 0 {
+			es = nil
+		}
+		return market.PnLPeriod{Resolution: r, Entries: es, Summary: pnl.Summary{Buys: e.Buys, Sells: e.Sells,
+			TotalProfitInUSD: e.TotalProfitInUSD, Tokens: int64(len(es))}}
+	}
+	m := &mkt{periods: []market.PnLPeriod{period(pnl.Resolution1d, entry(0, 0, "0")), period(pnl.Resolution7d, entry(1, 2, "820")),
+		period(pnl.Resolution30d, entry(2, 3, "900")), period(pnl.ResolutionAll, entry(3, 4, "920"))}}
+	p := stream.New(h, m, clock{}, slog.New(slog.NewTextHandler(io.Discard, nil))).WithTick(10 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	p.Committed(ingest.Batch{Trades: []trade.Trade{tr("S1", "T1", trade.Succeeded)}})
+	p.Derived()
+	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return len(h.announced) == 1 }, 5*time.Second, 5*time.Millisecond)
+	p.Announced(h.announced[0])
+	require.Eventually(t, func() bool {
+		return h.count(h.delivered, "dex-wallet-pnl-list:sol_W") >= 1 && h.count(h.delivered, "dex-wallet-token-pnl:sol_W") >= 1
+	}, 5*time.Second, 5*time.Millisecond)
+	h.mu.Lock()
+	raw := h.delivered["dex-wallet-pnl-list:sol_W"][0]
+	h.mu.Unlock()
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal(raw, &list))
+	require.Len(t, list, 4)
+	got := map[any][]any{}
+	for _, e := range list {
+		got[e["r"]] = []any{e["piu"], e["bs"], e["ss"], e["ts"]}
+	}
+	assert.Equal(t, map[any][]any{"1d": {"0", 0.0, 0.0, 0.0}, "7d": {"820", 1.0, 2.0, 1.0}, "30d": {"900", 2.0, 3.0, 1.0},
+		"all": {"920", 3.0, 4.0, 1.0}}, got)
+	tok := h.last(h.delivered, "dex-wallet-token-pnl:sol_W")
+	assert.Equal(t, "920", tok["trpiu"], "the whole history")
+	assert.Equal(t, []any{3.0, 4.0, 1.0, 2.0, 2.0, 3.0}, []any{tok["bs"], tok["ss"], tok["bs7d"], tok["ss7d"], tok["bs30d"], tok["ss30d"]})
 }

@@ -113,6 +113,32 @@ func (p *Position) Apply(t trade.Trade) error {
 	return nil
 }
 
+// Since is p over the period that starts where start was taken (start is the same pair's
+// position as of the trades before the period; the zero Position for a pair first traded in it):
+// the flows (trade counts, amounts bought and sold and their USD, realized profit and the cost of
+// the tokens sold) are those of the period's trades, p's minus start's; the state (balance, the
+// cost basis of the balance, first buy and last sell) is p's, now. Valued by Entry, the held
+// balance's unrealized profit is therefore the whole of it at the current price, and the total
+// profit is the period's realized profit plus that.
+func (p Position) Since(start Position) Position {
+	out := p
+	out.Buys -= start.Buys
+	out.Sells -= start.Sells
+	out.BuyAmount = p.BuyAmount.Sub(start.BuyAmount)
+	out.BuyAmountInUSD = p.BuyAmountInUSD.Sub(start.BuyAmountInUSD)
+	out.SellAmount = p.SellAmount.Sub(start.SellAmount)
+	out.SellAmountInUSD = p.SellAmountInUSD.Sub(start.SellAmountInUSD)
+	out.SoldCostInUSD = p.SoldCostInUSD.Sub(start.SoldCostInUSD)
+	out.RealizedProfitInUSD = p.RealizedProfitInUSD.Sub(start.RealizedProfitInUSD)
+	return out
+}
+
+// Active is whether the position belongs in an answer over a period: it traded in the period
+// (Since's counts) or holds a balance now, whose unrealized profit the period shows.
+func (p Position) Active() bool {
+	return p.Buys+p.Sells > 0 || p.Balance.IsPositive()
+}
+
 // Rederive rebuilds a position from all of its trades, whatever order they arrived in: it sorts
 // a copy by (block time, block height, signature, instruction index), drops repeats of the same
 // trade.Key, and replays. No trades give the zero Position.

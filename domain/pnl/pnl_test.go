@@ -303,3 +303,58 @@ func TestParseResolution(t *testing.T) {
 	assert.Equal(t, "resolution", fe.Param)
 	assert.Equal(t, []string{"1d", "7d", "30d", "all"}, fe.Allowed)
 }
+
+func TestResolutionStart(t *testing.T) {
+	// 2024-05-10 13:45:00 UTC.
+	now := int64(1715348700000)
+	may10 := int64(1715299200000)
+	for _, tc := range []struct {
+		r    pnl.Resolution
+		want int64
+	}{
+		{pnl.Resolution1d, may10},
+		{pnl.Resolution7d, may10 - 6*pnl.DayMs},   // May 4, 00:00
+		{pnl.Resolution30d, may10 - 29*pnl.DayMs}, // April 11, 00:00
+	} {
+		got, ok := tc.r.Start(now)
+		require.True(t, ok, tc.r)
+		assert.Equal(t, tc.want, got, tc.r)
+	}
+	_, ok := pnl.ResolutionAll.Start(now)
+	assert.False(t, ok, "all has no start")
+	got, _ := pnl.Resolution1d.Start(may10)
+	assert.Equal(t, may10, got, "midnight itself starts its own day")
+	assert.Equal(t, may10-pnl.DayMs, pnl.Day(may10-1), "the last ms of a day belongs to it")
+}
+
+// TestPositionSince: the period's flows are the difference to the start, the state is now's.
+func TestPositionSince(t *testing.T) {
+	trades := requiredTrades() // buy 100 at $1, buy 100 at $3, sell 150 at $4
+	start, err := pnl.Rederive(trades[:1])
+	require.NoError(t, err)
+	now, err := pnl.Rederive(trades)
+	require.NoError(t, err)
+	p := now.Since(start)
+	// In the period: one buy of 100 for $300 and the sell of 150 for $600, which removed 300 of
+	// cost (average $2) and realized 300. Held now: 50 tokens costing 100.
+	checkPosition(t, want{balance: "50", cost: "100", soldCost: "300", realized: "300", buys: 1, sells: 1}, p)
+	assert.Equal(t, "100", p.BuyAmount.String())
+	assert.Equal(t, "300", p.BuyAmountInUSD.String())
+	assert.Equal(t, "150", p.SellAmount.String())
+	assert.Equal(t, "600", p.SellAmountInUSD.String())
+	e := p.Entry(dec("5"))
+	assert.Equal(t, "3", e.AvgBuyPriceInUSD.String(), "the period's buys only")
+	assert.Equal(t, "150", e.UnrealizedProfitInUSD.String(), "50 × 5 − 100, at the current price")
+	assert.Equal(t, "450", e.TotalProfitInUSD.String())
+	assert.Equal(t, "1.5", e.TotalProfitRatio.String(), "450 / 300 bought in the period")
+	assert.True(t, p.Active())
+
+	assert.Equal(t, now, now.Since(pnl.Position{}), "a pair first traded in the period counts whole")
+	idle := now.Since(now)
+	assert.Zero(t, idle.Buys+idle.Sells)
+	assert.True(t, idle.RealizedProfitInUSD.IsZero())
+	assert.True(t, idle.Active(), "no trade in the period, but a balance held")
+	closed, err := pnl.Rederive(append(requiredTrades(), tr("T", trade.Sell, 4000, "d", "50", "250")))
+	require.NoError(t, err)
+	assert.False(t, closed.Since(closed).Active(), "closed before the period and not traded in it")
+}

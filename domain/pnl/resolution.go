@@ -2,13 +2,14 @@ package pnl
 
 import (
 	"strings"
+	"time"
 
 	"github.com/tokenscope/tokenscope/domain/fault"
 )
 
-// Resolution is the public SDK's PnlResolution, the window a pnl-by-token answer covers. The
-// positions tokenscope keeps are running totals over the wallet's whole history, so every
-// resolution is answered with the whole history, which is what All names.
+// Resolution is the public SDK's PnlResolution, the period a pnl-by-token answer covers: All is
+// the wallet's whole history; 1d, 7d and 30d are the last 1, 7 and 30 UTC calendar days, today
+// included (Start), and a position's figures over one are Position.Since.
 type Resolution string
 
 const (
@@ -35,4 +36,39 @@ func ParseResolution(param, s string) (Resolution, error) {
 		allowed[i] = string(v)
 	}
 	return "", fault.InvalidParam(param, s, allowed...)
+}
+
+// days is the length of a period in UTC calendar days; All has none.
+func (r Resolution) days() int64 {
+	switch r {
+	case Resolution1d:
+		return 1
+	case Resolution7d:
+		return 7
+	case Resolution30d:
+		return 30
+	}
+	return 0
+}
+
+// DayMs is a UTC calendar day in Unix ms.
+const DayMs = int64(24 * time.Hour / time.Millisecond)
+
+// Day is the start (Unix ms, a UTC midnight) of the UTC day that holds ms.
+func Day(ms int64) int64 {
+	d := ms % DayMs
+	if d < 0 {
+		d += DayMs
+	}
+	return ms - d
+}
+
+// Start is when r's period starts for an answer given at nowMs: the UTC midnight that begins
+// the day r.days()−1 days before now's (today's for 1d). All has no start (false).
+func (r Resolution) Start(nowMs int64) (int64, bool) {
+	n := r.days()
+	if n == 0 {
+		return 0, false
+	}
+	return Day(nowMs) - (n-1)*DayMs, true
 }

@@ -4693,7 +4693,7 @@ type WalletPnlByTokenParams struct {
 	// TokenAddresses Token addresses (1–100). Repeated keys (`a=1&a=2`), bracket keys (`a[]=1`) and comma lists (`a=1,2`) are accepted; at most 100 items.
 	TokenAddresses []string `form:"tokenAddresses" json:"tokenAddresses"`
 
-	// Resolution Accepted; every value answers over the whole history.
+	// Resolution The period the figures cover: the last 1, 7 or 30 UTC calendar days, today included, or the whole history (all, the default). Over a period, counts, amounts bought and sold and realized profit are those of the period's trades; balance, cost, value and unrealized profit are now's.
 	Resolution *WalletPnlByTokenParamsResolution `form:"resolution,omitempty" json:"resolution,omitempty"`
 
 	// Limit Page size.

@@ -1188,18 +1188,18 @@ func (m *MockPositionReader) EXPECT() *MockPositionReaderMockRecorder {
 }
 
 // PricedPositions mocks base method.
-func (m *MockPositionReader) PricedPositions(ctx context.Context, c chain.Chain, wallet string, tokens []string) ([]ports.PricedPosition, error) {
+func (m *MockPositionReader) PricedPositions(ctx context.Context, c chain.Chain, wallet string, tokens []string, starts []int64) ([]ports.PricedPosition, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "PricedPositions", ctx, c, wallet, tokens)
+	ret := m.ctrl.Call(m, "PricedPositions", ctx, c, wallet, tokens, starts)
 	ret0, _ := ret[0].([]ports.PricedPosition)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // PricedPositions indicates an expected call of PricedPositions.
-func (mr *MockPositionReaderMockRecorder) PricedPositions(ctx, c, wallet, tokens any) *MockPositionReaderPricedPositionsCall {
+func (mr *MockPositionReaderMockRecorder) PricedPositions(ctx, c, wallet, tokens, starts any) *MockPositionReaderPricedPositionsCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "PricedPositions", reflect.TypeOf((*MockPositionReader)(nil).PricedPositions), ctx, c, wallet, tokens)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "PricedPositions", reflect.TypeOf((*MockPositionReader)(nil).PricedPositions), ctx, c, wallet, tokens, starts)
 	return &MockPositionReaderPricedPositionsCall{Call: call}
 }
 
@@ -1215,13 +1215,13 @@ func (c_2 *MockPositionReaderPricedPositionsCall) Return(arg0 []ports.PricedPosi
 }
 
 // Do rewrite *gomock.Call.Do
-func (c_2 *MockPositionReaderPricedPositionsCall) Do(f func(context.Context, chain.Chain, string, []string) ([]ports.PricedPosition, error)) *MockPositionReaderPricedPositionsCall {
+func (c_2 *MockPositionReaderPricedPositionsCall) Do(f func(context.Context, chain.Chain, string, []string, []int64) ([]ports.PricedPosition, error)) *MockPositionReaderPricedPositionsCall {
 	c_2.Call = c_2.Call.Do(f)
 	return c_2
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c_2 *MockPositionReaderPricedPositionsCall) DoAndReturn(f func(context.Context, chain.Chain, string, []string) ([]ports.PricedPosition, error)) *MockPositionReaderPricedPositionsCall {
+func (c_2 *MockPositionReaderPricedPositionsCall) DoAndReturn(f func(context.Context, chain.Chain, string, []string, []int64) ([]ports.PricedPosition, error)) *MockPositionReaderPricedPositionsCall {
 	c_2.Call = c_2.Call.DoAndReturn(f)
 	return c_2
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/tokenscope/tokenscope/bench/report"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/page"
+	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -264,7 +265,7 @@ func (b *bench) readOps(t targets) []readOp {
 			},
 			sql: func(ctx context.Context, m *market.Service, w, i int) error {
 				wt := pick(t.wallets, w, i)
-				_, err := m.PnLByToken(ctx, mustChain(wt.chain), wt.wallet, wt.tokens, first20)
+				_, err := m.PnLByToken(ctx, mustChain(wt.chain), wt.wallet, wt.tokens, pnl.ResolutionAll, first20)
 				return err
 			}},
 		{op: "9 hot tokens ranking", goal: cachedGoal,

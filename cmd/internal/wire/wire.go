@@ -115,7 +115,7 @@ func buildApplication(rt *Runtime) *app.Application {
 	a := &app.Application{
 		Keys:    apikey.New(postgres.NewAccountStore(rt.Pool), rt.Clock),
 		Ingest:  appingest.New(postgres.NewIngestStore(rt.Pool), rt.Clock, 0),
-		Market:  market.New(postgres.NewMarketReader(rt.Pool), market.WithCache(rt.Versions)),
+		Market:  market.New(postgres.NewMarketReader(rt.Pool), market.WithCache(rt.Versions), market.WithClock(rt.Clock)),
 		Candles: appcandle.New(postgres.NewCandleStore(rt.Pool), rt.Clock),
 	}
 	buildWorkflowAreas(rt, a)

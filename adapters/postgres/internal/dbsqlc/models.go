@@ -173,6 +173,23 @@ type PositionBasis struct {
 	LastTradeMs          int64
 }
 
+type PositionDayMark struct {
+	Chain         string
+	Wallet        string
+	TokenAddress  string
+	DayMs         int64
+	Balance       decimal.Decimal
+	CostUsd       decimal.Decimal
+	BuyAmount     decimal.Decimal
+	BuyAmountUsd  decimal.Decimal
+	SellAmount    decimal.Decimal
+	SellAmountUsd decimal.Decimal
+	SoldCostUsd   decimal.Decimal
+	RealizedUsd   decimal.Decimal
+	Buys          int64
+	Sells         int64
+}
+
 type RedPacket struct {
 	Seq            *int64
 	ID             string

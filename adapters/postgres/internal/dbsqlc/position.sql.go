@@ -26,6 +26,29 @@ func (q *Queries) DeletePosition(ctx context.Context, db DBTX, arg DeletePositio
 	return err
 }
 
+const DeletePositionMarksFrom = `-- name: DeletePositionMarksFrom :exec
+DELETE FROM position_day_marks
+WHERE chain = $1 AND wallet = $2 AND token_address = $3 AND day_ms >= $4
+`
+
+type DeletePositionMarksFromParams struct {
+	Chain        string
+	Wallet       string
+	TokenAddress string
+	FromMs       int64
+}
+
+// Drops the pair's marks of days from from_ms on, which a re-derivation writes again.
+func (q *Queries) DeletePositionMarksFrom(ctx context.Context, db DBTX, arg DeletePositionMarksFromParams) error {
+	_, err := db.Exec(ctx, DeletePositionMarksFrom,
+		arg.Chain,
+		arg.Wallet,
+		arg.TokenAddress,
+		arg.FromMs,
+	)
+	return err
+}
+
 const ListPositionTrades = `-- name: ListPositionTrades :many
 SELECT tx_signature, instruction_index, block_height, block_timestamp_ms, side, status,
        token_amount, token_amount_usd, token_price_usd
@@ -96,6 +119,82 @@ type LockPositionParams struct {
 func (q *Queries) LockPosition(ctx context.Context, db DBTX, arg LockPositionParams) error {
 	_, err := db.Exec(ctx, LockPosition, arg.Chain, arg.Wallet, arg.TokenAddress)
 	return err
+}
+
+const PositionsAtDays = `-- name: PositionsAtDays :many
+SELECT s.start_ms::bigint AS start_ms, m.token_address, m.balance, m.cost_usd, m.buy_amount, m.buy_amount_usd,
+    m.sell_amount, m.sell_amount_usd, m.sold_cost_usd, m.realized_usd, m.buys, m.sells
+FROM unnest($3::bigint[]) AS s(start_ms)
+CROSS JOIN LATERAL (
+    SELECT DISTINCT ON (d.token_address) d.token_address, d.balance, d.cost_usd, d.buy_amount, d.buy_amount_usd,
+        d.sell_amount, d.sell_amount_usd, d.sold_cost_usd, d.realized_usd, d.buys, d.sells
+    FROM position_day_marks d
+    WHERE d.chain = $1 AND d.wallet = $2 AND d.token_address = ANY($4::text[]) AND d.day_ms >= s.start_ms
+    ORDER BY d.token_address, d.day_ms
+) m
+`
+
+type PositionsAtDaysParams struct {
+	Chain  string
+	Wallet string
+	Starts []int64
+	Tokens []string
+}
+
+type PositionsAtDaysRow struct {
+	StartMs       int64
+	TokenAddress  string
+	Balance       decimal.Decimal
+	CostUsd       decimal.Decimal
+	BuyAmount     decimal.Decimal
+	BuyAmountUsd  decimal.Decimal
+	SellAmount    decimal.Decimal
+	SellAmountUsd decimal.Decimal
+	SoldCostUsd   decimal.Decimal
+	RealizedUsd   decimal.Decimal
+	Buys          int64
+	Sells         int64
+}
+
+// For each start (a UTC midnight) and each of the tokens, the pair's position as of its trades
+// before that start: its mark of the first day at or after the start. A pair without one has not
+// traded since the start (its position then is the current one).
+func (q *Queries) PositionsAtDays(ctx context.Context, db DBTX, arg PositionsAtDaysParams) ([]PositionsAtDaysRow, error) {
+	rows, err := db.Query(ctx, PositionsAtDays,
+		arg.Chain,
+		arg.Wallet,
+		arg.Starts,
+		arg.Tokens,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PositionsAtDaysRow{}
+	for rows.Next() {
+		var i PositionsAtDaysRow
+		if err := rows.Scan(
+			&i.StartMs,
+			&i.TokenAddress,
+			&i.Balance,
+			&i.CostUsd,
+			&i.BuyAmount,
+			&i.BuyAmountUsd,
+			&i.SellAmount,
+			&i.SellAmountUsd,
+			&i.SoldCostUsd,
+			&i.RealizedUsd,
+			&i.Buys,
+			&i.Sells,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const PricedPositions = `-- name: PricedPositions :many
