@@ -105,6 +105,14 @@ func writeGroups(ctx context.Context, tx pgx.Tx, d groupDeltas) error {
 			holdings = g.holdings + EXCLUDED.holdings`); err != nil {
 		return fmt.Errorf("merge holder groups: %w", err)
 	}
+	// A group left without holders has no row, as after a rebuild: the table is the same whatever
+	// order the deltas came in (a flush may derive trades listed before a rebuild after it).
+	// hand-built: ingest_groups is a temporary table.
+	if _, err := tx.Exec(ctx, `DELETE FROM token_holder_groups g USING ingest_groups s
+		WHERE g.chain = s.chain AND g.address = s.address AND g.holder_group = s.holder_group
+			AND g.holders = 0 AND g.holdings = 0`); err != nil {
+		return fmt.Errorf("drop empty holder groups: %w", err)
+	}
 	return nil
 }
 

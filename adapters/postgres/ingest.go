@@ -95,6 +95,14 @@ func (s *IngestStore) apply(ctx context.Context, b ingest.Batch, now time.Time, 
 	return res, nil
 }
 
+// deferBelow is the most trades a streamed batch lists for the flush (ApplyPending); a batch with
+// more (a bulk import's, 5,000 events) derives them itself, as Apply does, and leaves only its
+// market rows to the flush. Coalescing in the flush pays off for the small batches of concurrent
+// live streams (a POST of 2,000 trades split by chain); a bulk import's batches are large already,
+// and deriving them in their own lanes keeps its chains' derivations side by side with the
+// decoding (docs/engine-benchmarks.md, ninth round).
+const deferBelow = 2500
+
 // applyIn applies the batch in tx (see Apply) and returns the tokens it touched.
 func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pending bool) (ingest.Result, []ports.TokenRef, error) {
 	if err := lockDerivedState(ctx, tx, batchChains(b)...); err != nil {
@@ -107,9 +115,10 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 	if err := keyedJoins(ctx, tx); err != nil {
 		return ingest.Result{}, nil, err
 	}
+	deferred := pending && len(b.Trades) < deferBelow
 	a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{},
-		buckets: newBucketDeltas(now), groups: groupDeltas{}, deferred: pending}
-	if !pending {
+		buckets: newBucketDeltas(now), groups: groupDeltas{}, deferred: deferred}
+	if !deferred {
 		// Trades listed by streamed batches are derived first: this batch's positions build on them.
 		for _, c := range batchChains(b) {
 			refs, err := deriveDeferred(ctx, tx, c, now)
@@ -121,9 +130,9 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 			}
 		}
 	}
-	// A pending batch lists its trades for the flush (deferTrades) instead of deriving them.
+	// A deferred batch lists its trades for the flush (deferTrades) instead of deriving them.
 	derive := a.positions
-	if pending {
+	if deferred {
 		derive = a.deferTrades
 	}
 	steps := []func(context.Context, ingest.Batch) error{
