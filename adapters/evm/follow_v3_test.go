@@ -149,7 +149,7 @@ func TestFollowerWritesV3SwapsAsTrades(t *testing.T) {
 	}
 
 	pnl := func(k *ecdsa.PrivateKey) ports.PricedPosition {
-		ps, err := w.reader.PricedPositions(context.Background(), chain.Eth, lower(addr(k)), []string{lower(w.TKN)})
+		ps, err := w.reader.PricedPositions(context.Background(), chain.Eth, lower(addr(k)), []string{lower(w.TKN)}, nil)
 		require.NoError(t, err)
 		require.Len(t, ps, 1)
 		return ps[0]
