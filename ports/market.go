@@ -119,7 +119,10 @@ type PricedPosition struct {
 	// before it: the zero Position for a pair first traded since, Position itself for a pair
 	// that has not traded since. A reader that keeps no such history gives none, and the pair
 	// then counts whole.
-	At         []pnl.Position
+	At []pnl.Position
+	// Days holds, when starts are asked for, the pair's realized profit on each UTC day in which
+	// it traded, oldest first, as far as the reader keeps day history (none otherwise).
+	Days       []pnl.DayProfit
 	PriceInUSD decimal.Decimal
 	Name       string
 	Symbol     string

@@ -50,3 +50,12 @@ CROSS JOIN LATERAL (
 -- Drops the pair's marks of days from from_ms on, which a re-derivation writes again.
 DELETE FROM position_day_marks
 WHERE chain = $1 AND wallet = $2 AND token_address = $3 AND day_ms >= sqlc.arg(from_ms);
+
+-- name: PositionDayRealized :many
+-- Every day mark of the wallet's pairs in the tokens, by pair and day: the realized profit before
+-- each day in which the pair traded, from which a day's realized profit is the next mark's (or the
+-- current position's) minus its own.
+SELECT token_address, day_ms, realized_usd
+FROM position_day_marks
+WHERE chain = $1 AND wallet = $2 AND token_address = ANY(sqlc.arg(tokens)::text[])
+ORDER BY token_address, day_ms;

@@ -61,5 +61,27 @@ func (r *MarketReader) PricedPositions(ctx context.Context, c chain.Chain, walle
 			}
 		}
 	}
-	return out, nil
+	return out, r.dayProfits(ctx, c, wallet, tokens, out, at)
+}
+
+// dayProfits sets each position's Days from the pair's day marks: a marked day's realized profit
+// is the realized profit at the pair's next mark (or now, after its last one) minus its own.
+func (r *MarketReader) dayProfits(ctx context.Context, c chain.Chain, wallet string, tokens []string, out []ports.PricedPosition, at map[string]int) error {
+	marks, err := r.q.PositionDayRealized(ctx, r.pool, dbsqlc.PositionDayRealizedParams{Chain: string(c), Wallet: wallet,
+		Tokens: tokens})
+	if err != nil {
+		return interpretError(err, "wallet day profits", wallet)
+	}
+	for k, m := range marks {
+		i, ok := at[m.TokenAddress]
+		if !ok {
+			continue
+		}
+		next := out[i].Position.RealizedProfitInUSD
+		if k+1 < len(marks) && marks[k+1].TokenAddress == m.TokenAddress {
+			next = marks[k+1].RealizedUsd
+		}
+		out[i].Days = append(out[i].Days, pnl.DayProfit{Day: m.DayMs, Profit: next.Sub(m.RealizedUsd)})
+	}
+	return nil
 }

@@ -216,3 +216,59 @@ func TestPnLPeriodsAfterUpgrade(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "920", all.Page.Items[0].TotalProfitInUSD.String(), "the whole history is unchanged")
 }
+
+// TestPnLProfitableAndLosingDays counts the days of PnLPeriods (the stream's pd/ld) for the
+// hand-worked wallet above plus token L, which loses:
+//
+//	l1 Apr 10 buy  100 @ $1   = 100   held 100, cost 100
+//	l2 Apr 16 sell  50 @ $0.4 =  20   removes 50, realizes −30
+//	l3 May 6  sell  50 @ $0.2 =  10   removes 50, realizes −40; closed
+//	l4 May 8  buy   10 @ $1   =  10
+//	l5 May 9  sell  10 @ $0.5 =   5   removes 10, realizes −5
+//
+// The wallet's realized profit per day (days of buys only realize 0 and count as neither):
+// Mar 20 0 (t1), Mar 25 +20 (t2), Apr 10 0 (l1), Apr 15 0 (u1), Apr 16 +20 − 30 = −10 (u2, l2),
+// Apr 20 +80 (t3), Apr 25 0 (t4), May 6 +220 − 40 = +180 (t5, l3), May 8 0 (l4), May 9 −5 (l5),
+// May 10 +150 (t6, t7).
+func TestPnLProfitableAndLosingDays(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	l1 := periodTrade("L", trade.Buy, day(4, 10, 12), "100", "1", "l1")
+	l2 := periodTrade("L", trade.Sell, day(4, 16, 13), "50", "0.4", "l2")
+	l3 := periodTrade("L", trade.Sell, day(5, 6, 13), "50", "0.2", "l3")
+	l4 := periodTrade("L", trade.Buy, day(5, 8, 12), "10", "1", "l4")
+	l5 := periodTrade("L", trade.Sell, day(5, 9, 12), "10", "0.5", "l5")
+	// all: profitable Mar 25, Apr 20, May 6, May 10; losing Apr 16, May 9.
+	// 30d (from Apr 11): profitable Apr 20, May 6, May 10; losing Apr 16, May 9.
+	// 7d (from May 4): profitable May 6, May 10; losing May 9. 1d: profitable May 10.
+	want := map[pnl.Resolution][2]int64{pnl.ResolutionAll: {4, 2}, pnl.Resolution30d: {3, 2}, pnl.Resolution7d: {2, 1},
+		pnl.Resolution1d: {1, 0}}
+	svc := market.New(postgres.NewMarketReader(pool), market.WithClock(fixedClock{periodNow}))
+	store := postgres.NewIngestStore(pool)
+	for _, tc := range []struct {
+		name   string
+		events []ingest.Trade
+	}{
+		{"in order", []ingest.Trade{t1, t2, l1, u1, u2, l2, t3, t4, t5, l3, l4, l5, t6, t7}},
+		// l2 and t3 arrive last: each re-derives its pair's marks.
+		{"out of order", []ingest.Trade{t1, t2, l1, u1, u2, t4, t5, l3, l4, l5, t6, t7, l2, t3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pgtest.Truncate(t, engineTables...)
+			for _, e := range tc.events {
+				_, err := store.Apply(ctx, ingest.NewBatch([]ingest.Event{e}), periodNow)
+				require.NoError(t, err, e.TransactionSignature)
+			}
+			periods, err := svc.PnLPeriods(ctx, chain.Sol, "W", []string{"T", "U", "L"})
+			require.NoError(t, err)
+			require.Len(t, periods, len(pnl.Resolutions))
+			for _, p := range periods {
+				assert.Equal(t, want[p.Resolution], [2]int64{p.ProfitableDays, p.LosingDays}, "%s: profitable, losing days", p.Resolution)
+			}
+			// Only the tokens asked for count: without L, every day that realized something gained.
+			periods, err = svc.PnLPeriods(ctx, chain.Sol, "W", []string{"T", "U"})
+			require.NoError(t, err)
+			assert.Equal(t, [2]int64{5, 0}, [2]int64{periods[3].ProfitableDays, periods[3].LosingDays}, "all, without L")
+		})
+	}
+}

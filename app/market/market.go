@@ -327,12 +327,15 @@ func (s *Service) PnLByToken(ctx context.Context, c chain.Chain, wallet string, 
 	return PnLResult{Page: pg, Summary: summarize(entries)}, nil
 }
 
-// PnLPeriod is a wallet's PnL over one resolution: every entry, listed by token address, and
-// their summary.
+// PnLPeriod is a wallet's PnL over one resolution: every entry, listed by token address, their
+// summary, and the counts of the period's UTC days on which the wallet's realized profit (over the
+// same tokens) was above / below zero (pnl.DayCounts).
 type PnLPeriod struct {
-	Resolution pnl.Resolution
-	Entries    []PnLEntry
-	Summary    pnl.Summary
+	Resolution     pnl.Resolution
+	Entries        []PnLEntry
+	Summary        pnl.Summary
+	ProfitableDays int64
+	LosingDays     int64
 }
 
 // PnLPeriods is PnLByToken's whole list (at most MaxAddresses tokens) over each of
@@ -350,15 +353,21 @@ func (s *Service) PnLPeriods(ctx context.Context, c chain.Chain, wallet string, 
 	if err != nil {
 		return nil, err
 	}
+	days := make([][]pnl.DayProfit, len(pps))
+	for i, pp := range pps {
+		days[i] = pp.Days
+	}
 	out := make([]PnLPeriod, 0, len(pnl.Resolutions))
 	at := 0
 	for _, r := range pnl.Resolutions {
 		i := -1
-		if _, ok := r.Start(now); ok {
+		start, ok := r.Start(now)
+		if ok {
 			i, at = at, at+1
 		}
 		es := periodEntries(pps, i)
-		out = append(out, PnLPeriod{Resolution: r, Entries: es, Summary: summarize(es)})
+		pd, ld := pnl.DayCounts(days, start, !ok)
+		out = append(out, PnLPeriod{Resolution: r, Entries: es, Summary: summarize(es), ProfitableDays: pd, LosingDays: ld})
 	}
 	return out, nil
 }

@@ -249,8 +249,8 @@ func walletTokenPnLMsg(e pnl.Entry, w7, w30 market.PnLPeriod, now int64) msg {
 
 // walletPnLListMsg is the dex-wallet-pnl-list array (2.11): one summary per resolution, each
 // over its period (market.PnLPeriods). ba and sa add up token amounts, abpiu is baiu / ba: across
-// several tokens these mix units, as the client's wallet-level fields do. pd/ld
-// (profitable/losing days) are not sent.
+// several tokens these mix units, as the client's wallet-level fields do. pd/ld count the
+// period's UTC days with a positive / negative realized profit (market.PnLPeriod).
 func walletPnLListMsg(wallet string, periods []market.PnLPeriod) []msg {
 	out := make([]msg, 0, len(periods))
 	for _, p := range periods {
@@ -258,7 +258,7 @@ func walletPnLListMsg(wallet string, periods []market.PnLPeriod) []msg {
 		out = append(out, msg{"a": wallet, "bs": s.Buys, "ss": s.Sells, "ba": dec(s.BuyAmount), "baiu": dec(s.BuyAmountInUSD),
 			"abpiu": dec(s.AvgBuyPriceInUSD), "sa": dec(s.SellAmount), "saiu": dec(s.SellAmountInUSD), "ws": s.Wins,
 			"wr": dec(s.WinRate), "piu": dec(s.TotalProfitInUSD), "apiu": dec(s.AvgProfitPerTradeInUSD),
-			"pr": dec(s.RealizedProfitRatio), "ts": s.Tokens, "r": string(p.Resolution)})
+			"pr": dec(s.RealizedProfitRatio), "ts": s.Tokens, "pd": p.ProfitableDays, "ld": p.LosingDays, "r": string(p.Resolution)})
 	}
 	return out
 }

@@ -234,7 +234,8 @@ func TestNewTokenKeys(t *testing.T) {
 	assert.Len(t, list, 2)
 }
 
-// TestWalletPnLPerPeriod: the PnL list carries each resolution's own summary, and the token PnL
+// TestWalletPnLPerPeriod: the PnL list carries each resolution's own summary and day counts
+// (pd, ld), and the token PnL
 // message the whole history with the 7d/30d counts of the token's period entries.
 func TestWalletPnLPerPeriod(t *testing.T) {
 	h := newHub("dex-wallet-pnl-list:sol_W", "dex-wallet-token-pnl:sol_W")
@@ -242,16 +243,16 @@ func TestWalletPnLPerPeriod(t *testing.T) {
 		return market.PnLEntry{Entry: pnl.Entry{WalletAddress: "W", TokenAddress: "T1", Buys: buys, Sells: sells,
 			TotalProfitInUSD: decimal.RequireFromString(total)}}
 	}
-	period := func(r pnl.Resolution, e market.PnLEntry) market.PnLPeriod {
+	period := func(r pnl.Resolution, e market.PnLEntry, pd, ld int64) market.PnLPeriod {
 		es := []market.PnLEntry{e}
 		if e.Buys+e.Sells == 0 {
 			es = nil
 		}
 		return market.PnLPeriod{Resolution: r, Entries: es, Summary: pnl.Summary{Buys: e.Buys, Sells: e.Sells,
-			TotalProfitInUSD: e.TotalProfitInUSD, Tokens: int64(len(es))}}
+			TotalProfitInUSD: e.TotalProfitInUSD, Tokens: int64(len(es))}, ProfitableDays: pd, LosingDays: ld}
 	}
-	m := &mkt{periods: []market.PnLPeriod{period(pnl.Resolution1d, entry(0, 0, "0")), period(pnl.Resolution7d, entry(1, 2, "820")),
-		period(pnl.Resolution30d, entry(2, 3, "900")), period(pnl.ResolutionAll, entry(3, 4, "920"))}}
+	m := &mkt{periods: []market.PnLPeriod{period(pnl.Resolution1d, entry(0, 0, "0"), 0, 0), period(pnl.Resolution7d, entry(1, 2, "820"), 2, 1),
+		period(pnl.Resolution30d, entry(2, 3, "900"), 3, 2), period(pnl.ResolutionAll, entry(3, 4, "920"), 4, 2)}}
 	p := stream.New(h, m, clock{}, slog.New(slog.NewTextHandler(io.Discard, nil))).WithTick(10 * time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -273,10 +274,10 @@ func TestWalletPnLPerPeriod(t *testing.T) {
 	require.Len(t, list, 4)
 	got := map[any][]any{}
 	for _, e := range list {
-		got[e["r"]] = []any{e["piu"], e["bs"], e["ss"], e["ts"]}
+		got[e["r"]] = []any{e["piu"], e["bs"], e["ss"], e["ts"], e["pd"], e["ld"]}
 	}
-	assert.Equal(t, map[any][]any{"1d": {"0", 0.0, 0.0, 0.0}, "7d": {"820", 1.0, 2.0, 1.0}, "30d": {"900", 2.0, 3.0, 1.0},
-		"all": {"920", 3.0, 4.0, 1.0}}, got)
+	assert.Equal(t, map[any][]any{"1d": {"0", 0.0, 0.0, 0.0, 0.0, 0.0}, "7d": {"820", 1.0, 2.0, 1.0, 2.0, 1.0},
+		"30d": {"900", 2.0, 3.0, 1.0, 3.0, 2.0}, "all": {"920", 3.0, 4.0, 1.0, 4.0, 2.0}}, got)
 	tok := h.last(h.delivered, "dex-wallet-token-pnl:sol_W")
 	assert.Equal(t, "920", tok["trpiu"], "the whole history")
 	assert.Equal(t, []any{3.0, 4.0, 1.0, 2.0, 2.0, 3.0}, []any{tok["bs"], tok["ss"], tok["bs7d"], tok["ss7d"], tok["bs30d"], tok["ss30d"]})

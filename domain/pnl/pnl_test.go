@@ -358,3 +358,22 @@ func TestPositionSince(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, closed.Since(closed).Active(), "closed before the period and not traded in it")
 }
+
+// TestDayCounts: a day counts by the sum of its pairs' profits, from the start on (every day for
+// all); a day that sums to zero is neither profitable nor losing.
+func TestDayCounts(t *testing.T) {
+	d := func(day int64, profit string) pnl.DayProfit {
+		return pnl.DayProfit{Day: day * pnl.DayMs, Profit: decimal.RequireFromString(profit)}
+	}
+	days := [][]pnl.DayProfit{
+		{d(1, "5"), d(2, "10"), d(3, "-1"), d(4, "0")},
+		{d(2, "-15"), d(3, "1"), d(5, "-0.01")},
+	}
+	// day 1 +5, day 2 −5, day 3 0, day 4 0, day 5 −0.01
+	pd, ld := pnl.DayCounts(days, 0, true)
+	assert.Equal(t, []int64{1, 2}, []int64{pd, ld}, "all")
+	pd, ld = pnl.DayCounts(days, 3*pnl.DayMs, false)
+	assert.Equal(t, []int64{0, 1}, []int64{pd, ld}, "from day 3")
+	pd, ld = pnl.DayCounts(nil, 0, true)
+	assert.Equal(t, []int64{0, 0}, []int64{pd, ld}, "no days")
+}

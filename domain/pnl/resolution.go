@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/tokenscope/tokenscope/domain/fault"
 )
 
@@ -71,4 +73,34 @@ func (r Resolution) Start(nowMs int64) (int64, bool) {
 		return 0, false
 	}
 	return Day(nowMs) - (n-1)*DayMs, true
+}
+
+// DayProfit is a pair's realized profit over one UTC day in which it traded (Day, a UTC
+// midnight in Unix ms): the realized profit of that day's sells, average cost as for Position.
+type DayProfit struct {
+	Day    int64
+	Profit decimal.Decimal
+}
+
+// DayCounts counts, among the UTC days from start on (every day when all), those on which the
+// wallet's realized profit summed over days (its pairs' DayProfit) is above zero (profitable) and
+// below zero (losing). A day of trades that realized nothing counts as neither.
+func DayCounts(days [][]DayProfit, start int64, all bool) (profitable, losing int64) {
+	sums := make(map[int64]decimal.Decimal)
+	for _, pair := range days {
+		for _, d := range pair {
+			if all || d.Day >= start {
+				sums[d.Day] = sums[d.Day].Add(d.Profit)
+			}
+		}
+	}
+	for _, s := range sums {
+		switch s.Sign() {
+		case 1:
+			profitable++
+		case -1:
+			losing++
+		}
+	}
+	return profitable, losing
 }

@@ -121,6 +121,48 @@ func (q *Queries) LockPosition(ctx context.Context, db DBTX, arg LockPositionPar
 	return err
 }
 
+const PositionDayRealized = `-- name: PositionDayRealized :many
+SELECT token_address, day_ms, realized_usd
+FROM position_day_marks
+WHERE chain = $1 AND wallet = $2 AND token_address = ANY($3::text[])
+ORDER BY token_address, day_ms
+`
+
+type PositionDayRealizedParams struct {
+	Chain  string
+	Wallet string
+	Tokens []string
+}
+
+type PositionDayRealizedRow struct {
+	TokenAddress string
+	DayMs        int64
+	RealizedUsd  decimal.Decimal
+}
+
+// Every day mark of the wallet's pairs in the tokens, by pair and day: the realized profit before
+// each day in which the pair traded, from which a day's realized profit is the next mark's (or the
+// current position's) minus its own.
+func (q *Queries) PositionDayRealized(ctx context.Context, db DBTX, arg PositionDayRealizedParams) ([]PositionDayRealizedRow, error) {
+	rows, err := db.Query(ctx, PositionDayRealized, arg.Chain, arg.Wallet, arg.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PositionDayRealizedRow{}
+	for rows.Next() {
+		var i PositionDayRealizedRow
+		if err := rows.Scan(&i.TokenAddress, &i.DayMs, &i.RealizedUsd); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const PositionsAtDays = `-- name: PositionsAtDays :many
 SELECT s.start_ms::bigint AS start_ms, m.token_address, m.balance, m.cost_usd, m.buy_amount, m.buy_amount_usd,
     m.sell_amount, m.sell_amount_usd, m.sold_cost_usd, m.realized_usd, m.buys, m.sells
