@@ -139,11 +139,19 @@ func checkLivePage(t *testing.T, e *env, feedParam, wantFeed string) {
 	require.Equal(t, []string{"2.5", "0.000002100", "1,234.5679"}, axis, "the axis formats prices as the tape does, small ones included")
 
 	// The price axis: no label below 0 and no two labels alike (one hiding the other), for these
-	// bars and for a token whose single bar is a tiny price, where the chart used to widen the
-	// range by ±0.5 and label the axis down to -0.5.
+	// bars, for a price that crashed to near 0 (the margin under the lowest price used to run the
+	// axis down to about -0.4) and for a token whose single bar is a tiny price.
 	sc := readPriceScale(t, b, "true")
 	checkPriceScale(t, sc, "prices 2 to 2.5")
 	browsertest.Screenshot(t, b.ctx, "live-page-"+wantFeed+".png")
+	_, err = chromedp.Run(b.ctx, chromedp.Evaluate[bool](`(() => { const v = document.querySelector('#chart').view;
+		const time = Math.floor(Date.now() / 1000); const p = 0.0000021;
+		v.setBars([{ time: time - 60, open: 1, high: 1, low: 0.9, close: 0.9, value: 5 }, { time, open: 0.9, high: 0.9, low: p, close: p, value: 5 }]);
+		return true; })()`))
+	require.NoError(t, err)
+	sc = readPriceScale(t, b, `v.candles.coordinateToPrice(0) < 1.5`)
+	checkPriceScale(t, sc, "a crash from 1 to 0.0000021")
+	browsertest.Screenshot(t, b.ctx, "live-page-"+wantFeed+"-crash.png")
 	_, err = chromedp.Run(b.ctx, chromedp.Evaluate[bool](`(() => { const v = document.querySelector('#chart').view;
 		const time = Math.floor(Date.now() / 1000); const p = 0.0000021;
 		v.setBars([{ time, open: p, high: p, low: p, close: p, value: 5 }]); return true; })()`))

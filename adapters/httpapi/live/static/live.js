@@ -387,9 +387,10 @@ function makeChart() {
 // The candles' share of the chart's height left empty above and below their price range.
 const candleMargins = { top: 0.1, bottom: 0.25 };
 
-// nonNegative is the candles' autoscale: their price range, widened when it is a single price
-// (lightweight-charts would widen it by ±0.5, far below 0 for a small price), and raised so that
-// the bottom margin under it does not reach below a price of 0.
+// nonNegative is the candles' autoscale: their price range, widened by 5% when it is a single
+// price, and its low raised so that the bottom margin under it does not reach below a price of 0
+// (a price that crashed to near 0 put the axis's bottom at about -0.4 of the high). A low bar
+// then reaches into that margin, over the volume bars.
 function nonNegative(original) {
   const info = original();
   if (!info || !info.priceRange) return info;
@@ -400,8 +401,9 @@ function nonNegative(original) {
     hi += pad;
   }
   if (hi <= 0) hi = 1;
-  // The axis runs down to lo - (hi - lo) * k: at least 0 when lo >= hi * k / (1 + k).
-  const k = candleMargins.bottom / (1 - candleMargins.top - candleMargins.bottom);
+  // The axis runs down to about lo - (hi - lo) * k: at least 0 when lo >= hi * k / (1 + k).
+  // k is taken 10% larger: the chart rounds its margins to pixels (about 1% of the range off).
+  const k = (1.1 * candleMargins.bottom) / (1 - candleMargins.top - candleMargins.bottom);
   lo = Math.max(lo, (hi * k) / (1 + k));
   return { ...info, priceRange: { minValue: lo, maxValue: hi } };
 }
