@@ -136,7 +136,7 @@ func checkLivePage(t *testing.T, e *env, feedParam, wantFeed string) {
 	axis, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`(() => { const f = document.querySelector('#chart').view.candles.priceFormatter();
 		return [2.5, 0.0000021, 1234.56789].map((p) => f.format(p)); })()`))
 	require.NoError(t, err)
-	require.Equal(t, []string{"2.5", "0.000002100", "1,234.5679"}, axis, "the axis formats prices as the tape does, small ones included")
+	require.Equal(t, []string{"2.5", "0.0000021", "1,234.5679"}, axis, "the axis formats prices as the tape does, small ones included")
 
 	// The price axis: no label below 0 and no two labels alike (one hiding the other), for these
 	// bars, for a price that crashed to near 0 (the margin under the lowest price used to run the

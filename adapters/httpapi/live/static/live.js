@@ -77,10 +77,11 @@ function fmtAmount(v) {
   return Math.abs(n) >= 1 ? n.toLocaleString('en-US', { maximumFractionDigits: 2 }) : significant(n, 3);
 }
 
-// significant writes 0 < |n| < 1 with digits significant digits in plain decimals.
+// significant writes 0 < |n| < 1 with digits significant digits in plain decimals, without
+// trailing zeros (as toLocaleString writes the larger ones).
 function significant(n, digits) {
   const lead = Math.ceil(-Math.log10(Math.abs(n))); // zeros after the point, plus one
-  return n.toFixed(Math.min(100, Math.max(0, lead + digits - 1)));
+  return n.toFixed(Math.min(100, Math.max(0, lead + digits - 1))).replace(/\.?0+$/, '');
 }
 
 function fmtRatio(r) {
