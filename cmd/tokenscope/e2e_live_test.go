@@ -127,7 +127,87 @@ func checkLivePage(t *testing.T, e *env, feedParam, wantFeed string) {
 	top, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('#tape tr').dataset.h`))
 	require.NoError(t, err)
 	require.Equal(t, "LivePageSig1"+tok, top, "the newest trade heads the tape")
-	require.Empty(t, b.problems(), "the page threw or broke its content policy")
+
+	// One price format and one amount format everywhere: the tape's cells, and the chart's axis
+	// writes a price as the tape does.
+	cells, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#tape tr[data-h="LivePageSig1`+tok+`"] td')].slice(2, 5).map((td) => td.textContent)`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"2.5", "4", "10"}, cells, "price, amount and USD of the ingested trade")
+	axis, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`(() => { const f = document.querySelector('#chart').view.candles.priceFormatter();
+		return [2.5, 0.0000021, 1234.56789].map((p) => f.format(p)); })()`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"2.5", "0.0000021", "1,234.5679"}, axis, "the axis formats prices as the tape does, small ones included")
+
+	// The price axis: no label below 0 and no two labels alike (one hiding the other), for these
+	// bars, for a price that crashed to near 0 (the margin under the lowest price used to run the
+	// axis down to about -0.4) and for a token whose single bar is a tiny price.
+	sc := readPriceScale(t, b, "true")
+	checkPriceScale(t, sc, "prices 2 to 2.5")
 	browsertest.Screenshot(t, b.ctx, "live-page-"+wantFeed+".png")
+	_, err = chromedp.Run(b.ctx, chromedp.Evaluate[bool](`(() => { const v = document.querySelector('#chart').view;
+		const time = Math.floor(Date.now() / 1000); const p = 0.0000021;
+		v.setBars([{ time: time - 60, open: 1, high: 1, low: 0.9, close: 0.9, value: 5 }, { time, open: 0.9, high: 0.9, low: p, close: p, value: 5 }]);
+		return true; })()`))
+	require.NoError(t, err)
+	sc = readPriceScale(t, b, `v.candles.coordinateToPrice(0) < 1.5`)
+	checkPriceScale(t, sc, "a crash from 1 to 0.0000021")
+	browsertest.Screenshot(t, b.ctx, "live-page-"+wantFeed+"-crash.png")
+	_, err = chromedp.Run(b.ctx, chromedp.Evaluate[bool](`(() => { const v = document.querySelector('#chart').view;
+		const time = Math.floor(Date.now() / 1000); const p = 0.0000021;
+		v.setBars([{ time, open: p, high: p, low: p, close: p, value: 5 }]); return true; })()`))
+	require.NoError(t, err)
+	sc = readPriceScale(t, b, `v.candles.coordinateToPrice(0) < 0.001`)
+	checkPriceScale(t, sc, "a single bar at 0.0000021")
+	require.True(t, sc.Bottom < 0.0000021 && sc.Top > 0.0000021, "the bar's price is in the axis's range %v", sc)
+	browsertest.Screenshot(t, b.ctx, "live-page-"+wantFeed+"-small-price.png")
+
+	// Closed, the token's half of the page says what to do.
+	step("close the token", 10*time.Second,
+		chromedp.Click(`#close-token`),
+		chromedp.WaitVisible(`#pick`),
+		chromedp.WaitNotVisible(`#token`),
+	)
+	pick, err := chromedp.Run(b.ctx, chromedp.Text(`#pick`))
+	require.NoError(t, err)
+	require.Contains(t, pick, "Pick a token in the hot list")
+	require.Empty(t, b.problems(), "the page threw or broke its content policy")
 	t.Logf("feed %s, chart from %s", wantFeed, wantChart)
+}
+
+// priceScale is what the chart's price axis shows: the prices at its top and bottom edges, and
+// the label of the price every 24 pixels down it (the axis draws on a canvas; these are the
+// labels its formatter gives along it).
+type priceScale struct {
+	Top, Bottom float64
+	Labels      []string
+}
+
+// readPriceScale reads the axis once ready (a JS condition on v, the chart's handles) holds.
+func readPriceScale(t *testing.T, b *browser, ready string) priceScale {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	sc, err := chromedp.Run(ctx, chromedp.Poll[priceScale](`(() => {
+		const el = document.querySelector('#chart'); const v = el.view;
+		if (!(`+ready+`)) return null;
+		const h = el.clientHeight - v.chart.timeScale().height();
+		const f = v.candles.priceFormatter(); const labels = [];
+		for (let y = 0; y <= h; y += 24) labels.push(f.format(v.candles.coordinateToPrice(y)));
+		return { Top: v.candles.coordinateToPrice(0), Bottom: v.candles.coordinateToPrice(h), Labels: labels };
+	})()`))
+	require.NoError(t, err)
+	return sc
+}
+
+func checkPriceScale(t *testing.T, sc priceScale, what string) {
+	t.Helper()
+	require.Greater(t, sc.Top, 0.0, what)
+	require.GreaterOrEqual(t, sc.Bottom, -sc.Top*1e-9, "%s: the axis reaches below a price of 0 (%v)", what, sc)
+	seen := map[string]bool{}
+	for _, l := range sc.Labels {
+		require.Regexp(t, `^[0-9][0-9,]*(\.[0-9]+)?$`, l, "%s: a plain, non-negative price label", what)
+		require.False(t, seen[l], "%s: label %q twice on the axis %v", what, l, sc.Labels)
+		seen[l] = true
+	}
+	require.GreaterOrEqual(t, len(sc.Labels), 5, what)
 }

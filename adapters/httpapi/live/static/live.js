@@ -56,20 +56,32 @@ function num(v) {
   return Number(v);
 }
 
+// The page's two number formats, used for every number it shows (the chart's axis included):
+// fmtPrice for prices (4 significant digits below 1, up to 4 decimals above), fmtAmount for
+// token amounts, USD values and volumes (compact from 10k, 2 decimals from 1, 3 significant
+// digits below 1). Neither falls back to exponent notation, however small the value.
 function fmtPrice(v) {
   const n = num(v);
   if (!Number.isFinite(n)) return '–';
   if (n === 0) return '0';
   if (Math.abs(n) >= 1) return n.toLocaleString('en-US', { maximumFractionDigits: 4 });
-  return n.toPrecision(4);
+  return significant(n, 4);
 }
 
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
 function fmtAmount(v) {
   const n = num(v);
   if (!Number.isFinite(n)) return '–';
+  if (n === 0) return '0';
   if (Math.abs(n) >= 10000) return compact.format(n);
-  return Math.abs(n) >= 1 ? n.toLocaleString('en-US', { maximumFractionDigits: 2 }) : n.toPrecision(3);
+  return Math.abs(n) >= 1 ? n.toLocaleString('en-US', { maximumFractionDigits: 2 }) : significant(n, 3);
+}
+
+// significant writes 0 < |n| < 1 with digits significant digits in plain decimals, without
+// trailing zeros (as toLocaleString writes the larger ones).
+function significant(n, digits) {
+  const lead = Math.ceil(-Math.log10(Math.abs(n))); // zeros after the point, plus one
+  return n.toFixed(Math.min(100, Math.max(0, lead + digits - 1))).replace(/\.?0+$/, '');
 }
 
 function fmtRatio(r) {
@@ -236,6 +248,7 @@ function closeToken() {
   state.token = '';
   writeHash();
   $('token').hidden = true;
+  $('pick').hidden = false;
   document.querySelectorAll('#hot-rows tr.selected').forEach((r) => r.classList.remove('selected'));
 }
 
@@ -246,6 +259,7 @@ async function openToken() {
   const { chain, token } = state;
   document.querySelectorAll('#hot-rows tr[data-a]').forEach((r) => r.classList.toggle('selected', r.dataset.a === token));
   $('token').hidden = false;
+  $('pick').hidden = true;
   $('token').dataset.token = token;
   $('token-title').textContent = short(token);
   $('token-address').textContent = token;
@@ -358,14 +372,48 @@ function makeChart() {
   candles = chart.addSeries(lc.CandlestickSeries, {
     upColor: '#26a69a', downColor: '#ef5350', borderVisible: false, wickUpColor: '#26a69a', wickDownColor: '#ef5350',
   });
-  volumes = chart.addSeries(lc.HistogramSeries, { priceFormat: { type: 'volume' }, priceScaleId: '', color: '#3a4a5a' });
+  // The volume histogram sits on an overlay scale under the candles, without a label of its
+  // own on the price axis (it would cover the candles' labels).
+  volumes = chart.addSeries(lc.HistogramSeries, {
+    priceFormat: { type: 'custom', formatter: fmtAmount, minMove: 0.01 }, priceScaleId: '', color: '#3a4a5a',
+    lastValueVisible: false, priceLineVisible: false,
+  });
   volumes.priceScale().applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
-  candles.priceScale().applyOptions({ scaleMargins: { top: 0.1, bottom: 0.25 } });
+  candles.priceScale().applyOptions({ scaleMargins: { top: candleMargins.top, bottom: candleMargins.bottom } });
+  candles.applyOptions({ autoscaleInfoProvider: nonNegative, priceFormat: priceFormat(1) });
+  // Handles for a reader (or a test) of the chart: the axis is a canvas.
+  $('chart').view = { chart, candles, volumes, setBars };
 }
 
+// The candles' share of the chart's height left empty above and below their price range.
+const candleMargins = { top: 0.1, bottom: 0.25 };
+
+// nonNegative is the candles' autoscale: their price range, widened by 5% when it is a single
+// price, and its low raised so that the bottom margin under it does not reach below a price of 0
+// (a price that crashed to near 0 put the axis's bottom at about -0.4 of the high). A low bar
+// then reaches into that margin, over the volume bars.
+function nonNegative(original) {
+  const info = original();
+  if (!info || !info.priceRange) return info;
+  let { minValue: lo, maxValue: hi } = info.priceRange;
+  if (!(hi > lo)) {
+    const pad = Math.abs(hi) * 0.05 || 1;
+    lo = hi - pad;
+    hi += pad;
+  }
+  if (hi <= 0) hi = 1;
+  // The axis runs down to about lo - (hi - lo) * k: at least 0 when lo >= hi * k / (1 + k).
+  // k is taken 10% larger: the chart rounds its margins to pixels (about 1% of the range off).
+  const k = (1.1 * candleMargins.bottom) / (1 - candleMargins.top - candleMargins.bottom);
+  lo = Math.max(lo, (hi * k) / (1 + k));
+  return { ...info, priceRange: { minValue: lo, maxValue: hi } };
+}
+
+// priceFormat fits the axis to price p: ticks a step apart that the labels (fmtPrice) tell
+// apart, and never a label below 0.
 function priceFormat(p) {
   const digits = p >= 1 ? 4 : Math.min(12, Math.ceil(-Math.log10(p)) + 4);
-  return { type: 'price', precision: digits, minMove: 10 ** -digits };
+  return { type: 'custom', minMove: 10 ** -digits, formatter: (v) => fmtPrice(Math.max(0, v)) };
 }
 
 function setBars(bars) {
