@@ -296,6 +296,13 @@ func TestReorgWithinConfirmationsIsNeverWritten(t *testing.T) {
 	require.NoError(t, w.B.Fork(base.Hash()))
 	nonce, err := w.C.NonceAt(context.Background(), addr(kd), nil)
 	require.NoError(t, err)
+	// The node resets its transaction pool to the forked head asynchronously; until it has, the
+	// pool still counts D's nonce from the old head and refuses the replacements as too low. The
+	// reset puts D's two transactions of the dropped blocks back in the pool: wait for them.
+	require.Eventually(t, func() bool {
+		n, err := w.C.PendingTransactionCount(context.Background())
+		return err == nil && n >= 2
+	}, 10*time.Second, 10*time.Millisecond, "the pool never moved to the forked head")
 	self := addr(kd)
 	w.SendNonce(kd, nonce, &self, nil, 10)
 	w.SendNonce(kd, nonce+1, &self, nil, 10)
