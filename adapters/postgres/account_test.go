@@ -17,6 +17,8 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func TestAccountStoreKeyLifecycle(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	store := postgres.NewAccountStore(pgtest.Pool(t))
 	require.NoError(t, store.EnsureAccount(ctx, "acc-1", "first"))
@@ -58,6 +60,8 @@ func TestAccountStoreKeyLifecycle(t *testing.T) {
 
 // TestAccountStoreKeyExpiry: a key's end is stored and read back, in KeyByPrefix and ListKeys.
 func TestAccountStoreKeyExpiry(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	store := postgres.NewAccountStore(pgtest.Pool(t))
 	require.NoError(t, store.EnsureAccount(ctx, "acc-exp", "expiring"))
@@ -82,6 +86,8 @@ func TestAccountStoreKeyExpiry(t *testing.T) {
 }
 
 func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	applied, err := postgres.Migrate(context.Background(), pgtest.Pool(t))
 	require.NoError(t, err)
 	assert.Empty(t, applied, "every migration was applied when the database was made")

@@ -20,6 +20,8 @@ import (
 // (pgxdecimal only, so decimal's sql.Scanner parses pgx's text form): the decimals must be
 // identical, exponent included, so nothing downstream (JSON strings, equality) can tell.
 func TestDecimalScanMatchesTheTextRoundTrip(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
 	plain, err := pgx.Connect(ctx, pgtest.URL(t))
@@ -76,6 +78,8 @@ func TestDecimalScanMatchesTheTextRoundTrip(t *testing.T) {
 // written straight from the decimal's text) and through a connection with pgx's own numeric
 // encoder: Postgres must store the same numbers with the same display scale, which its text shows.
 func TestDecimalEncodeMatchesPgx(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
 	plain, err := pgx.Connect(ctx, pgtest.URL(t))

@@ -12,6 +12,7 @@ import (
 )
 
 func TestPendingFieldsRoundTrip(t *testing.T) {
+	t.Parallel()
 	ts := []trade.Trade{
 		{Chain: chain.Sol, Wallet: "w1", TokenAddress: "tok", TransactionSignature: "sig-1", InstructionIndex: 3,
 			BlockHeight: 123_456_789, BlockTimestamp: 1_700_000_000_123, Side: trade.Buy, Status: trade.Succeeded,

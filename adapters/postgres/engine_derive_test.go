@@ -16,6 +16,7 @@ import (
 // The engine's pure steps, without a database.
 
 func TestHeldGroups(t *testing.T) {
+	t.Parallel()
 	h := func(v int64) *int64 { return &v }
 	c := tokenCreation{creator: "D", height: h(100)}
 	assert.Equal(t, []string{"all", "fresh", "kol", "sniper"}, heldGroups("W", []token.HolderGroup{token.Fresh, token.Kol}, c, h(103)))
@@ -26,6 +27,7 @@ func TestHeldGroups(t *testing.T) {
 }
 
 func TestGroupsJSON(t *testing.T) {
+	t.Parallel()
 	md := reference.Holdings(map[string]decimal.Decimal{"D": decimal.NewFromInt(30), "S": decimal.NewFromInt(10)},
 		decimal.NewFromInt(1000), map[string][]token.HolderGroup{"S": {token.Sniper}}, "D")
 	got, err := groupsJSON(md)
@@ -39,6 +41,7 @@ func TestGroupsJSON(t *testing.T) {
 }
 
 func TestMarketRow(t *testing.T) {
+	t.Parallel()
 	d := decimal.RequireFromString
 	in := &marketInput{total: d("1000"), circ: d("800"), priceUSD: d("3"), priceNative: d("0.02"), migrated: true,
 		curveRes: d("1"), target: d("10"), sumTVLUSD: d("50"), lastTrade: 7}

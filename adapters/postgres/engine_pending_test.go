@@ -21,8 +21,9 @@ import (
 // applied whole, clears the marks and announces the tokens it derived; a second Flush has nothing
 // to do. The refresh loop flushes first.
 func TestPendingBatchesWaitForTheFlush(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	v := following(t)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	db := pgtest.Pool(t)
@@ -75,8 +76,9 @@ func TestPendingBatchesWaitForTheFlush(t *testing.T) {
 // TestFlushDerivesEveryChain: tokens left pending on several chains are all derived by one
 // Flush (each chain on its own connection), and their marks are dropped.
 func TestFlushDerivesEveryChain(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	db := pgtest.Pool(t)
 	s := postgres.NewIngestStore(db)
 	ethTrade := swap("w", trade.Buy, "4", "3", 10*time.Second, "0xe1")

@@ -890,9 +890,11 @@ var propCases = []struct {
 }
 
 func TestEngineMatchesRecomputation(t *testing.T) {
+	t.Parallel()
 	for _, c := range propCases {
 		t.Run(fmt.Sprintf("seed=%d", c.seed), func(t *testing.T) {
-			pgtest.Truncate(t, engineTables...)
+			t.Parallel()
+			pgtest.Fresh(t)
 			ctx := context.Background()
 			stream := propStream(c.seed, c.tokens, c.wallets, c.trades)
 			batches := propBatches(c.seed, stream)
@@ -912,9 +914,11 @@ func TestEngineMatchesRecomputation(t *testing.T) {
 // some batches applied whole (Apply derives the listed trades first) and some positions
 // re-derived by the calculate-pnl job (which also derives them first) in between.
 func TestStreamedEngineMatchesRecomputation(t *testing.T) {
+	t.Parallel()
 	for _, c := range propCases {
 		t.Run(fmt.Sprintf("seed=%d", c.seed), func(t *testing.T) {
-			pgtest.Truncate(t, engineTables...)
+			t.Parallel()
+			pgtest.Fresh(t)
 			ctx := context.Background()
 			stream := propStream(c.seed, c.tokens, c.wallets, c.trades)
 			batches := propBatches(c.seed, stream)

@@ -17,6 +17,8 @@ import (
 // (shopspring DivRound to stats.Scale places, half away from zero), for random prices of either
 // sign and the cases that sit exactly on a half.
 func TestDivRound18MatchesTheDomainDivision(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	require.Equal(t, int32(18), int32(stats.Scale), "div_round18 rounds to stats.Scale places")
 	ctx := context.Background()
 	pool := pgtest.Pool(t)

@@ -73,6 +73,8 @@ func priceOf(t *testing.T) decimal.Decimal {
 }
 
 func TestIngestPnL(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	tests := []struct {
 		name   string
@@ -131,7 +133,8 @@ func TestIngestPnL(t *testing.T) {
 }
 
 func TestIngestWindowsOverPinnedClock(t *testing.T) {
-	pgtest.Truncate(t, engineTables...)
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	apply(t, s, tokenEvent(chain.Sol, "tok1"),
 		swap("a", trade.Buy, "10", "2", 30*time.Second, "s1"), // in every window
@@ -189,7 +192,8 @@ func TestIngestWindowsOverPinnedClock(t *testing.T) {
 }
 
 func TestIngestMarketHoldersAndOutbox(t *testing.T) {
-	pgtest.Truncate(t, engineTables...)
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	sniper := swap("sn", trade.Buy, "100", "1", 50*time.Second, "x1")
 	sniper.BlockHeight = 1002 // created at 1000: within stats.SniperBlocks
@@ -235,7 +239,8 @@ func TestIngestMarketHoldersAndOutbox(t *testing.T) {
 }
 
 func TestIngestRedPackets(t *testing.T) {
-	pgtest.Truncate(t, engineTables...)
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	p := redpacket.RedPacket{ID: "rp", Chain: chain.Sol, Creator: "c", Mint: "tok1", MaxClaims: 3, TotalAmount: dec("1000"),
 		CreatedAt: 1000, Expiration: 60, ExpiredAt: 61_000}

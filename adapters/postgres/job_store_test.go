@@ -56,6 +56,8 @@ func storedJob(t *testing.T, s *postgres.JobStore, accountID, id string) job.Job
 }
 
 func TestJobStoreInsert(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := newJobStore(t)
 	freshAccounts(t, "job-ins", "job-ins-other")
@@ -93,6 +95,8 @@ func TestJobStoreInsert(t *testing.T) {
 
 // TestJobStoreInsertRollsBack: a job row is committed only when its workflow started.
 func TestJobStoreInsertRollsBack(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := newJobStore(t)
 	freshAccounts(t, "job-rb")
 	errPlain := errors.New("temporal unreachable")
@@ -198,6 +202,8 @@ func raceJobInserts(t *testing.T, s *postgres.JobStore, j job.Job, callers int, 
 }
 
 func TestJobStoreConcurrentInsertsOfOneID(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := newJobStore(t)
 	freshAccounts(t, "job-race")
 	const callers = 6
@@ -239,6 +245,8 @@ func TestJobStoreConcurrentInsertsOfOneID(t *testing.T) {
 }
 
 func TestJobStoreSave(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := newJobStore(t)
 	freshAccounts(t, "job-save")
@@ -274,6 +282,8 @@ func TestJobStoreSave(t *testing.T) {
 // TestJobStoreConcurrentSavesKeepTheTerminalState: progress saves racing the completion, all
 // queued behind the test's lock on the row, end completed whatever order they commit in.
 func TestJobStoreConcurrentSavesKeepTheTerminalState(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := newJobStore(t)
 	freshAccounts(t, "job-csave")

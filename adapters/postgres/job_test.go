@@ -51,6 +51,8 @@ func unfinishedJobs(t *testing.T, account string) int {
 }
 
 func TestJobStoreInsertSharesUnfinishedWorkAndCapsTheAccount(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := jobStore(t, "jb-a", "jb-b")
 	var started counting
@@ -114,6 +116,8 @@ func TestJobStoreInsertSharesUnfinishedWorkAndCapsTheAccount(t *testing.T) {
 }
 
 func TestJobStoreInsertHoldsUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := jobStore(t, "jc-same", "jc-cap")
 
@@ -180,6 +184,8 @@ func TestJobStoreInsertHoldsUnderConcurrency(t *testing.T) {
 }
 
 func TestJobStoreUniqueIndexForbidsTwoUnfinishedJobsWithOneKey(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := jobStore(t, "jd")
 	_, err := s.Insert(ctx, newPnLJob(t, "job_d1", "jd"), "dup", 0, func(context.Context) error { return nil })

@@ -75,6 +75,8 @@ func (s *startCounter) start(ctx context.Context) error {
 }
 
 func TestKYTStoreInsert(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := postgres.NewKYTStore(pgtest.Pool(t))
 	freshAccounts(t, "kyt-ins", "kyt-ins-other")
@@ -138,6 +140,8 @@ func TestKYTStoreInsert(t *testing.T) {
 // TestKYTStoreInsertRollsBack: a registration is written only after its start succeeded, so
 // no row is ever left without its workflow; a later insert of the same key starts afresh.
 func TestKYTStoreInsertRollsBack(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := postgres.NewKYTStore(pgtest.Pool(t))
 	freshAccounts(t, "kyt-rb")
 	errPlain := errors.New("temporal unreachable")
@@ -213,6 +217,8 @@ func TestKYTStoreInsertRollsBack(t *testing.T) {
 // ends meanwhile: the workflow exists, and the caller learns the insert's real outcome (a commit
 // cut off by the deadline could land while the caller answered 503).
 func TestKYTStoreInsertOutlivesTheCallersDeadline(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := postgres.NewKYTStore(pgtest.Pool(t))
 	freshAccounts(t, "kyt-late")
 	reg := withdrawal(t, "kyt-late", "late", "5")
@@ -264,6 +270,8 @@ func raceInserts(t *testing.T, s *postgres.KYTStore, reg kyt.Registration, calle
 // its workflow (the start is idempotent: one workflow ID, one workflow); exactly one creates the
 // row, the others return the stored row.
 func TestKYTStoreConcurrentIdenticalInserts(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := postgres.NewKYTStore(pgtest.Pool(t))
 	freshAccounts(t, "kyt-race")
 	reg := withdrawal(t, "kyt-race", "race", "5")
@@ -286,6 +294,8 @@ func TestKYTStoreConcurrentIdenticalInserts(t *testing.T) {
 // TestKYTStoreConcurrentInsertsAfterAFailedStart: when one caller's start fails, that caller
 // writes nothing and fails; another creates the row: one failure, still one row.
 func TestKYTStoreConcurrentInsertsAfterAFailedStart(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := postgres.NewKYTStore(pgtest.Pool(t))
 	freshAccounts(t, "kyt-race-fail")
 	reg := withdrawal(t, "kyt-race-fail", "race", "5")
@@ -312,6 +322,8 @@ func TestKYTStoreConcurrentInsertsAfterAFailedStart(t *testing.T) {
 }
 
 func TestKYTStoreUpdate(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := postgres.NewKYTStore(pgtest.Pool(t))
 	freshAccounts(t, "kyt-upd")
@@ -361,6 +373,8 @@ func TestKYTStoreUpdate(t *testing.T) {
 // The request column keeps the API's member names: rows written before the domain types lost
 // their JSON tags read back, and the column stays readable by hand.
 func TestKYTStoreRequestColumnKeepsTheAPIsMemberNames(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := postgres.NewKYTStore(pgtest.Pool(t))
 	freshAccounts(t, "kyt-col")

@@ -19,8 +19,9 @@ import (
 // holds its lock; a batch of the locked chain waits for it; a process of an earlier version
 // (which takes the whole-state lock exclusively) still holds every chain off.
 func TestDerivedStateLocksPerChain(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	db := pgtest.Pool(t)
 	s := postgres.NewIngestStore(db)
 	labelled := func(c chain.Chain, w string) bool {

@@ -19,8 +19,9 @@ import (
 // outcome on every run, not on an unlucky one.
 
 // lockWaitersSQL counts the other client sessions of this test database that wait for a
-// heavyweight lock (a row, a transaction id or an advisory lock). The package's tests run one
-// at a time, so they are the test's own callers; autovacuum workers are not counted.
+// heavyweight lock (a row, a transaction id or an advisory lock). Every test that counts has
+// a database of its own (pgtest.Fresh), so they are the test's own callers; autovacuum workers
+// are not counted.
 const lockWaitersSQL = `SELECT count(*) FROM pg_stat_activity
 	WHERE datname = current_database() AND backend_type = 'client backend' AND wait_event_type = 'Lock'
 	AND pid <> pg_backend_pid()`

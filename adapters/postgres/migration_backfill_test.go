@@ -49,8 +49,9 @@ func derivedDump(t *testing.T, ctx context.Context, db *pgx.Conn) []string {
 // database migrated with data gets) give exactly what the incremental engine kept while ingesting
 // the same market.
 func TestMigrationBackfillMatchesTheEngine(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	store := postgres.NewIngestStore(pgtest.Pool(t))
 	end := time.Now().UTC()
 	// Within the last 90 minutes: second buckets are kept for two hours, by the engine as of each

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -23,7 +24,8 @@ import (
 // explainFixture fills the engine tables with enough rows (300k trades, 30k tokens…) that a
 // sequential scan is the planner's choice whenever no index fits. It writes with
 // generate_series rather than through the ingest port: only plan shapes are under test here,
-// and the engine's derivations would take minutes at this size.
+// and the engine's derivations would take minutes at this size. Filling takes half a minute, so
+// pgtest.Fixture builds it once per migration set and keeps it (read-only) across runs.
 const explainFixture = `
 INSERT INTO tokens (chain, address, decimals, name, symbol, created_at_ms, launch_protocol_family)
 SELECT (ARRAY['sol','eth','bsc'])[1 + i % 3], 'tok' || i, 6, 'Token ' || md5(i::text), upper(substr(md5(i::text), 1, 5)),
@@ -77,18 +79,18 @@ func (n planNode) walk(f func(planNode)) {
 	}
 }
 
-// explain returns the plan of sql with args as the reader runs it (an unnamed statement, so
-// the planner sees the values).
-func explain(t *testing.T, sql string, args []any) planNode {
+// explain returns the plan of sql with args on db as the reader runs it (an unnamed statement,
+// so the planner sees the values).
+func explain(t *testing.T, db *pgxpool.Pool, sql string, args []any) planNode {
 	t.Helper()
-	return explainWith(t, "FORMAT JSON", sql, args)
+	return explainWith(t, db, "FORMAT JSON", sql, args)
 }
 
 // explainWith is explain with other options, e.g. ANALYZE to see what a plan actually read.
-func explainWith(t *testing.T, options, sql string, args []any) planNode {
+func explainWith(t *testing.T, db *pgxpool.Pool, options, sql string, args []any) planNode {
 	t.Helper()
 	var raw []byte
-	err := pgtest.Pool(t).QueryRow(context.Background(), "EXPLAIN ("+options+") "+sql,
+	err := db.QueryRow(context.Background(), "EXPLAIN ("+options+") "+sql,
 		append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&raw)
 	require.NoError(t, err, sql)
 	var out []struct {
@@ -100,14 +102,10 @@ func explainWith(t *testing.T, options, sql string, args []any) planNode {
 }
 
 func TestReadQueryPlans(t *testing.T) {
-	pgtest.Truncate(t, engineTables...)
-	t.Cleanup(func() { pgtest.Truncate(t, engineTables...) })
-	_, err := pgtest.Pool(t).Exec(context.Background(), explainFixture)
-	require.NoError(t, err)
-	// VACUUM sets the statistics GIN costing reads and the visibility map index-only counts
-	// need, as autovacuum does on a live database.
-	_, err = pgtest.Pool(t).Exec(context.Background(), "VACUUM ANALYZE "+strings.Join(engineTables, ", "))
-	require.NoError(t, err)
+	t.Parallel()
+	// The fixture is vacuumed and analyzed: VACUUM sets the statistics GIN costing reads and the
+	// visibility map index-only counts need, as autovacuum does on a live database.
+	db := pgtest.Fixture(t, explainFixture)
 
 	first := ports.PageRequest{Limit: 20, Direction: page.Next}
 	tradeCursor := ports.PageRequest{Limit: 20, Direction: page.Next, Cursor: page.Encode("trade", "1700000010000000", "150000")}
@@ -180,7 +178,7 @@ func TestReadQueryPlans(t *testing.T) {
 		"pool_snapshots": true, "wallet_positions": true, "hot_tokens": true, "red_packets": true, "red_packet_claims": true}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := explain(t, tc.q.sql, tc.q.args)
+			plan := explain(t, db, tc.q.sql, tc.q.args)
 			var used []string
 			plan.walk(func(n planNode) {
 				if n.NodeType == "Seq Scan" && big[n.Relation] {
@@ -221,7 +219,7 @@ func TestReadQueryPlans(t *testing.T) {
 					sql, args, _, err := postgres.SearchSQL(tc.s, similar)
 					require.NoError(t, err)
 					ran := map[string]bool{}
-					explainWith(t, "ANALYZE, FORMAT JSON", sql, args).walk(func(n planNode) {
+					explainWith(t, db, "ANALYZE, FORMAT JSON", sql, args).walk(func(n planNode) {
 						assert.NotEqual(t, "Seq Scan", n.NodeType, "similar=%v: sequential scan of %s", similar, n.Relation)
 						assert.NotEqual(t, "Hash Join", n.NodeType, "similar=%v", similar)
 						assert.LessOrEqual(t, n.Rows*n.Loops, 200.0, "similar=%v: %s %s%s reads %v rows", similar, n.NodeType,
@@ -241,7 +239,7 @@ func TestReadQueryPlans(t *testing.T) {
 	t.Run("counts are bounded by an index", func(t *testing.T) {
 		for _, f := range []ports.RedPacketFilter{{Creator: "c7"}, {Creator: "c7", Chain: chain.Sol}, {Chain: chain.Bsc}} {
 			sql, args := postgres.PacketsCountSQL(f)
-			explain(t, sql, args).walk(func(n planNode) {
+			explain(t, db, sql, args).walk(func(n planNode) {
 				assert.NotEqual(t, "Seq Scan", n.NodeType, "count of %+v scans %s", f, n.Relation)
 			})
 		}

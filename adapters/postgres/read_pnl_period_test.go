@@ -75,6 +75,8 @@ type periodWant struct {
 // TestPnLOverPeriods answers 1d, 7d, 30d and all for the hand-worked wallet above, ingested in
 // order, and again with trades out of order and retention removing the older ones between.
 func TestPnLOverPeriods(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
 	// Per period, the flows of T are now's minus those at the period's start:
@@ -181,9 +183,10 @@ func TestPnLOverPeriods(t *testing.T) {
 // the migration gives each pair a mark of its last trade's day holding its position then, so its
 // periods count the trades from the upgrade on, that day's included.
 func TestPnLPeriodsAfterUpgrade(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
-	pgtest.Truncate(t, engineTables...)
 	store := postgres.NewIngestStore(pool)
 	for _, e := range []ingest.Trade{t1, t2, u1, u2, t3, t4, t5, t6} {
 		_, err := store.Apply(ctx, ingest.NewBatch([]ingest.Event{e}), periodNow)
@@ -231,6 +234,8 @@ func TestPnLPeriodsAfterUpgrade(t *testing.T) {
 // Apr 20 +80 (t3), Apr 25 0 (t4), May 6 +220 − 40 = +180 (t5, l3), May 8 0 (l4), May 9 −5 (l5),
 // May 10 +150 (t6, t7).
 func TestPnLProfitableAndLosingDays(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
 	l1 := periodTrade("L", trade.Buy, day(4, 10, 12), "100", "1", "l1")

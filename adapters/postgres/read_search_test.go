@@ -144,8 +144,8 @@ func byScore(items []searchItem) []string {
 }
 
 func TestSearchTokensPaging(t *testing.T) {
-	pgtest.Truncate(t, engineTables...)
-	t.Cleanup(func() { pgtest.Truncate(t, engineTables...) })
+	t.Parallel()
+	pgtest.Fresh(t)
 	_, err := pgtest.Pool(t).Exec(context.Background(), searchFixture)
 	require.NoError(t, err)
 	r := postgres.NewMarketReader(pgtest.Pool(t))

@@ -11,6 +11,7 @@ import (
 
 // TokenDetails (queries/token.sql) selects detailColumns, in the order scanDetail reads them.
 func TestDetailColumns(t *testing.T) {
+	t.Parallel()
 	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	assert.Contains(t, norm(dbsqlc.TokenDetails), "SELECT "+norm(detailColumns)+" FROM tokens t")
 }

@@ -63,6 +63,8 @@ func msAgo(d time.Duration) *int64 { ms := now.Add(-d).UnixMilli(); return &ms }
 func heightAgo(d time.Duration) *int64 { h := 2000 - int64(d/time.Second); return &h }
 
 func TestListTrades(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	seedReads(t)
 	r := postgres.NewMarketReader(pgtest.Pool(t))
@@ -192,6 +194,8 @@ func TestListTrades(t *testing.T) {
 }
 
 func TestPricedPositions(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	seedReads(t)
 	r := postgres.NewMarketReader(pgtest.Pool(t))
@@ -273,8 +277,9 @@ func TestPricedPositions(t *testing.T) {
 // newest successful trade in trade order (time, height, signature, instruction index); a FAILED
 // trade sets no price. It was priced at 0, so every wallet's PnL of it showed a total loss.
 func TestPricedPositionsOfATokenWithoutARow(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	failed := readTrade("w2", trade.Buy, "tokY", "poolY", "1", "100", 10*time.Second, "y9", 0)
 	failed.Status = trade.Failed

@@ -82,6 +82,8 @@ func seedRederive(t *testing.T) (s *postgres.IngestStore, want string) {
 }
 
 func TestWalletRederiverWalletTokens(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	s, _ := seedRederive(t)
 	other := swap("w", trade.Buy, "1", "1", 10*time.Second, "d")
 	other.TokenAddress = "tok2"
@@ -111,6 +113,8 @@ func TestWalletRederiverWalletTokens(t *testing.T) {
 }
 
 func TestWalletRederiverRederivePosition(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	r := postgres.NewWalletRederiver(pgtest.Pool(t))
 
@@ -161,6 +165,8 @@ func TestWalletRederiverRederivePosition(t *testing.T) {
 // once the batch commits, replays the new trade too. The batch is held half-way by the test's
 // lock on the token's market row, which the batch updates after the positions.
 func TestWalletRederiverWaitsForAnIngestOfThePair(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s, _ := seedRederive(t)
 	r := postgres.NewWalletRederiver(pgtest.Pool(t))
@@ -197,6 +203,8 @@ func TestWalletRederiverWaitsForAnIngestOfThePair(t *testing.T) {
 // TestWalletRederiverConcurrentRederivesAgree: re-derivations of one pair queued together run
 // one after the other and all land on the same position.
 func TestWalletRederiverConcurrentRederivesAgree(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	_, want := seedRederive(t)
 	corruptPosition(t, "w")
 	r := postgres.NewWalletRederiver(pgtest.Pool(t))
@@ -228,9 +236,10 @@ func TestWalletRederiverConcurrentRederivesAgree(t *testing.T) {
 // deleted and after every column but the key was overwritten, so a column that only ingest
 // wrote would show as a default or as the overwritten value.
 func TestRederiveAndIngestWriteTheSameRows(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
-	pgtest.Truncate(t, engineTables...)
 	var file bytes.Buffer
 	sim := simulate.New(simulate.Config{Seed: 7, Tokens: 8, Wallets: 60, Trades: 1500, Start: now.Add(-3 * time.Hour), End: now})
 	require.NoError(t, sim.Backfill(ctx, simulate.EncoderSink{Enc: ndjson.NewEncoder(&file)}))

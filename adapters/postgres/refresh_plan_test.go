@@ -11,6 +11,7 @@ import (
 )
 
 func TestPlanRound(t *testing.T) {
+	t.Parallel()
 	const end, hour = int64(100_000_000), int64(3_600_000)
 	ms := func(v int64) *int64 { return &v }
 	c, addr := "sol", "T"

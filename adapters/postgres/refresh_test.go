@@ -50,8 +50,9 @@ func refreshedAt(t *testing.T) (int64, bool) {
 // A round after a completed one recomputes exactly the tokens a successful trade left (or
 // entered) a window of since then; every other token's windows are not rewritten.
 func TestRefreshWindowsRecomputesOnlyTokensWithExits(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	failed := tradeOf("failed", "c", 30*time.Second, "f1")
 	failed.Status = trade.Failed
@@ -142,8 +143,9 @@ func rewrittenAt(t *testing.T, at time.Time) []string {
 // Without a completed round, the first one recomputes every active token: a successful trade in
 // the last 24 h, or a stored 24h window that still shows trades.
 func TestRefreshWindowsFirstRoundRecomputesAllActiveTokens(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	apply(t, s, tokenEvent(chain.Sol, "a"), tokenEvent(chain.Sol, "b"), tokenEvent(chain.Sol, "old"),
 		tokenEvent(chain.Sol, "idle"),
@@ -204,8 +206,9 @@ func failOn(t *testing.T, addr string) (heal func()) {
 // chunk it committed (a round can outlive its activity timeout), covers its whole span, and then
 // records the failed round's start.
 func TestRefreshWindowsFailedRoundLeavesStateUnchanged(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	// 250 tokens, more than one chunk of 200; t249 sorts into the second.
 	var events []ingest.Event
@@ -274,8 +277,9 @@ func TestRefreshWindowsFailedRoundLeavesStateUnchanged(t *testing.T) {
 
 // A clock that went back is handled like one that went forward: the span between the two times.
 func TestRefreshWindowsClockWentBack(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	apply(t, s, tokenEvent(chain.Sol, "x"), tradeOf("x", "w", 30*time.Second, "x1"))
 	_, err := s.RefreshWindows(ctx, now.Add(time.Minute))
@@ -292,8 +296,9 @@ func TestRefreshWindowsClockWentBack(t *testing.T) {
 
 // Every replaced ranking records its computation time, an empty one too.
 func TestHotRankingTimes(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	times, err := s.HotRankingTimes(ctx)
 	require.NoError(t, err)
@@ -314,8 +319,9 @@ func TestHotRankingTimes(t *testing.T) {
 
 // Hot candidates aggregate a chain's successful trades in the current and the previous window.
 func TestHotCandidates(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	failed := tradeOf("a", "w4", 5*time.Second, "a5")
 	failed.Status = trade.Failed
@@ -346,8 +352,9 @@ func TestHotCandidates(t *testing.T) {
 // held rank 2 of a stored ranking, was dropped when the ranking was read, and the list answered
 // 99 items although more than 100 tokens scored.
 func TestHotCandidatesAreServableTokens(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
-	pgtest.Truncate(t, engineTables...)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	apply(t, s, tokenEvent(chain.Sol, "a"), tradeOf("a", "w1", 10*time.Second, "a1"),
 		tradeOf("norow", "w1", 10*time.Second, "n1"), tradeOf("norow", "w2", 20*time.Second, "n2"))

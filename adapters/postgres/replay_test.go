@@ -37,7 +37,8 @@ func dump(t *testing.T) string {
 }
 
 func TestImportingTheSameFileTwiceChangesNothing(t *testing.T) {
-	pgtest.Truncate(t, engineTables...)
+	t.Parallel()
+	pgtest.Fresh(t)
 	end := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	var file bytes.Buffer
 	sim := simulate.New(simulate.Config{Seed: 42, Tokens: 15, Wallets: 150, Trades: 2500, Start: end.Add(-3 * time.Hour), End: end})
@@ -60,7 +61,8 @@ func TestImportingTheSameFileTwiceChangesNothing(t *testing.T) {
 }
 
 func TestStreamStopsAtAMalformedLine(t *testing.T) {
-	pgtest.Truncate(t, engineTables...)
+	t.Parallel()
+	pgtest.Fresh(t)
 	svc := appingest.New(postgres.NewIngestStore(pgtest.Pool(t)), fixedClock{now}, 1)
 	body := `{"type":"wallet.label","chain":"sol","wallet":"w1","label":"kol"}` + "\n" +
 		`{"type":"wallet.label","chain":"sol","wallet":"w2","label":"kol","extra":1}` + "\n"

@@ -57,9 +57,11 @@ func countTrades(t *testing.T, where string, args ...any) int {
 // later out-of-order trades re-derive their positions from the bases exactly as replaying every
 // trade would, and that a trade before the cut is refused.
 func TestRetentionKeepsEveryDerivedValue(t *testing.T) {
+	t.Parallel()
 	for _, seed := range []uint64{3, 4} {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			pgtest.Truncate(t, engineTables...)
+			t.Parallel()
+			pgtest.Fresh(t)
 			ctx := context.Background()
 			stream := propStream(seed, 5, 20, 600)
 			store := postgres.NewIngestStore(pgtest.Pool(t))

@@ -20,6 +20,8 @@ import (
 // The SOL price lookup inside the ingest transaction is zero before any sol trade, and a failed
 // lookup is an error of its own instead of a silent zero that surfaces on the next statement.
 func TestSOLPriceUSDReturnsItsError(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	pool := pgtest.Pool(t)
 	pgtest.Truncate(t, "trades")
 	ctx := context.Background()
@@ -43,7 +45,8 @@ func TestSOLPriceUSDReturnsItsError(t *testing.T) {
 // rule every ratio follows (18 places, half away from zero: decimal.DivRound(…, 18), div_round18
 // in SQL), not at numeric's default precision (20 / 3 was 6.6666666666666667).
 func TestTVLInSolOfOtherChainsIsDividedAt18Places(t *testing.T) {
-	pgtest.Truncate(t, engineTables...)
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	solTrade := swap("w", trade.Buy, "1", "1", time.Minute, "solprice")
 	solTrade.SideTokenPriceInUSD = dec("3")

@@ -19,7 +19,7 @@ import (
 	"github.com/tokenscope/tokenscope/ports"
 )
 
-// following starts a MarketVersions on the package's database and waits until it listens.
+// following starts a MarketVersions on the test's database and waits until it listens.
 func following(t *testing.T) *postgres.MarketVersions {
 	t.Helper()
 	v := postgres.NewMarketVersions(pgtest.Pool(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -59,7 +59,8 @@ func notifyFrom(t *testing.T, payload string, commit bool) {
 // before they return; another process's committed writes move them once their notification
 // arrives, and rolled-back ones never do.
 func TestMarketVersionsFollowTheWriters(t *testing.T) {
-	pgtest.Truncate(t, engineTables...)
+	t.Parallel()
+	pgtest.Fresh(t)
 	v := following(t)
 	ctx := context.Background()
 	s := postgres.NewIngestStore(pgtest.Pool(t))
@@ -99,7 +100,8 @@ func TestMarketVersionsFollowTheWriters(t *testing.T) {
 // TestMarketVersionsWindowRefreshNamesItsTokens: a refresh round announces the tokens whose
 // windows it rewrote, before it returns, and no others.
 func TestMarketVersionsWindowRefreshNamesItsTokens(t *testing.T) {
-	pgtest.Truncate(t, engineTables...)
+	t.Parallel()
+	pgtest.Fresh(t)
 	v := following(t)
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	apply(t, s, tokenEvent(chain.Sol, "tok1"), tokenEvent(chain.Sol, "quiet"), swap("w1", trade.Buy, "10", "2", 30*time.Minute, "sigv1"))
@@ -116,6 +118,8 @@ func TestMarketVersionsWindowRefreshNamesItsTokens(t *testing.T) {
 // TestMarketVersionsMovePastALostConnection: announcements sent while the listener is away are
 // lost, so when it listens again every version is above every earlier one.
 func TestMarketVersionsMovePastALostConnection(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	v := following(t)
 	ctx := context.Background()
 	before := max(details(v), v.RankingVersion(chain.Bsc, ranking.Duration4h))

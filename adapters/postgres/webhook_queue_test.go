@@ -29,6 +29,8 @@ func queueOutbox(t *testing.T, prefix string, n int) []int64 {
 }
 
 func TestWebhookQueue(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
 	s := postgres.NewWebhookStore(pool)
@@ -93,6 +95,8 @@ func TestWebhookQueue(t *testing.T) {
 }
 
 func TestWebhookQueueWatch(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

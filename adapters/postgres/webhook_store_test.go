@@ -56,6 +56,8 @@ func countEndpoints(t *testing.T, accountID string) int {
 }
 
 func TestWebhookStoreCreateGetRoundTrip(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
 	freshAccounts(t, "wh-rt", "wh-rt-other")
@@ -94,6 +96,8 @@ func TestWebhookStoreCreateGetRoundTrip(t *testing.T) {
 }
 
 func TestWebhookStoreCreateConflict(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
 	freshAccounts(t, "wh-dup")
@@ -109,6 +113,8 @@ func TestWebhookStoreCreateConflict(t *testing.T) {
 }
 
 func TestWebhookStoreEndpointLimit(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
 	freshAccounts(t, "wh-limit", "wh-limit-other")
@@ -137,6 +143,8 @@ func TestWebhookStoreEndpointLimit(t *testing.T) {
 // account each count the endpoints, so without the account lock every one of them would see
 // room. All are queued behind the test's lock on the account row before any of them counts.
 func TestWebhookStoreConcurrentCreatesRespectTheLimit(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
 	freshAccounts(t, "wh-race")
@@ -178,6 +186,8 @@ func TestWebhookStoreConcurrentCreatesRespectTheLimit(t *testing.T) {
 }
 
 func TestWebhookStoreUpdate(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
 	freshAccounts(t, "wh-upd", "wh-upd-other")
@@ -231,6 +241,8 @@ func TestWebhookStoreUpdate(t *testing.T) {
 // TestWebhookStoreUpdateRollsBack: whatever stops an update half-way leaves the row as it was,
 // even when the closure had already changed the endpoint it was given.
 func TestWebhookStoreUpdateRollsBack(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
 	freshAccounts(t, "wh-rb")
 	orig := newTestEndpoint(t, "wh-rb", "ep_rb", webhook.Patch{Description: webhook.Value("kept")})
@@ -302,6 +314,8 @@ func TestWebhookStoreUpdateRollsBack(t *testing.T) {
 // row lock must then run their closures one at a time on the latest row, so no key is lost.
 // One caller fails after changing its copy: only its key is missing.
 func TestWebhookStoreConcurrentUpdatesSerialise(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
 	ctx := context.Background()
 	s := postgres.NewWebhookStore(pgtest.Pool(t))
 	freshAccounts(t, "wh-ser")
