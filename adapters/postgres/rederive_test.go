@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -234,30 +236,41 @@ func TestWalletRederiverConcurrentRederivesAgree(t *testing.T) {
 // one position path, so for the same trades they write the same wallet_positions rows, every
 // column (updated_at_ms included: both write at now). The rows are re-derived after being
 // deleted and after every column but the key was overwritten, so a column that only ingest
-// wrote would show as a default or as the overwritten value.
+// wrote would show as a default or as the overwritten value. Each case has a database of its
+// own, so the two run at once; the re-derivations of one chain run in order, the chains side by
+// side (each holds its own chain's lock).
 func TestRederiveAndIngestWriteTheSameRows(t *testing.T) {
 	t.Parallel()
-	pgtest.Fresh(t)
 	ctx := context.Background()
-	pool := pgtest.Pool(t)
-	var file bytes.Buffer
-	sim := simulate.New(simulate.Config{Seed: 7, Tokens: 8, Wallets: 60, Trades: 1500, Start: now.Add(-3 * time.Hour), End: now})
-	require.NoError(t, sim.Backfill(ctx, simulate.EncoderSink{Enc: ndjson.NewEncoder(&file)}))
-	_, err := appingest.New(postgres.NewIngestStore(pool), fixedClock{now}, 300).Stream(ctx, ndjson.NewDecoder(bytes.NewReader(file.Bytes())), nil)
-	require.NoError(t, err)
-	// One pair whose trades arrive out of order, so ingest's own re-derivation is compared too.
-	s := postgres.NewIngestStore(pool)
-	apply(t, s, tokenEvent(chain.Sol, "tok1"))
-	apply(t, s, swap("w", trade.Sell, "150", "4", 20*time.Second, "c"))
-	apply(t, s, swap("w", trade.Buy, "100", "3", 30*time.Second, "b"))
-	require.Equal(t, 1, apply(t, s, swap("w", trade.Buy, "100", "1", 40*time.Second, "a")).Rederived)
+	type pair struct{ Chain, Wallet, Token string }
+	// seed ingests the simulated trades into t's database and returns every row as a jsonb
+	// array and the pairs traded.
+	seed := func(t *testing.T) (pool *pgxpool.Pool, want string, pairs []pair) {
+		t.Helper()
+		pool = pgtest.Fresh(t)
+		var file bytes.Buffer
+		sim := simulate.New(simulate.Config{Seed: 7, Tokens: 8, Wallets: 60, Trades: 1500, Start: now.Add(-3 * time.Hour), End: now})
+		require.NoError(t, sim.Backfill(ctx, simulate.EncoderSink{Enc: ndjson.NewEncoder(&file)}))
+		_, err := appingest.New(postgres.NewIngestStore(pool), fixedClock{now}, 300).Stream(ctx, ndjson.NewDecoder(bytes.NewReader(file.Bytes())), nil)
+		require.NoError(t, err)
+		// One pair whose trades arrive out of order, so ingest's own re-derivation is compared too.
+		s := postgres.NewIngestStore(pool)
+		apply(t, s, tokenEvent(chain.Sol, "tok1"))
+		apply(t, s, swap("w", trade.Sell, "150", "4", 20*time.Second, "c"))
+		apply(t, s, swap("w", trade.Buy, "100", "3", 30*time.Second, "b"))
+		require.Equal(t, 1, apply(t, s, swap("w", trade.Buy, "100", "1", 40*time.Second, "a")).Rederived)
 
-	var want string // every row as a jsonb array
-	require.NoError(t, pool.QueryRow(ctx, `SELECT jsonb_agg(to_jsonb(p))::text FROM wallet_positions p`).Scan(&want))
-	require.Greater(t, strings.Count(want, `"wallet"`), 50)
+		require.NoError(t, pool.QueryRow(ctx, `SELECT jsonb_agg(to_jsonb(p))::text FROM wallet_positions p`).Scan(&want))
+		require.Greater(t, strings.Count(want, `"wallet"`), 50)
+		q, err := pool.Query(ctx, `SELECT DISTINCT chain, wallet, token_address FROM trades`)
+		require.NoError(t, err)
+		pairs, err = pgx.CollectRows(q, pgx.RowToStructByPos[pair])
+		require.NoError(t, err)
+		return pool, want, pairs
+	}
 	// diff lists the rows that differ from want, numbers compared by value as jsonb does (ingest
 	// may store 3 where a re-derivation stores 3.000).
-	diff := func(t *testing.T) string {
+	diff := func(t *testing.T, pool *pgxpool.Pool, want string) string {
 		t.Helper()
 		var d string
 		require.NoError(t, pool.QueryRow(ctx, `SELECT COALESCE(string_agg(format(E'want %s\n got %s', w.r, g.r), E'\n'), '')
@@ -267,28 +280,45 @@ func TestRederiveAndIngestWriteTheSameRows(t *testing.T) {
 			WHERE w.r IS DISTINCT FROM g.r`, want).Scan(&d))
 		return d
 	}
-
-	q, err := pool.Query(ctx, `SELECT DISTINCT chain, wallet, token_address FROM trades`)
-	require.NoError(t, err)
-	pairs, err := pgx.CollectRows(q, pgx.RowToStructByPos[struct{ Chain, Wallet, Token string }])
-	require.NoError(t, err)
-	rederiveAll := func(t *testing.T) {
+	rederiveAll := func(t *testing.T, pool *pgxpool.Pool, pairs []pair) {
 		t.Helper()
 		r := postgres.NewWalletRederiver(pool)
+		byChain := map[string][]pair{}
 		for _, p := range pairs {
-			_, err := r.RederivePosition(ctx, chain.Chain(p.Chain), p.Wallet, p.Token, now)
-			require.NoError(t, err)
+			byChain[p.Chain] = append(byChain[p.Chain], p)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, len(pairs))
+		for _, ps := range byChain {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for _, p := range ps {
+					if _, err := r.RederivePosition(ctx, chain.Chain(p.Chain), p.Wallet, p.Token, now); err != nil {
+						errs <- fmt.Errorf("%s/%s/%s: %w", p.Chain, p.Wallet, p.Token, err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
 		}
 	}
 
 	t.Run("deleted rows", func(t *testing.T) {
+		t.Parallel()
+		pool, want, pairs := seed(t)
 		_, err := pool.Exec(ctx, `DELETE FROM wallet_positions`)
 		require.NoError(t, err)
-		rederiveAll(t)
-		assert.Empty(t, diff(t))
+		rederiveAll(t, pool, pairs)
+		assert.Empty(t, diff(t, pool, want))
 	})
 
 	t.Run("every column overwritten", func(t *testing.T) {
+		t.Parallel()
+		pool, want, pairs := seed(t)
 		q, err := pool.Query(ctx, `SELECT column_name, data_type FROM information_schema.columns
 			WHERE table_schema = current_schema() AND table_name = 'wallet_positions'
 			AND column_name NOT IN ('chain', 'wallet', 'token_address')`)
@@ -308,8 +338,8 @@ func TestRederiveAndIngestWriteTheSameRows(t *testing.T) {
 		}
 		_, err = pool.Exec(ctx, `UPDATE wallet_positions SET `+strings.Join(set, ", "))
 		require.NoError(t, err)
-		require.NotEmpty(t, diff(t))
-		rederiveAll(t)
-		assert.Empty(t, diff(t))
+		require.NotEmpty(t, diff(t, pool, want))
+		rederiveAll(t, pool, pairs)
+		assert.Empty(t, diff(t, pool, want))
 	})
 }
