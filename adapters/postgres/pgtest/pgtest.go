@@ -90,11 +90,18 @@ func Main(m interface{ Run() int }, cleanups ...func()) {
 	names := made
 	made = nil
 	mu.Unlock()
+	// At once: concurrent drops share their checkpoints.
+	var wg sync.WaitGroup
 	for _, n := range names {
-		if err := drop(n); err != nil {
-			fmt.Fprintln(os.Stderr, "pgtest: drop database:", err)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := drop(n); err != nil {
+				fmt.Fprintln(os.Stderr, "pgtest: drop database:", err)
+			}
+		}()
 	}
+	wg.Wait()
 	os.Exit(code)
 }
 
@@ -123,13 +130,19 @@ func Pool(t testing.TB) *pgxpool.Pool {
 	return d.pool
 }
 
-// Fresh gives t (and its subtests) a database of its own, a new copy of the migrated template,
-// and returns a pool on it; URL and Pool called with t or its subtests return it too. The
-// database is dropped when t ends. A test that calls Fresh disturbs no other, and none
-// disturbs it: it may call t.Parallel.
+// Fresh gives t (and its subtests) a database of its own, as freshly migrated as a new copy of
+// the template, and returns a pool on it; URL and Pool called with t or its subtests return it
+// too. A test that calls Fresh disturbs no other, and none disturbs it: it may call t.Parallel.
+//
+// Copying the template takes a fraction of a second, but dropping a database one or two (Postgres
+// checkpoints and waits for every backend of the server), so when t ends its database is emptied
+// instead and given to the next test that asks: every table that holds rows is truncated and
+// every sequence restarted, once no session is left on it. A database whose schema t changed
+// (tables, columns, triggers, functions or recorded migrations differ from the template's) is
+// dropped instead. Main drops the rest.
 func Fresh(t testing.TB) *pgxpool.Pool {
 	t.Helper()
-	d, err := clone()
+	d, err := take()
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -144,17 +157,155 @@ func Fresh(t testing.TB) *pgxpool.Pool {
 		mu.Lock()
 		delete(fresh, t.Name())
 		p := d.pool
+		d.pool = nil
 		mu.Unlock()
 		if p != nil {
 			p.Close()
 		}
-		if err := drop(d.name); err != nil {
-			t.Errorf("pgtest: drop %s: %v", d.name, err)
+		if err := reset(d); err != nil {
+			t.Logf("pgtest: %s is dropped, not reused: %v", d.name, err)
+			if err := drop(d.name); err != nil {
+				t.Errorf("pgtest: drop %s: %v", d.name, err)
+				return
+			}
+			forget(d.name)
 			return
 		}
-		forget(d.name)
+		mu.Lock()
+		idle = append(idle, d)
+		mu.Unlock()
 	})
 	return Pool(t)
+}
+
+var (
+	idle   []*database // emptied by reset, waiting for the next Fresh
+	schema string      // the template's schema fingerprint, read from the first copy
+)
+
+// take returns an idle database, or a new copy of the template.
+func take() (*database, error) {
+	mu.Lock()
+	if n := len(idle); n > 0 {
+		d := idle[n-1]
+		idle = idle[:n-1]
+		mu.Unlock()
+		return d, nil
+	}
+	known := schema != ""
+	mu.Unlock()
+	d, err := clone()
+	if err != nil || known {
+		return d, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, d.url)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	var f string
+	if err := conn.QueryRow(ctx, fingerprintSQL).Scan(&f); err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	schema = f
+	mu.Unlock()
+	return d, nil
+}
+
+// fingerprintSQL digests what a test could change of the schema: every relation with its kind
+// and column count, every trigger, every function, and the migrations recorded as applied.
+const fingerprintSQL = `SELECT md5(string_agg(x, ',' ORDER BY x)) FROM (
+	SELECT 'r:' || c.relname || ':' || c.relkind::text || ':' || c.relnatts FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema()
+	UNION ALL SELECT 't:' || tgname || ':' || tgrelid::regclass::text || ':' || tgenabled::text FROM pg_trigger
+	UNION ALL SELECT 'p:' || p.oid::regprocedure::text FROM pg_proc p
+		JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = current_schema()
+	UNION ALL SELECT 'm:' || name FROM schema_migrations) s(x)`
+
+// reset empties d for the next test: it waits until every session of the test has ended, then
+// truncates every table holding rows (schema_migrations aside) and restarts every sequence. It
+// fails when d's schema no longer matches the template's.
+func reset(d *database) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, AdminURL())
+	if err != nil {
+		return err
+	}
+	defer admin.Close(context.Background())
+	// A closed connection's backend exits a moment later; until then it may hold a session's
+	// advisory lock or a LISTEN.
+	for {
+		var n int
+		if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = $1`, d.name).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d sessions still open: %w", n, ctx.Err())
+		case <-time.After(5 * time.Millisecond): // a poll interval
+		}
+	}
+	conn, err := pgx.Connect(ctx, d.url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	var f string
+	if err := conn.QueryRow(ctx, fingerprintSQL).Scan(&f); err != nil {
+		return err
+	}
+	mu.Lock()
+	want := schema
+	mu.Unlock()
+	if f != want {
+		return errors.New("the test changed the schema")
+	}
+	var probe string
+	if err := conn.QueryRow(ctx, `SELECT string_agg(format('SELECT %L::text WHERE EXISTS (SELECT 1 FROM %I)', relname, relname), ' UNION ALL ')
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname <> 'schema_migrations'`).Scan(&probe); err != nil {
+		return err
+	}
+	rows, err := conn.Query(ctx, probe)
+	if err != nil {
+		return err
+	}
+	full, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	var seqs []string
+	rows, err = conn.Query(ctx, `SELECT format('%I', sequencename) FROM pg_sequences WHERE schemaname = current_schema() AND last_value IS NOT NULL`)
+	if err != nil {
+		return err
+	}
+	if seqs, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if len(full) > 0 {
+			ids := make([]string, len(full))
+			for i, n := range full {
+				ids[i] = pgx.Identifier{n}.Sanitize()
+			}
+			if _, err := tx.Exec(ctx, "TRUNCATE "+strings.Join(ids, ", ")+" CASCADE"); err != nil {
+				return err
+			}
+		}
+		for _, s := range seqs {
+			if _, err := tx.Exec(ctx, "ALTER SEQUENCE "+s+" RESTART"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // fixturePrefix starts the name of every database Fixture builds.
