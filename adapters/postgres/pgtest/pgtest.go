@@ -494,10 +494,14 @@ func clone() (*database, error) {
 	mu.Lock()
 	made = append(made, name)
 	mu.Unlock()
-	// Nothing here needs to survive a crash; commits that wait for no disk flush make the
-	// commit-per-statement tests several times faster and change nothing a test can observe.
-	if _, err := conn.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{name}.Sanitize()+" SET synchronous_commit = off"); err != nil {
-		return nil, err
+	// Nothing here needs to survive a crash: commits that wait for no disk flush make the
+	// commit-per-statement tests several times faster. Test tables are small, so compiling a
+	// query (JIT, for plans the planner costs high on empty tables' guesses) only burns CPU.
+	// Neither changes anything a test can observe.
+	for _, set := range []string{"synchronous_commit = off", "jit = off"} {
+		if _, err := conn.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{name}.Sanitize()+" SET "+set); err != nil {
+			return nil, err
+		}
 	}
 	u, err := dbURL(name)
 	if err != nil {
