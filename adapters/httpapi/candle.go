@@ -1,9 +1,8 @@
 package httpapi
 
 import (
-	"strconv"
-
 	"github.com/gofiber/fiber/v2"
+	"github.com/shopspring/decimal"
 
 	appcandle "github.com/tokenscope/tokenscope/app/candle"
 	"github.com/tokenscope/tokenscope/domain/candle"
@@ -64,27 +63,32 @@ func (h *handlers) candles(c *fiber.Ctx, kind candle.Kind, param string) error {
 	if err != nil {
 		return err
 	}
-	return sendBody(c, func(b []byte) []byte { return appendArray(b, list, appendCandle) })
+	return sendJSON(c, candleList(list))
 }
 
-// appendCandle writes one TokenCandle: prices and volumes as decimal strings, timestamp (the
+// candleList is the TokenCandle array of list ([] when empty).
+func candleList(list []candle.Candle) []candleDTO {
+	out := make([]candleDTO, len(list))
+	for i, k := range list {
+		out[i] = candleOut(k)
+	}
+	return out
+}
+
+// candleDTO is one TokenCandle: prices and volumes as decimal strings, timestamp (the
 // interval's start, Unix ms) and trades as integers.
-func appendCandle(k *candle.Candle, b []byte) []byte {
-	b = append(b, `{"open":`...)
-	b = appendDecimal(b, k.Open)
-	b = append(b, `,"high":`...)
-	b = appendDecimal(b, k.High)
-	b = append(b, `,"low":`...)
-	b = appendDecimal(b, k.Low)
-	b = append(b, `,"close":`...)
-	b = appendDecimal(b, k.Close)
-	b = append(b, `,"volume":`...)
-	b = appendDecimal(b, k.Volume)
-	b = append(b, `,"timestamp":`...)
-	b = strconv.AppendInt(b, k.Start, 10)
-	b = append(b, `,"trades":`...)
-	b = strconv.AppendInt(b, k.Trades, 10)
-	b = append(b, `,"volumeInTokenAmount":`...)
-	b = appendDecimal(b, k.VolumeInToken)
-	return append(b, '}')
+type candleDTO struct {
+	Open          decimal.Decimal `json:"open"`
+	High          decimal.Decimal `json:"high"`
+	Low           decimal.Decimal `json:"low"`
+	Close         decimal.Decimal `json:"close"`
+	Volume        decimal.Decimal `json:"volume"`
+	Timestamp     int64           `json:"timestamp"`
+	Trades        int64           `json:"trades"`
+	VolumeInToken decimal.Decimal `json:"volumeInTokenAmount"`
+}
+
+func candleOut(k candle.Candle) candleDTO {
+	return candleDTO{Open: k.Open, High: k.High, Low: k.Low, Close: k.Close, Volume: k.Volume, Timestamp: k.Start,
+		Trades: k.Trades, VolumeInToken: k.VolumeInToken}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
@@ -36,6 +37,16 @@ type redPacketPageDTO[T any] struct {
 	Total       int64   `json:"total"`
 	StartCursor *string `json:"startCursor"`
 	EndCursor   *string `json:"endCursor"`
+}
+
+// toPage is the page DTO of p, each item mapped by f.
+func toPage[A, B any](p page.Page[A], f func(A) B) pageDTO[B] {
+	out := pageDTO[B]{Data: make([]B, len(p.Items)), StartCursor: p.StartCursor, EndCursor: p.EndCursor,
+		HasNext: p.HasNext, HasPrev: p.HasPrev}
+	for i, v := range p.Items {
+		out.Data[i] = f(v)
+	}
+	return out
 }
 
 func toRedPacketPage[A, B any](p ports.Counted[A], f func(A) B) redPacketPageDTO[B] {
@@ -252,8 +263,12 @@ func pnlSummaryOut(s pnl.Summary) pnlSummaryDTO {
 	}
 }
 
-// pnlPageDTO is the pnl-by-token answer; appendPnLPage writes it without materialising it.
+// pnlPageDTO is the pnl-by-token answer: the page's members, then summary.
 type pnlPageDTO struct {
 	pageDTO[pnlEntryDTO]
 	Summary pnlSummaryDTO `json:"summary"`
+}
+
+func pnlPageOf(r market.PnLResult) pnlPageDTO {
+	return pnlPageDTO{pageDTO: toPage(r.Page, pnlEntryOut), Summary: pnlSummaryOut(r.Summary)}
 }

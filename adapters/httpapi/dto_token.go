@@ -5,6 +5,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/token"
 )
 
@@ -274,3 +275,38 @@ type multiStats struct{ d *token.Detail }
 // multiMarketData is the multi-detail record's marketData: the keys of
 // tokenKeys.multiMarketData, decimals and two int64 counts.
 type multiMarketData struct{ m *token.MarketData }
+
+// --- the lists ---
+
+// tokenV2List is the bare array of v2 records of ranking and v2 multi-detail ([] when empty).
+func tokenV2List(ds []token.Detail) []tokenV2DTO {
+	out := make([]tokenV2DTO, len(ds))
+	for i := range ds {
+		out[i] = tokenV2Out(&ds[i])
+	}
+	return out
+}
+
+// multiTokenList is the bare array of multi-detail records ([] when empty).
+func multiTokenList(ds []token.Detail, chainName string) []multiTokenDTO {
+	out := make([]multiTokenDTO, len(ds))
+	for i := range ds {
+		out[i] = multiTokenOut(&ds[i], chainName)
+	}
+	return out
+}
+
+// encodeTokenV2List appends tokenV2List(ds) encoded: the encoder of the ranking and v2
+// multi-detail bodies rankcache.go keeps.
+func encodeTokenV2List(b []byte, ds []token.Detail) []byte {
+	return mustAppendJSON(b, tokenV2List(ds))
+}
+
+// tokenV2Page and tokenFastPage are search's pages in its two modes.
+func tokenV2Page(p page.Page[token.Detail]) pageDTO[tokenV2DTO] {
+	return toPage(p, func(d token.Detail) tokenV2DTO { return tokenV2Out(&d) })
+}
+
+func tokenFastPage(p page.Page[token.Detail]) pageDTO[tokenFastDTO] {
+	return toPage(p, func(d token.Detail) tokenFastDTO { return tokenFastOut(&d) })
+}

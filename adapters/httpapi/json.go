@@ -2,11 +2,9 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"math/big"
 	"math/bits"
 	"strconv"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -20,40 +18,6 @@ import (
 // hand-written encoders (dto_json.go), sent with sendBody, that append exactly the bytes
 // encoding/json (without HTML escaping) writes for them; json_test.go checks that on
 // randomised values of every such type. Everything else goes through c.JSON and encodeJSON.
-
-// encodeJSON is Fiber's JSONEncoder (c.JSON): encoding/json without HTML escaping, so messages
-// such as "Bearer <key>" read as written.
-func encodeJSON(v any) ([]byte, error) {
-	e := encoders.Get().(*reflectEncoder)
-	e.buf.Reset()
-	err := e.enc.Encode(v)
-	var out []byte
-	if err == nil {
-		// The buffer is reused, so the caller gets an exact-size copy (Fiber keeps the slice
-		// as the response body).
-		out = bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
-	}
-	if e.buf.Cap() <= maxPooledEncoder {
-		encoders.Put(e)
-	}
-	return out, err
-}
-
-// reflectEncoder is a reusable encoding/json encoder and its buffer.
-type reflectEncoder struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-// maxPooledEncoder is the largest buffer kept for reuse; rare huge responses do not pin memory.
-const maxPooledEncoder = 1 << 20
-
-var encoders = sync.Pool{New: func() any {
-	e := &reflectEncoder{}
-	e.enc = json.NewEncoder(&e.buf)
-	e.enc.SetEscapeHTML(false)
-	return e
-}}
 
 // sendBody sets the response body to what write appends, with the JSON content type: what
 // c.JSON does, for values with a hand-written encoder. write appends to the response's own body
