@@ -63,16 +63,15 @@ func (h *handlers) candles(c *fiber.Ctx, kind candle.Kind, param string) error {
 	if err != nil {
 		return err
 	}
-	return sendJSON(c, candleList(list))
+	return sendBody(c, func(b []byte) []byte { return encodeCandles(b, list) })
 }
 
-// candleList is the TokenCandle array of list ([] when empty).
-func candleList(list []candle.Candle) []candleDTO {
-	out := make([]candleDTO, len(list))
-	for i, k := range list {
-		out[i] = candleOut(k)
-	}
-	return out
+// encodeCandles appends the TokenCandle array of list ([] when empty).
+func encodeCandles(b []byte, list []candle.Candle) []byte {
+	return appendArray(b, list, func(k *candle.Candle, b []byte) []byte {
+		d := candleOut(*k)
+		return d.appendJSON(b)
+	})
 }
 
 // candleDTO is one TokenCandle: prices and volumes as decimal strings, timestamp (the

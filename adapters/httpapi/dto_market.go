@@ -40,8 +40,8 @@ type redPacketPageDTO[T any] struct {
 }
 
 // toPage is the page DTO of p, each item mapped by f.
-func toPage[A, B any](p page.Page[A], f func(A) B) pageDTO[B] {
-	out := pageDTO[B]{Data: make([]B, len(p.Items)), StartCursor: p.StartCursor, EndCursor: p.EndCursor,
+func toPage[A, B any](p page.Page[A], f func(A) B) *pageDTO[B] {
+	out := &pageDTO[B]{Data: make([]B, len(p.Items)), StartCursor: p.StartCursor, EndCursor: p.EndCursor,
 		HasNext: p.HasNext, HasPrev: p.HasPrev}
 	for i, v := range p.Items {
 		out.Data[i] = f(v)
@@ -269,6 +269,6 @@ type pnlPageDTO struct {
 	Summary pnlSummaryDTO `json:"summary"`
 }
 
-func pnlPageOf(r market.PnLResult) pnlPageDTO {
-	return pnlPageDTO{pageDTO: toPage(r.Page, pnlEntryOut), Summary: pnlSummaryOut(r.Summary)}
+func pnlPageOf(r market.PnLResult) *pnlPageDTO {
+	return &pnlPageDTO{pageDTO: *toPage(r.Page, pnlEntryOut), Summary: pnlSummaryOut(r.Summary)}
 }

@@ -276,37 +276,30 @@ type multiStats struct{ d *token.Detail }
 // tokenKeys.multiMarketData, decimals and two int64 counts.
 type multiMarketData struct{ m *token.MarketData }
 
-// --- the lists ---
+// --- the lists and pages ---
 
-// tokenV2List is the bare array of v2 records of ranking and v2 multi-detail ([] when empty).
-func tokenV2List(ds []token.Detail) []tokenV2DTO {
-	out := make([]tokenV2DTO, len(ds))
-	for i := range ds {
-		out[i] = tokenV2Out(&ds[i])
-	}
-	return out
-}
-
-// multiTokenList is the bare array of multi-detail records ([] when empty).
-func multiTokenList(ds []token.Detail, chainName string) []multiTokenDTO {
-	out := make([]multiTokenDTO, len(ds))
-	for i := range ds {
-		out[i] = multiTokenOut(&ds[i], chainName)
-	}
-	return out
-}
-
-// encodeTokenV2List appends tokenV2List(ds) encoded: the encoder of the ranking and v2
-// multi-detail bodies rankcache.go keeps.
+// encodeTokenV2List appends the bare array of v2 records of ranking and v2 multi-detail ([] when
+// empty), each record built on the stack: the encoder of the bodies rankcache.go keeps.
 func encodeTokenV2List(b []byte, ds []token.Detail) []byte {
-	return mustAppendJSON(b, tokenV2List(ds))
+	return appendArray(b, ds, func(d *token.Detail, b []byte) []byte {
+		t := tokenV2Out(d)
+		return t.appendJSON(b)
+	})
+}
+
+// encodeMultiTokenList appends the bare array of multi-detail records ([] when empty).
+func encodeMultiTokenList(b []byte, ds []token.Detail, chainName string) []byte {
+	return appendArray(b, ds, func(d *token.Detail, b []byte) []byte {
+		t := multiTokenOut(d, chainName)
+		return t.appendJSON(b)
+	})
 }
 
 // tokenV2Page and tokenFastPage are search's pages in its two modes.
-func tokenV2Page(p page.Page[token.Detail]) pageDTO[tokenV2DTO] {
+func tokenV2Page(p page.Page[token.Detail]) *pageDTO[tokenV2DTO] {
 	return toPage(p, func(d token.Detail) tokenV2DTO { return tokenV2Out(&d) })
 }
 
-func tokenFastPage(p page.Page[token.Detail]) pageDTO[tokenFastDTO] {
+func tokenFastPage(p page.Page[token.Detail]) *pageDTO[tokenFastDTO] {
 	return toPage(p, func(d token.Detail) tokenFastDTO { return tokenFastOut(&d) })
 }

@@ -2,70 +2,79 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
+	"sync"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/gofiber/fiber/v2"
-	"github.com/shopspring/decimal"
 )
 
-// Response encoding. Every JSON body the API sends, c.JSON's and the read routes', is one DTO
-// (dto_market.go, dto_token.go) encoded by github.com/go-json-experiment/json, the encoding/json
-// v2 of Go's jsonv2 experiment, with encoding/json's (v1) semantics and HTML escaping off, so
-// the bytes are the ones encoding/json with SetEscapeHTML(false) writes and messages such as
-// "Bearer <key>" read as written. A field added to a DTO is encoded from its struct tag.
-//
-// Two things are not left to reflection, for speed: decimal.Decimal values are written by
-// appendDecimal (decimal.go) into the encoder's buffer instead of through MarshalJSON (a
-// big.Int to string conversion and several allocations each), and the token records' keyed
-// objects write their key tables (dto_token.go). encode_bench_test.go measures the choice
-// against the other encoders; testdata/golden holds the bytes every route must keep.
+// Response encoding. Every JSON body is a DTO with json tags (dto_market.go, dto_token.go),
+// sent by sendJSON (or c.JSON, whose encoder is the same encodeJSON), and written as
+// encoding/json with HTML escaping off writes it, so messages such as "Bearer <key>" read as
+// written. The DTOs of the read routes have generated encoders (dto_json_gen.go, from their
+// types by encoders_gen_test.go: an appendJSON per struct), which write those bytes without
+// reflection and, for decimals, without MarshalJSON's big.Int to string conversion (appendDecimal):
+// on a page of 100 token records encoding/json costs about ten times as much
+// (encode_bench_test.go). Adding a field to a DTO is one edit in its type, then regenerating.
+// testdata/golden holds the bytes every read route must keep.
 
-// jsonOptions are the marshal options of every response.
-var jsonOptions = json.JoinOptions(
-	jsonv1.DefaultOptionsV1(),
-	jsontext.EscapeForHTML(false),
-	json.WithMarshalers(json.MarshalToFunc(writeDecimal)),
-)
-
-// writeDecimal writes d as decimal.Decimal's MarshalJSON does (appendDecimal).
-func writeDecimal(enc *jsontext.Encoder, d decimal.Decimal) error {
-	return enc.WriteValue(appendDecimal(enc.AvailableBuffer(), d))
+// jsonAppender is a DTO with a generated (or, for the token records' value types and keyed
+// objects, dto_json.go, written) encoder.
+type jsonAppender interface {
+	appendJSON(b []byte) []byte
 }
 
-// encodeJSON is Fiber's JSONEncoder (c.JSON).
+// appendItem writes *v, whose pointer is a jsonAppender (an item of a generated page).
+func appendItem[T any](b []byte, v *T) []byte {
+	return any(v).(jsonAppender).appendJSON(b)
+}
+
+// sendJSON sets the response body to v encoded, with the JSON content type: what c.JSON does
+// for a DTO without a generated encoder. It writes into the response's own body buffer, which the server keeps with
+// each connection's context (Fiber leaves fasthttp's ReduceMemoryUsage off), so once it has
+// grown to the route's size the body is neither allocated nor copied.
+func sendJSON(c *fiber.Ctx, v jsonAppender) error {
+	return sendBody(c, v.appendJSON)
+}
+
+// sendBody sets the response body to what write appends, with the JSON content type.
+// It returns nil, so a handler can end with it.
+func sendBody(c *fiber.Ctx, write func([]byte) []byte) error {
+	resp := c.Response()
+	resp.SwapBody(write(resp.SwapBody(nil)[:0]))
+	resp.Header.SetContentType(fiber.MIMEApplicationJSON)
+	return nil
+}
+
+// encodeJSON is Fiber's JSONEncoder (c.JSON): encoding/json without HTML escaping.
 func encodeJSON(v any) ([]byte, error) {
-	return json.Marshal(v, jsonOptions)
-}
-
-// sendJSON sets the response body to v encoded, with the JSON content type: what c.JSON does,
-// encoding into the response's own body buffer, which the server keeps with each connection's
-// context (Fiber leaves fasthttp's ReduceMemoryUsage off), so the body is neither allocated nor
-// copied once it has grown to the route's size.
-func sendJSON(c *fiber.Ctx, v any) error {
-	var err error
-	sendBody(c, func(b []byte) []byte {
-		b, err = appendJSON(b, v)
-		return b
-	})
-	return err
-}
-
-// appendJSON appends v encoded to b.
-func appendJSON(b []byte, v any) ([]byte, error) {
-	buf := bytes.NewBuffer(b)
-	err := json.MarshalWrite(buf, v, jsonOptions)
-	return buf.Bytes(), err
-}
-
-// mustAppendJSON is appendJSON for the DTOs whose encoding cannot fail (strings, numbers,
-// decimals and the types of dto_token.go, never a channel, function or cycle): the token lists
-// rankcache.go keeps encoded.
-func mustAppendJSON(b []byte, v any) []byte {
-	b, err := appendJSON(b, v)
-	if err != nil {
-		panic("httpapi: encoding a response DTO: " + err.Error())
+	e := encoders.Get().(*reflectEncoder)
+	e.buf.Reset()
+	err := e.enc.Encode(v)
+	var out []byte
+	if err == nil {
+		// The buffer is reused, so the caller gets an exact-size copy (Fiber keeps the slice
+		// as the response body).
+		out = bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
 	}
-	return b
+	if e.buf.Cap() <= maxPooledEncoder {
+		encoders.Put(e)
+	}
+	return out, err
 }
+
+// reflectEncoder is a reusable encoding/json encoder and its buffer.
+type reflectEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// maxPooledEncoder is the largest buffer kept for reuse; rare huge responses do not pin memory.
+const maxPooledEncoder = 1 << 20
+
+var encoders = sync.Pool{New: func() any {
+	e := &reflectEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}

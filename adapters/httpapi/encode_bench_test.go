@@ -29,36 +29,59 @@ import (
 //
 //	go test -run XXX -bench Encode -benchmem -count 6 ./adapters/httpapi/
 //
-// Candidates, each writing the bytes the API sends (checked before timing):
+// Candidates, each checked to write the bytes the API sends before it is timed:
 //
-//	go-json-experiment  the chosen one (encode.go): jsonOptions, decimals by appendDecimal, the
-//	                    keyed objects and value types through their MarshalJSONTo
-//	encoding-json       encoding/json as c.JSON used it (SetEscapeHTML(false)), decimals by
-//	                    their MarshalJSON
+//	generated           the chosen one: the generated encoders (dto_json_gen.go)
+//	go-json-experiment  encoding/json v2 at its fastest (encode_v2_bench_test.go)
+//	encoding-json       encoding/json as c.JSON uses it (SetEscapeHTML(false))
 //	goccy, sonic,       the faster drop-ins, configured like encoding-json (no HTML escaping,
-//	jsoniter            sorted map keys), decimals by their MarshalJSON
+//	jsoniter            sorted map keys)
 //
-// The drop-ins know only MarshalJSON, so the token records' value types and keyed objects are
-// given one here that encodes them with the chosen encoder (marshalJSONVia). easyjson is not a
-// candidate: its generated writers escape \b and \f as \u0008 and \u000c, not as encoding/json
-// does, and it needs a generator step on every DTO change.
+// The drop-ins call MarshalJSON for decimals (shopspring's) and for the token records' value
+// types and keyed objects (json_test.go: their own appendJSON, the cheapest they can have).
+// easyjson is not a candidate: its writers escape \b and \f as \u0008 and \u000c, not as
+// encoding/json does.
 func BenchmarkEncode(b *testing.B) {
 	details, trades, pnl := benchDetails(100), benchTrades(), benchPnL(10)
 	payloads := []struct {
-		name  string
-		build func() any
+		name      string
+		build     func() any            // the DTOs, for the reflecting encoders
+		generated func(b []byte) []byte // the chosen encoding
 	}{
-		{"tokens-100", func() any { return tokenV2List(details) }},
-		{"trades-20", func() any { return toPage(trades, tradeOut) }},
-		{"pnl-10", func() any { return pnlPageOf(pnl) }},
+		{"tokens-100", func() any {
+			out := make([]tokenV2DTO, len(details))
+			for i := range details {
+				out[i] = tokenV2Out(&details[i])
+			}
+			return out
+		}, func(b []byte) []byte { return encodeTokenV2List(b, details) }},
+		{"trades-20", func() any { return toPage(trades, tradeOut) },
+			func(b []byte) []byte { return toPage(trades, tradeOut).appendJSON(b) }},
+		{"pnl-10", func() any { return pnlPageOf(pnl) },
+			func(b []byte) []byte { return pnlPageOf(pnl).appendJSON(b) }},
 	}
 	sonicAPI := sonic.Config{SortMapKeys: true, ValidateString: true, NoEncoderNewline: true}.Froze()
 	iterAPI := jsoniter.Config{SortMapKeys: true, ValidateJsonRawMessage: true}.Froze()
+	marshal := func(m func(any) ([]byte, error)) func(b []byte, v any) []byte {
+		return func(b []byte, v any) []byte {
+			out, err := m(v)
+			if err != nil {
+				panic(err)
+			}
+			return append(b, out...)
+		}
+	}
 	candidates := []struct {
 		name   string
 		encode func(b []byte, v any) []byte
 	}{
-		{"go-json-experiment", mustAppendJSON},
+		{"go-json-experiment", func(b []byte, v any) []byte {
+			buf := bytes.NewBuffer(b)
+			if err := json.MarshalWrite(buf, v, jsonV2Options); err != nil {
+				panic(err)
+			}
+			return buf.Bytes()
+		}},
 		{"encoding-json", func(b []byte, v any) []byte {
 			buf := bytes.NewBuffer(b)
 			enc := stdjson.NewEncoder(buf)
@@ -68,55 +91,31 @@ func BenchmarkEncode(b *testing.B) {
 			}
 			return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 		}},
-		{"goccy", func(b []byte, v any) []byte {
-			out, err := gojson.MarshalNoEscape(v)
-			if err != nil {
-				panic(err)
-			}
-			return append(b, out...)
-		}},
-		{"sonic", func(b []byte, v any) []byte {
-			out, err := sonicAPI.Marshal(v)
-			if err != nil {
-				panic(err)
-			}
-			return append(b, out...)
-		}},
-		{"jsoniter", func(b []byte, v any) []byte {
-			out, err := iterAPI.Marshal(v)
-			if err != nil {
-				panic(err)
-			}
-			return append(b, out...)
-		}},
+		{"goccy", marshal(func(v any) ([]byte, error) { return gojson.MarshalNoEscape(v) })},
+		{"sonic", marshal(sonicAPI.Marshal)},
+		{"jsoniter", marshal(iterAPI.Marshal)},
 	}
 	for _, p := range payloads {
-		want := mustAppendJSON(nil, p.build())
-		if base, ok := baselineEncoders[p.name]; ok {
-			b.Run(p.name+"/appenders", func(b *testing.B) {
-				if got := base(nil); !bytes.Equal(got, want) {
-					b.Fatalf("appenders wrote other bytes")
+		want := p.generated(nil)
+		run := func(name string, encode func(b []byte) []byte) {
+			b.Run(p.name+"/"+name, func(b *testing.B) {
+				if got := encode(nil); !bytes.Equal(got, want) {
+					b.Fatalf("%s wrote other bytes:\n%.300s\n%.300s", name, got, want)
 				}
 				buf := make([]byte, 0, len(want))
 				b.SetBytes(int64(len(want)))
 				b.ReportAllocs()
 				for b.Loop() {
-					buf = base(buf[:0])
+					buf = encode(buf[:0])
 				}
 			})
 		}
+		if base, ok := baselineEncoders[p.name]; ok {
+			run("appenders", base)
+		}
+		run("generated", p.generated)
 		for _, c := range candidates {
-			b.Run(p.name+"/"+c.name, func(b *testing.B) {
-				if got := c.encode(nil, p.build()); !bytes.Equal(got, want) {
-					b.Fatalf("%s wrote other bytes:\n%.300s\n%.300s", c.name, got, want)
-				}
-				buf := make([]byte, 0, len(want))
-				b.SetBytes(int64(len(want)))
-				b.ReportAllocs()
-				for b.Loop() {
-					buf = c.encode(buf[:0], p.build())
-				}
-			})
+			run(c.name, func(b []byte) []byte { return c.encode(b, p.build()) })
 		}
 	}
 }
@@ -124,21 +123,6 @@ func BenchmarkEncode(b *testing.B) {
 // baselineEncoders are other encoders of the payloads by name, measured beside the candidates
 // (the hand-written appenders this package had, while both existed).
 var baselineEncoders = map[string]func(b []byte) []byte{}
-
-// marshalJSONVia is the MarshalJSON the drop-in candidates call on the token records' value
-// types and keyed objects: v encoded by the chosen encoder.
-func marshalJSONVia(v any) ([]byte, error) { return json.Marshal(v, jsonOptions) }
-
-func (s nullString) MarshalJSON() ([]byte, error)      { return marshalJSONVia(s) }
-func (n nullInt) MarshalJSON() ([]byte, error)         { return marshalJSONVia(n) }
-func (u utcTime) MarshalJSON() ([]byte, error)         { return marshalJSONVia(u) }
-func (l creatorList) MarshalJSON() ([]byte, error)     { return marshalJSONVia(l) }
-func (l liquidityList) MarshalJSON() ([]byte, error)   { return marshalJSONVia(l) }
-func (v socialsView) MarshalJSON() ([]byte, error)     { return marshalJSONVia(v) }
-func (v marketDataV2) MarshalJSON() ([]byte, error)    { return marshalJSONVia(v) }
-func (v periodsV2) MarshalJSON() ([]byte, error)       { return marshalJSONVia(v) }
-func (v multiStats) MarshalJSON() ([]byte, error)      { return marshalJSONVia(v) }
-func (v multiMarketData) MarshalJSON() ([]byte, error) { return marshalJSONVia(v) }
 
 // benchTrades is a page of 20 trades with realistic text (ASCII addresses and URLs) and decimals.
 func benchTrades() page.Page[trade.Trade] {

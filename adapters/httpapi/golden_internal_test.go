@@ -59,30 +59,30 @@ func TestGoldenEncodings(t *testing.T) {
 		{"trades.jsonl", 40, func(r *rand.Rand) []byte {
 			var p page.Page[trade.Trade]
 			fill(r, reflect.ValueOf(&p).Elem())
-			return mustAppendJSON(nil, toPage(p, tradeOut))
+			return toPage(p, tradeOut).appendJSON(nil)
 		}},
 		{"snapshots.jsonl", 40, func(r *rand.Rand) []byte {
 			var p page.Page[pool.Snapshot]
 			fill(r, reflect.ValueOf(&p).Elem())
-			return mustAppendJSON(nil, toPage(p, snapshotOut))
+			return toPage(p, snapshotOut).appendJSON(nil)
 		}},
 		{"pnl.jsonl", 40, func(r *rand.Rand) []byte {
 			var p market.PnLResult
 			fill(r, reflect.ValueOf(&p).Elem())
-			return mustAppendJSON(nil, pnlPageOf(p))
+			return pnlPageOf(p).appendJSON(nil)
 		}},
 		{"candles.jsonl", 40, func(r *rand.Rand) []byte {
 			var list []candle.Candle
 			fill(r, reflect.ValueOf(&list).Elem())
-			return mustAppendJSON(nil, candleList(list))
+			return encodeCandles(nil, list)
 		}},
 		{"token-v2-list.jsonl", 12, func(r *rand.Rand) []byte { return encodeTokenV2List(nil, randomDetails(r)) }},
 		{"token-multi-list.jsonl", 12, func(r *rand.Rand) []byte {
 			ds := randomDetails(r)
-			return mustAppendJSON(nil, multiTokenList(ds, []string{"sol", "ethereum", randomString(r)}[r.IntN(3)]))
+			return encodeMultiTokenList(nil, ds, []string{"sol", "ethereum", randomString(r)}[r.IntN(3)])
 		}},
-		{"token-v2-page.jsonl", 12, func(r *rand.Rand) []byte { return mustAppendJSON(nil, tokenV2Page(randomDetailPage(r))) }},
-		{"token-fast-page.jsonl", 12, func(r *rand.Rand) []byte { return mustAppendJSON(nil, tokenFastPage(randomDetailPage(r))) }},
+		{"token-v2-page.jsonl", 12, func(r *rand.Rand) []byte { return tokenV2Page(randomDetailPage(r)).appendJSON(nil) }},
+		{"token-fast-page.jsonl", 12, func(r *rand.Rand) []byte { return tokenFastPage(randomDetailPage(r)).appendJSON(nil) }},
 	}
 	for _, op := range ops {
 		t.Run(op.name, func(t *testing.T) {

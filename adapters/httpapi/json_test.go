@@ -157,25 +157,24 @@ func fill(r *rand.Rand, v reflect.Value) {
 	}
 }
 
-// TestStreamedPagesMatchEncodingJSON: the pages encoded item by item (trades, snapshots, PnL)
-// give the bytes encoding/json writes for the DTO pages they stand for.
-func TestStreamedPagesMatchEncodingJSON(t *testing.T) {
+// TestPagesMatchEncodingJSON: the generated encoders of the pages (trades, snapshots, PnL) give,
+// for random values, the bytes encoding/json writes for the same DTOs.
+func TestPagesMatchEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for i := range 300 {
 		var trades page.Page[trade.Trade]
 		fill(r, reflect.ValueOf(&trades).Elem())
 		require.Equal(t, string(reference(t, toPage(trades, tradeOut))),
-			string(appendTradePage(nil, trades)), "trades %d", i)
+			string(toPage(trades, tradeOut).appendJSON(nil)), "trades %d", i)
 
 		var snaps page.Page[pool.Snapshot]
 		fill(r, reflect.ValueOf(&snaps).Elem())
 		require.Equal(t, string(reference(t, toPage(snaps, snapshotOut))),
-			string(appendSnapshotPage(nil, snaps)), "snapshots %d", i)
+			string(toPage(snaps, snapshotOut).appendJSON(nil)), "snapshots %d", i)
 
 		var pnl market.PnLResult
 		fill(r, reflect.ValueOf(&pnl).Elem())
-		want := reference(t, pnlPageDTO{pageDTO: toPage(pnl.Page, pnlEntryOut), Summary: pnlSummaryOut(pnl.Summary)})
-		require.Equal(t, string(want), string(appendPnLPage(nil, pnl)), "pnl %d", i)
+		require.Equal(t, string(reference(t, pnlPageOf(pnl))), string(pnlPageOf(pnl).appendJSON(nil)), "pnl %d", i)
 	}
 }
 
@@ -260,9 +259,9 @@ func randomSocials(r *rand.Rand) token.Socials {
 	return s
 }
 
-// TestTokenRecordsMatchEncodingJSON: the token records' appendJSON gives, for random details,
-// the bytes encoding/json writes for the same DTO (the keyed objects through their
-// MarshalJSON maps). A field added to a record without its encoder line fails here.
+// TestTokenRecordsMatchEncodingJSON: the token records' generated appendJSON gives, for random
+// details, the bytes encoding/json writes for the same DTO (the value types and keyed objects
+// through their own appendJSON, whose bytes testdata/golden holds).
 func TestTokenRecordsMatchEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	ptr := func(v int64) *int64 { return &v }
@@ -307,8 +306,7 @@ func TestTokenRecordsMatchEncodingJSON(t *testing.T) {
 }
 
 // TestTokenListsMatchEncodingJSON: the lists and pages of token records give the bytes c.JSON
-// gives for the DTOs: a bare array from make (never null) for ranking and multi-detail, toPage
-// for search.
+// gives for the DTOs: a bare array (never null) for ranking and multi-detail, toPage for search.
 func TestTokenListsMatchEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	for i := range 300 {
@@ -328,16 +326,16 @@ func TestTokenListsMatchEncodingJSON(t *testing.T) {
 		for j := range ds {
 			v2[j], multi[j] = tokenV2Out(&ds[j]), multiTokenOut(&ds[j], "sol")
 		}
-		require.Equal(t, string(reference(t, v2)), string(appendTokenV2List(nil, ds)), "v2 list %d", i)
-		require.Equal(t, string(reference(t, multi)), string(appendMultiTokenList(nil, ds, "sol")), "multi list %d", i)
+		require.Equal(t, string(reference(t, v2)), string(encodeTokenV2List(nil, ds)), "v2 list %d", i)
+		require.Equal(t, string(reference(t, multi)), string(encodeMultiTokenList(nil, ds, "sol")), "multi list %d", i)
 
 		var pg page.Page[token.Detail]
 		fill(r, reflect.ValueOf(&pg).Elem()) // cursors, flags and, sometimes nil, items
 		pg.Items = ds
 		v2Page := toPage(pg, func(d token.Detail) tokenV2DTO { return tokenV2Out(&d) })
-		require.Equal(t, string(reference(t, v2Page)), string(appendTokenV2Page(nil, pg)), "v2 page %d", i)
+		require.Equal(t, string(reference(t, v2Page)), string(v2Page.appendJSON(nil)), "v2 page %d", i)
 		fastPage := toPage(pg, func(d token.Detail) tokenFastDTO { return tokenFastOut(&d) })
-		require.Equal(t, string(reference(t, fastPage)), string(appendTokenFastPage(nil, pg)), "fast page %d", i)
+		require.Equal(t, string(reference(t, fastPage)), string(fastPage.appendJSON(nil)), "fast page %d", i)
 	}
 }
 
@@ -357,7 +355,7 @@ func TestTokenListResponseMatchesCJSON(t *testing.T) {
 	after := app.AcquireCtx(&fasthttp.RequestCtx{})
 	defer app.ReleaseCtx(after)
 	after.Response().SetBodyString("stale")
-	require.NoError(t, sendBody(after, func(b []byte) []byte { return appendTokenV2List(b, ds) }))
+	require.NoError(t, sendBody(after, func(b []byte) []byte { return encodeTokenV2List(b, ds) }))
 	assert.Equal(t, string(before.Response().Body()), string(after.Response().Body()))
 	assert.Equal(t, before.Response().Header.String(), after.Response().Header.String())
 	assert.Equal(t, fiber.MIMEApplicationJSON, string(after.Response().Header.ContentType()))
@@ -420,9 +418,9 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestSendBodyReplacesTheBody: sendBody leaves exactly what it wrote, with c.JSON's content
+// TestSendJSONReplacesTheBody: sendJSON leaves exactly what it wrote, with c.JSON's content
 // type, whatever body the response had.
-func TestSendBodyReplacesTheBody(t *testing.T) {
+func TestSendJSONReplacesTheBody(t *testing.T) {
 	app := fiber.New(fiber.Config{JSONEncoder: encodeJSON})
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, stale := range []string{"", "stale body", strings.Repeat("x", 64<<10)} {
@@ -430,7 +428,7 @@ func TestSendBodyReplacesTheBody(t *testing.T) {
 		fill(r, reflect.ValueOf(&trades).Elem())
 		c := app.AcquireCtx(&fasthttp.RequestCtx{})
 		c.Response().SetBodyString(stale)
-		sendBody(c, func(b []byte) []byte { return appendTradePage(b, trades) })
+		require.NoError(t, sendJSON(c, toPage(trades, tradeOut)))
 		assert.Equal(t, string(reference(t, toPage(trades, tradeOut))), string(c.Response().Body()))
 		assert.Equal(t, fiber.MIMEApplicationJSON, string(c.Response().Header.ContentType()))
 		app.ReleaseCtx(c)
@@ -462,3 +460,16 @@ type randSource struct{ r *rand.Rand }
 
 func (s randSource) Int63() int64 { return s.r.Int64() }
 func (s randSource) Seed(int64)   {}
+
+// MarshalJSON, for encoding/json in these tests and the drop-in candidates of BenchmarkEncode,
+// is the value's own appendJSON.
+func (s nullString) MarshalJSON() ([]byte, error)      { return s.appendJSON(nil), nil }
+func (n nullInt) MarshalJSON() ([]byte, error)         { return n.appendJSON(nil), nil }
+func (u utcTime) MarshalJSON() ([]byte, error)         { return u.appendJSON(nil), nil }
+func (l creatorList) MarshalJSON() ([]byte, error)     { return l.appendJSON(nil), nil }
+func (l liquidityList) MarshalJSON() ([]byte, error)   { return l.appendJSON(nil), nil }
+func (v socialsView) MarshalJSON() ([]byte, error)     { return v.appendJSON(nil), nil }
+func (v marketDataV2) MarshalJSON() ([]byte, error)    { return v.appendJSON(nil), nil }
+func (v periodsV2) MarshalJSON() ([]byte, error)       { return v.appendJSON(nil), nil }
+func (v multiStats) MarshalJSON() ([]byte, error)      { return v.appendJSON(nil), nil }
+func (v multiMarketData) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }

@@ -93,7 +93,7 @@ func (h *handlers) multiTokens(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.sendMulti(c, r, func(b []byte, ds []token.Detail) []byte { return mustAppendJSON(b, multiTokenList(ds, string(ch))) })
+	return h.sendMulti(c, r, func(b []byte, ds []token.Detail) []byte { return encodeMultiTokenList(b, ds, string(ch)) })
 }
 
 // multiTokensV2 is the public API's v2 path, GET /v2/token/{chain}/multi: the same lookup over
