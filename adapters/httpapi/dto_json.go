@@ -11,21 +11,14 @@ import (
 	"github.com/tokenscope/tokenscope/domain/token"
 )
 
-// Hand-written encoders of the hot routes' DTOs (see json.go): trades, pool snapshots, PnL and
-// the token records (dto_token.go). Each response has one mapping layer, its DTO: a
-// constructor maps the domain value to it, and its appendJSON writes the fields in declaration
-// order under their json tags, exactly the bytes encoding/json writes for the same value (HTML
-// escaping off). json_test.go checks that on random values (nulls, empty and nil slices,
-// unicode, invalid UTF-8, HTML-special characters), so a field added to a DTO without its line
-// here fails the tests.
-//
-// By hand rather than go:generate: seven records (trade, snapshot, PnL entry and summary, the
-// three token records) and a few nested objects, each a straight list of key and value lines
-// the oracle test checks; the token records' keyed objects are key tables (tokenKeys) a struct
-// generator would not produce anyway; a generator, its output and a test that the output is
-// current would be more code than these encoders and one more step on every DTO change.
-// Routes whose encoding cost does not show next to their database or workflow time (whoami,
-// webhook endpoints, KYT, jobs, red packets) use c.JSON over plain DTOs instead.
+// The encoders of what the generated ones (dto_json_gen.go, encode.go) do not cover: the token
+// records' value types (nullString, nullInt, utcTime), their lists of views (creatorList,
+// liquidityList) and their keyed objects. The keyed objects (socialMedias, marketData, stats
+// periods, the multi-detail stats and marketData) have dozens of keys made of a name and a
+// window or holder group; they are views of the detail over one key table each (tokenKeys),
+// the table OpenAPI's schemas are built from too (openapi.go), and each writes its table in
+// encoding/json's sorted map order. A window or holder group added to the domain adds its keys
+// here by itself; testdata/golden holds the bytes.
 
 // appendArray writes items as a JSON array, item writing each one: [] when empty or nil.
 func appendArray[T any](b []byte, items []T, item func(*T, []byte) []byte) []byte {

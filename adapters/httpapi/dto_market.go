@@ -17,9 +17,8 @@ import (
 // JSON shapes of the read API (operations 1–9; the token records are in dto_token.go).
 // Decimals render as strings (shopspring's MarshalJSON), counts the spec types as strings go
 // through count, absent optional values are null (never omitted), and every array is non-nil so
-// it renders as []. The trade, snapshot and PnL DTOs are encoded by hand (dto_json.go): a field
-// added to one of them needs its line there too, which json_test.go enforces. Red packets and
-// claims go through c.JSON.
+// it renders as []. The trade, snapshot and PnL DTOs have generated encoders (dto_json_gen.go,
+// encode.go); red packets and claims go through c.JSON.
 
 func count(n int64) string { return strconv.FormatInt(n, 10) }
 

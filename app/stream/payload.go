@@ -2,13 +2,12 @@ package stream
 
 import (
 	"bytes"
+	"encoding/json"
 	"maps"
 	"sort"
+	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/app/market"
@@ -19,69 +18,48 @@ import (
 )
 
 // The channel payloads are typed structs with the reference's abbreviated keys, declared in
-// key order (the order of the maps they were built from before), encoded by
-// github.com/go-json-experiment/json with encoding/json's semantics (the encoder the HTTP API
-// uses). Decimals are JSON strings (dec keys accept them and keep the exact text), counts and
-// timestamps JSON numbers (int64), text JSON strings: the STR!/NUM! keys the client asserts
-// unchecked are never null and never of the other type, and are left out (omitempty) rather
-// than sent empty when unknown.
+// key order (the order of the maps they were built from before, so the bytes are the same),
+// encoded by encoding/json as every JSON body of the service is. Decimals are JSON strings (dec
+// keys accept them and keep the exact text), counts and timestamps JSON numbers (int64), text
+// JSON strings: the STR!/NUM! keys the client asserts unchecked are never null and never of the
+// other type, and are left out (omitempty) rather than sent empty when unknown.
 
 func dec(d decimal.Decimal) string { return d.String() }
 
-// payloadOptions are the options every payload is encoded with.
-var payloadOptions = jsonv1.DefaultOptionsV1()
-
 func encode(v any) []byte {
-	b, err := json.Marshal(v, payloadOptions)
+	b, err := json.Marshal(v)
 	if err != nil {
-		panic(err) // only strings, integers, maps of strings and nested payloads: cannot fail
+		panic(err) // only strings, integers, maps of them and nested payloads: cannot fail
 	}
 	return b
 }
 
-// tags flattens an encoded payload into the publication tags a filter matches: nested objects
-// as `sm.tw`, every value as its text (decimals are already text, numbers in base 10).
+// tags flattens an encoded payload object into the publication tags a filter matches: nested
+// objects as `sm.tw`, every value as its text (decimals are already text, numbers in base 10).
 func tags(payload []byte) map[string]string {
-	out := map[string]string{}
-	dec := jsontext.NewDecoder(bytes.NewReader(payload))
-	var walk func(prefix string) error
-	walk = func(prefix string) error { // dec is inside an object: read its members
-		for dec.PeekKind() != '}' {
-			name, err := dec.ReadToken()
-			if err != nil {
-				return err
-			}
-			key := prefix + name.String()
-			switch dec.PeekKind() {
-			case '{':
-				if _, err := dec.ReadToken(); err != nil {
-					return err
-				}
-				if err := walk(key + "."); err != nil {
-					return err
-				}
-			case '"', '0', 't', 'f':
-				v, err := dec.ReadToken()
-				if err != nil {
-					return err
-				}
-				out[key] = v.String()
-			default: // null and arrays carry no tag
-				if err := dec.SkipValue(); err != nil {
-					return err
-				}
-			}
-		}
-		_, err := dec.ReadToken()
-		return err
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(payload))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		panic(err) // encode's output: a JSON object
 	}
-	if dec.PeekKind() == '{' {
-		if _, err := dec.ReadToken(); err == nil {
-			if err := walk(""); err != nil {
-				panic(err) // encode's output: valid JSON
+	out := make(map[string]string, len(m))
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			switch x := v.(type) {
+			case string:
+				out[prefix+k] = x
+			case json.Number:
+				out[prefix+k] = x.String()
+			case bool:
+				out[prefix+k] = strconv.FormatBool(x)
+			case map[string]any:
+				walk(prefix+k+".", x)
 			}
 		}
 	}
+	walk("", m)
 	return out
 }
 
@@ -202,13 +180,21 @@ func poolBalanceMsgOf(s pool.Snapshot) poolBalanceMsg {
 		TBA: s.TokenB.TokenAddress, TBLIU: dec(s.TokenB.AmountInUSD)}
 }
 
-// statsMsg is a dex-token-stats message (2.3): every window tokenscope keeps, each window's
-// members (named by the field and the window, `b1m`, `bviu24h`, …) after the fixed ones.
+// statsMsg is a dex-token-stats message (2.3): every window tokenscope keeps. Its members are
+// a, p and t and, for each window the token has stats of, the members named by the field and
+// the window (`b1m`, `bviu24h`, …), all in one object (MarshalJSON).
 type statsMsg struct {
-	A       string         `json:"a"`
-	P       string         `json:"p"`
-	T       int64          `json:"t"`
-	Windows map[string]any `json:",inline"`
+	A       string
+	P       string
+	T       int64
+	Windows map[string]any
+}
+
+func (m statsMsg) MarshalJSON() ([]byte, error) {
+	all := make(map[string]any, len(m.Windows)+3)
+	maps.Copy(all, m.Windows)
+	all["a"], all["p"], all["t"] = m.A, m.P, m.T
+	return json.Marshal(all)
 }
 
 func statsMsgOf(d token.Detail, now int64) statsMsg {
