@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// updateGolden rewrites the golden files instead of comparing (see golden_internal_test.go,
+// updateHandlerGolden rewrites the golden files instead of comparing (see golden_internal_test.go,
 // whose flag of the same name is the one registered: this package shares the test binary).
 var updateHandlerGolden = flag.Lookup("update")
 

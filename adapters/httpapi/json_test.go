@@ -25,7 +25,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
-// reference is what encodeJSON wrote before the hand-written encoders: encoding/json without
+// reference is what encodeJSON (c.JSON) writes for v: encoding/json without
 // HTML escaping and without the trailing newline.
 func reference(t *testing.T, v any) []byte {
 	t.Helper()
