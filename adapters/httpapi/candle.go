@@ -1,9 +1,8 @@
 package httpapi
 
 import (
-	"strconv"
-
 	"github.com/gofiber/fiber/v2"
+	"github.com/shopspring/decimal"
 
 	appcandle "github.com/tokenscope/tokenscope/app/candle"
 	"github.com/tokenscope/tokenscope/domain/candle"
@@ -64,27 +63,31 @@ func (h *handlers) candles(c *fiber.Ctx, kind candle.Kind, param string) error {
 	if err != nil {
 		return err
 	}
-	return sendBody(c, func(b []byte) []byte { return appendArray(b, list, appendCandle) })
+	return sendBody(c, func(b []byte) []byte { return encodeCandles(b, list) })
 }
 
-// appendCandle writes one TokenCandle: prices and volumes as decimal strings, timestamp (the
+// encodeCandles appends the TokenCandle array of list ([] when empty).
+func encodeCandles(b []byte, list []candle.Candle) []byte {
+	return appendArray(b, list, func(k *candle.Candle, b []byte) []byte {
+		d := candleOut(*k)
+		return d.appendJSON(b)
+	})
+}
+
+// candleDTO is one TokenCandle: prices and volumes as decimal strings, timestamp (the
 // interval's start, Unix ms) and trades as integers.
-func appendCandle(k *candle.Candle, b []byte) []byte {
-	b = append(b, `{"open":`...)
-	b = appendDecimal(b, k.Open)
-	b = append(b, `,"high":`...)
-	b = appendDecimal(b, k.High)
-	b = append(b, `,"low":`...)
-	b = appendDecimal(b, k.Low)
-	b = append(b, `,"close":`...)
-	b = appendDecimal(b, k.Close)
-	b = append(b, `,"volume":`...)
-	b = appendDecimal(b, k.Volume)
-	b = append(b, `,"timestamp":`...)
-	b = strconv.AppendInt(b, k.Start, 10)
-	b = append(b, `,"trades":`...)
-	b = strconv.AppendInt(b, k.Trades, 10)
-	b = append(b, `,"volumeInTokenAmount":`...)
-	b = appendDecimal(b, k.VolumeInToken)
-	return append(b, '}')
+type candleDTO struct {
+	Open          decimal.Decimal `json:"open"`
+	High          decimal.Decimal `json:"high"`
+	Low           decimal.Decimal `json:"low"`
+	Close         decimal.Decimal `json:"close"`
+	Volume        decimal.Decimal `json:"volume"`
+	Timestamp     int64           `json:"timestamp"`
+	Trades        int64           `json:"trades"`
+	VolumeInToken decimal.Decimal `json:"volumeInTokenAmount"`
+}
+
+func candleOut(k candle.Candle) candleDTO {
+	return candleDTO{Open: k.Open, High: k.High, Low: k.Low, Close: k.Close, Volume: k.Volume, Timestamp: k.Start,
+		Trades: k.Trades, VolumeInToken: k.VolumeInToken}
 }

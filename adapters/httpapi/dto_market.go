@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
@@ -16,9 +17,8 @@ import (
 // JSON shapes of the read API (operations 1–9; the token records are in dto_token.go).
 // Decimals render as strings (shopspring's MarshalJSON), counts the spec types as strings go
 // through count, absent optional values are null (never omitted), and every array is non-nil so
-// it renders as []. The trade, snapshot and PnL DTOs are encoded by hand (dto_json.go): a field
-// added to one of them needs its line there too, which json_test.go enforces. Red packets and
-// claims go through c.JSON.
+// it renders as []. The trade, snapshot and PnL DTOs have generated encoders (dto_json_gen.go,
+// encode.go); red packets and claims go through c.JSON.
 
 func count(n int64) string { return strconv.FormatInt(n, 10) }
 
@@ -36,6 +36,16 @@ type redPacketPageDTO[T any] struct {
 	Total       int64   `json:"total"`
 	StartCursor *string `json:"startCursor"`
 	EndCursor   *string `json:"endCursor"`
+}
+
+// toPage is the page DTO of p, each item mapped by f.
+func toPage[A, B any](p page.Page[A], f func(A) B) *pageDTO[B] {
+	out := &pageDTO[B]{Data: make([]B, len(p.Items)), StartCursor: p.StartCursor, EndCursor: p.EndCursor,
+		HasNext: p.HasNext, HasPrev: p.HasPrev}
+	for i, v := range p.Items {
+		out.Data[i] = f(v)
+	}
+	return out
 }
 
 func toRedPacketPage[A, B any](p ports.Counted[A], f func(A) B) redPacketPageDTO[B] {
@@ -252,8 +262,12 @@ func pnlSummaryOut(s pnl.Summary) pnlSummaryDTO {
 	}
 }
 
-// pnlPageDTO is the pnl-by-token answer; appendPnLPage writes it without materialising it.
+// pnlPageDTO is the pnl-by-token answer: the page's members, then summary.
 type pnlPageDTO struct {
 	pageDTO[pnlEntryDTO]
 	Summary pnlSummaryDTO `json:"summary"`
+}
+
+func pnlPageOf(r market.PnLResult) *pnlPageDTO {
+	return &pnlPageDTO{pageDTO: *toPage(r.Page, pnlEntryOut), Summary: pnlSummaryOut(r.Summary)}
 }

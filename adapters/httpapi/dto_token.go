@@ -5,26 +5,23 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/token"
 )
 
 // JSON shapes of the token records: the v2 record (search normal mode, ranking, v2
 // multi-detail), the fast search record and the multi-detail record. Each record is built from
 // a token.Detail by one constructor (tokenV2Out, tokenFastOut, multiTokenOut), one at a time on
-// the stack, and written by its appendJSON (dto_json.go); json_test.go checks that encoding/json
-// of the same DTO gives the same bytes, with the value types' MarshalJSON methods that only
-// the test needs (dto_marshal_test.go). Building a record allocates nothing: optional
-// values are held by value (nullString, nullInt, utcTime) and lists as views of the detail's
-// own slices (creatorList, liquidityList), so the ranking and multi-detail encoders stay
-// allocation-free.
+// the stack, and written by its generated appendJSON (dto_json_gen.go). Building a record
+// allocates nothing: optional values are held by value (nullString, nullInt, utcTime) and lists
+// as views of the detail's own slices (creatorList, liquidityList), so the ranking and
+// multi-detail encoders stay allocation-free.
 //
 // The objects the public API keys by name (marketData, stats periods, the multi-detail stats,
 // socialMedias) have dozens of keys made of a name and a window or holder group. They are not
 // structs of their own but views of the detail (marketDataV2, periodsV2, multiStats,
-// multiMarketData, socialsView) over one key table each (tokenKeys, dto_json.go): appendJSON
-// writes the table in encoding/json's sorted map order; the test's MarshalJSON builds the map the
-// object used to be rendered from and lets encoding/json sort and encode it, so the oracle checks
-// the order and every key.
+// multiMarketData, socialsView) over one key table each (tokenKeys, dto_json.go), which writes
+// them in encoding/json's sorted map order.
 
 // nullString is an optional text of a record: null when empty.
 type nullString string
@@ -250,10 +247,7 @@ func multiTokenOut(d *token.Detail, chainName string) multiTokenDTO {
 	}
 }
 
-// --- the keyed objects: views of the detail over their key tables ---
-//
-// The handlers write them with appendJSON; their MarshalJSON, for json_test.go's oracle, is in
-// dto_marshal_test.go.
+// --- the keyed objects: views of the detail over their key tables (dto_json.go) ---
 
 // socialsView is socialMedias: every spec key, null where the token has no link.
 type socialsView struct{ s token.Socials }
@@ -274,3 +268,31 @@ type multiStats struct{ d *token.Detail }
 // multiMarketData is the multi-detail record's marketData: the keys of
 // tokenKeys.multiMarketData, decimals and two int64 counts.
 type multiMarketData struct{ m *token.MarketData }
+
+// --- the lists and pages ---
+
+// encodeTokenV2List appends the bare array of v2 records of ranking and v2 multi-detail ([] when
+// empty), each record built on the stack: the encoder of the bodies rankcache.go keeps.
+func encodeTokenV2List(b []byte, ds []token.Detail) []byte {
+	return appendArray(b, ds, func(d *token.Detail, b []byte) []byte {
+		t := tokenV2Out(d)
+		return t.appendJSON(b)
+	})
+}
+
+// encodeMultiTokenList appends the bare array of multi-detail records ([] when empty).
+func encodeMultiTokenList(b []byte, ds []token.Detail, chainName string) []byte {
+	return appendArray(b, ds, func(d *token.Detail, b []byte) []byte {
+		t := multiTokenOut(d, chainName)
+		return t.appendJSON(b)
+	})
+}
+
+// tokenV2Page and tokenFastPage are search's pages in its two modes.
+func tokenV2Page(p page.Page[token.Detail]) *pageDTO[tokenV2DTO] {
+	return toPage(p, func(d token.Detail) tokenV2DTO { return tokenV2Out(&d) })
+}
+
+func tokenFastPage(p page.Page[token.Detail]) *pageDTO[tokenFastDTO] {
+	return toPage(p, func(d token.Detail) tokenFastDTO { return tokenFastOut(&d) })
+}

@@ -2,73 +2,16 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"math/big"
 	"math/bits"
 	"strconv"
-	"sync"
 	"unicode/utf8"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/shopspring/decimal"
 )
 
-// Response encoding. encoding/json reflects over every field and, for each decimal, calls
-// MarshalJSON (a big.Int to string conversion and several allocations), then re-scans its
-// output; on a page of 20 trades that was most of the request's CPU. The DTOs of the hot read
-// routes (token search, multi-detail, ranking, trades, pool snapshots, PnL) therefore have
-// hand-written encoders (dto_json.go), sent with sendBody, that append exactly the bytes
-// encoding/json (without HTML escaping) writes for them; json_test.go checks that on
-// randomised values of every such type. Everything else goes through c.JSON and encodeJSON.
-
-// encodeJSON is Fiber's JSONEncoder (c.JSON): encoding/json without HTML escaping, so messages
-// such as "Bearer <key>" read as written.
-func encodeJSON(v any) ([]byte, error) {
-	e := encoders.Get().(*reflectEncoder)
-	e.buf.Reset()
-	err := e.enc.Encode(v)
-	var out []byte
-	if err == nil {
-		// The buffer is reused, so the caller gets an exact-size copy (Fiber keeps the slice
-		// as the response body).
-		out = bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
-	}
-	if e.buf.Cap() <= maxPooledEncoder {
-		encoders.Put(e)
-	}
-	return out, err
-}
-
-// reflectEncoder is a reusable encoding/json encoder and its buffer.
-type reflectEncoder struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-// maxPooledEncoder is the largest buffer kept for reuse; rare huge responses do not pin memory.
-const maxPooledEncoder = 1 << 20
-
-var encoders = sync.Pool{New: func() any {
-	e := &reflectEncoder{}
-	e.enc = json.NewEncoder(&e.buf)
-	e.enc.SetEscapeHTML(false)
-	return e
-}}
-
-// sendBody sets the response body to what write appends, with the JSON content type: what
-// c.JSON does, for values with a hand-written encoder. write appends to the response's own body
-// buffer, which the server keeps with each connection's context (Fiber leaves fasthttp's
-// ReduceMemoryUsage off), so once it has grown to the route's response size a response costs
-// no allocation and no copy.
-// It returns nil, so a handler can end with it.
-func sendBody(c *fiber.Ctx, write func([]byte) []byte) error {
-	resp := c.Response()
-	resp.SwapBody(write(resp.SwapBody(nil)[:0]))
-	resp.Header.SetContentType(fiber.MIMEApplicationJSON)
-	return nil
-}
-
-// --- primitives: each writes what encoding/json writes for the Go value ---
+// The primitives of the generated encoders (dto_json_gen.go) and of the token records' keyed
+// objects (dto_json.go): each writes what encoding/json writes for the Go value.
 
 // appendString writes s as a JSON string the way encoding/json does with HTML escaping off:
 // '"', '\\' and control characters are escaped (\b \f \n \r \t by name, others as \u00XX),
@@ -144,26 +87,6 @@ func plain8(x uint64) bool {
 	quote := (q - ones) &^ q             // high bit set if some byte of q is zero
 	backslash := (bs - ones) &^ bs
 	return (x|control|quote|backslash)&highs == 0
-}
-
-// appendNullableString writes a *string: null or the string.
-func appendNullableString(b []byte, s *string) []byte {
-	if s == nil {
-		return append(b, "null"...)
-	}
-	return appendString(b, *s)
-}
-
-func appendBool(b []byte, v bool) []byte {
-	return strconv.AppendBool(b, v)
-}
-
-// appendNullableInt writes a *int64 or *int32: null or the integer.
-func appendNullableInt[I int32 | int64](b []byte, v *I) []byte {
-	if v == nil {
-		return append(b, "null"...)
-	}
-	return strconv.AppendInt(b, int64(*v), 10)
 }
 
 // appendDecimal writes d as decimal.Decimal's MarshalJSON does: a quoted plain decimal with

@@ -137,8 +137,8 @@ var (
 	digitPattern = "^-?[0-9]+$"
 )
 
-// of is the schema of values of type t as encoding/json (or the DTO's appendJSON, which
-// json_test.go holds to the same bytes) writes them.
+// of is the schema of values of type t as encoding/json (or the DTO's generated appendJSON,
+// which json_test.go holds to the same bytes) writes them.
 func (g *schemas) of(t reflect.Type) schema {
 	if name, ok := g.names[t]; ok {
 		if _, done := g.named[name]; !done {

@@ -26,5 +26,5 @@ func (h *handlers) listSnapshots(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendBody(c, func(b []byte) []byte { return appendSnapshotPage(b, pg) })
+	return sendJSON(c, toPage(pg, snapshotOut))
 }

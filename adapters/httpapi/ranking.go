@@ -90,5 +90,5 @@ func (h *handlers) hotTokens(c *fiber.Ctx) error {
 		return err
 	}
 	r.Keywords = ranking.NewKeywords(include, exclude)
-	return h.sendRanking(c, r, appendTokenV2List)
+	return h.sendRanking(c, r, encodeTokenV2List)
 }

@@ -51,9 +51,9 @@ func (h *handlers) searchTokens(c *fiber.Ctx) error {
 		return err
 	}
 	if r.Normal {
-		return sendBody(c, func(b []byte) []byte { return appendTokenV2Page(b, pg) })
+		return sendJSON(c, tokenV2Page(pg))
 	}
-	return sendBody(c, func(b []byte) []byte { return appendTokenFastPage(b, pg) })
+	return sendJSON(c, tokenFastPage(pg))
 }
 
 // multiRequest parses the parameters shared by both multi-detail paths.
@@ -93,7 +93,7 @@ func (h *handlers) multiTokens(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.sendMulti(c, r, func(b []byte, ds []token.Detail) []byte { return appendMultiTokenList(b, ds, string(ch)) })
+	return h.sendMulti(c, r, func(b []byte, ds []token.Detail) []byte { return encodeMultiTokenList(b, ds, string(ch)) })
 }
 
 // multiTokensV2 is the public API's v2 path, GET /v2/token/{chain}/multi: the same lookup over
@@ -110,5 +110,5 @@ func (h *handlers) multiTokensV2(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.sendMulti(c, r, appendTokenV2List)
+	return h.sendMulti(c, r, encodeTokenV2List)
 }

@@ -48,5 +48,5 @@ func (h *handlers) listTrades(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendBody(c, func(b []byte) []byte { return appendTradePage(b, pg) })
+	return sendJSON(c, toPage(pg, tradeOut))
 }

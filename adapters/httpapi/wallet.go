@@ -37,5 +37,5 @@ func (h *handlers) pnlByToken(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendBody(c, func(b []byte) []byte { return appendPnLPage(b, res) })
+	return sendJSON(c, pnlPageOf(res))
 }

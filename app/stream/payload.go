@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"sort"
@@ -16,31 +17,44 @@ import (
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
-// msg is one publication's payload with the reference's abbreviated keys. Decimals are JSON
-// strings (dec keys accept them and keep the exact text), counts and timestamps JSON numbers
-// (int64), text JSON strings: the STR!/NUM! keys the client asserts unchecked are never null and
-// never of the other type, and are left out rather than sent empty when unknown.
-type msg map[string]any
+// The channel payloads are typed structs with the reference's abbreviated keys, declared in
+// key order (the order of the maps they were built from before, so the bytes are the same),
+// encoded by encoding/json as every JSON body of the service is. Decimals are JSON strings (dec
+// keys accept them and keep the exact text), counts and timestamps JSON numbers (int64), text
+// JSON strings: the STR!/NUM! keys the client asserts unchecked are never null and never of the
+// other type, and are left out (omitempty) rather than sent empty when unknown.
 
 func dec(d decimal.Decimal) string { return d.String() }
 
-// tags flattens m into the publication tags a filter matches: nested objects as `sm.tw`, every
-// value as its text (decimals are already text, numbers in base 10).
-func tags(m msg) map[string]string {
+func encode(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only strings, integers, maps of them and nested payloads: cannot fail
+	}
+	return b
+}
+
+// tags flattens an encoded payload object into the publication tags a filter matches: nested
+// objects as `sm.tw`, every value as its text (decimals are already text, numbers in base 10).
+func tags(payload []byte) map[string]string {
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(payload))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		panic(err) // encode's output: a JSON object
+	}
 	out := make(map[string]string, len(m))
-	var walk func(prefix string, m msg)
-	walk = func(prefix string, m msg) {
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
 		for k, v := range m {
 			switch x := v.(type) {
 			case string:
 				out[prefix+k] = x
-			case int64:
-				out[prefix+k] = strconv.FormatInt(x, 10)
-			case int:
-				out[prefix+k] = strconv.Itoa(x)
+			case json.Number:
+				out[prefix+k] = x.String()
 			case bool:
 				out[prefix+k] = strconv.FormatBool(x)
-			case msg:
+			case map[string]any:
 				walk(prefix+k+".", x)
 			}
 		}
@@ -49,17 +63,28 @@ func tags(m msg) map[string]string {
 	return out
 }
 
-func encode(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only maps of strings, numbers and nested maps: cannot fail
-	}
-	return b
-}
-
 // tradeMsg is a dex-trade / dex-wallet-trade message (reference 2.12): the buy side is what the
 // wallet received, the sell side what it paid.
-func tradeMsg(t trade.Trade) msg {
+type tradeMsg struct {
+	A    string `json:"a"`
+	BA   string `json:"ba"`
+	BAIU string `json:"baiu"`
+	BTMA string `json:"btma"`
+	BTN  string `json:"btn"`
+	BTS  string `json:"bts"`
+	BWA  string `json:"bwa"`
+	H    string `json:"h"`
+	K    string `json:"k"`
+	SA   string `json:"sa"`
+	SAIU string `json:"saiu"`
+	STMA string `json:"stma"`
+	STN  string `json:"stn"`
+	STS  string `json:"sts"`
+	SWA  string `json:"swa"`
+	T    int64  `json:"t"`
+}
+
+func tradeMsgOf(t trade.Trade) tradeMsg {
 	buyAddr, buyName, buySym, buyAmt, buyUSD := t.TokenAddress, t.TokenName, t.TokenSymbol, t.TokenAmount, t.TokenAmountInUSD
 	sellAddr, sellName, sellSym, sellAmt, sellUSD := t.SideTokenAddress, t.SideTokenName, t.SideTokenSymbol, t.SideTokenAmount, t.SideTokenAmountInUSD
 	if t.Side == trade.Sell {
@@ -69,36 +94,35 @@ func tradeMsg(t trade.Trade) msg {
 		buyAmt, sellAmt = sellAmt, buyAmt
 		buyUSD, sellUSD = sellUSD, buyUSD
 	}
-	return msg{
-		"a": t.TokenAddress, "t": t.BlockTimestamp, "k": strings.ToLower(string(t.Side)), "h": t.TransactionSignature,
-		"ba": dec(buyAmt), "baiu": dec(buyUSD), "btma": buyAddr, "btn": buyName, "bts": buySym, "bwa": t.Wallet,
-		"sa": dec(sellAmt), "saiu": dec(sellUSD), "stma": sellAddr, "stn": sellName, "sts": sellSym, "swa": t.Wallet,
+	return tradeMsg{
+		A: t.TokenAddress, T: t.BlockTimestamp, K: strings.ToLower(string(t.Side)), H: t.TransactionSignature,
+		BA: dec(buyAmt), BAIU: dec(buyUSD), BTMA: buyAddr, BTN: buyName, BTS: buySym, BWA: t.Wallet,
+		SA: dec(sellAmt), SAIU: dec(sellUSD), STMA: sellAddr, STN: sellName, STS: sellSym, SWA: t.Wallet,
 	}
 }
 
 // newTokenMsg is a dex-new-token message and an element of the new-tokens lists (2.5, 2.6).
-func newTokenMsg(tk token.Token, now int64) msg {
-	m := msg{"a": tk.Address, "n": tk.Name, "s": tk.Symbol, "dec": int64(tk.Decimals), "cts": now}
+type newTokenMsg struct {
+	A   string            `json:"a"`
+	CGI string            `json:"cgi,omitempty"`
+	CTS int64             `json:"cts"`
+	DE  string            `json:"de,omitempty"`
+	Dec int64             `json:"dec"`
+	IU  string            `json:"iu,omitempty"`
+	LF  *protocolMsg      `json:"lf,omitempty"`
+	MT  *protocolMsg      `json:"mt,omitempty"`
+	N   string            `json:"n"`
+	S   string            `json:"s"`
+	SM  map[string]string `json:"sm,omitempty"`
+}
+
+func newTokenMsgOf(tk token.Token, now int64) newTokenMsg {
+	m := newTokenMsg{A: tk.Address, N: tk.Name, S: tk.Symbol, Dec: int64(tk.Decimals), CTS: now, IU: tk.ImageURL,
+		DE: tk.Description, CGI: tk.VendorCoinID, SM: socialsMsg(tk.Socials),
+		LF: protocolMsgOf(tk.Extra.LaunchFromProgramAddress, tk.Extra.LaunchFromProtocolFamily, string(tk.LaunchpadTag)),
+		MT: protocolMsgOf(tk.Extra.MigratedToProgramAddress, tk.Extra.MigratedToProtocolFamily, "")}
 	if tk.CreatedAt != nil {
-		m["cts"] = *tk.CreatedAt
-	}
-	if tk.ImageURL != "" {
-		m["iu"] = tk.ImageURL
-	}
-	if tk.Description != "" {
-		m["de"] = tk.Description
-	}
-	if tk.VendorCoinID != "" {
-		m["cgi"] = tk.VendorCoinID
-	}
-	if sm := socialsMsg(tk.Socials); len(sm) > 0 {
-		m["sm"] = sm
-	}
-	if lf := protocolMsg(tk.Extra.LaunchFromProgramAddress, tk.Extra.LaunchFromProtocolFamily, string(tk.LaunchpadTag)); len(lf) > 0 {
-		m["lf"] = lf
-	}
-	if mt := protocolMsg(tk.Extra.MigratedToProgramAddress, tk.Extra.MigratedToProtocolFamily, ""); len(mt) > 0 {
-		m["mt"] = mt
+		m.CTS = *tk.CreatedAt
 	}
 	return m
 }
@@ -106,14 +130,18 @@ func newTokenMsg(tk token.Token, now int64) msg {
 // protocolMsg is an `lf` / `mt` object (2.5): the program address and protocol family as the
 // token's extra serves them over REST (launchFrom…, migratedTo…), and the launchpad id as the
 // protocol name; a key without a value is left out (the client asserts them unchecked).
-func protocolMsg(program, family, name string) msg {
-	out := msg{}
-	for k, v := range map[string]string{"pa": program, "pf": family, "pn": name} {
-		if v != "" {
-			out[k] = v
-		}
+type protocolMsg struct {
+	PA string `json:"pa,omitempty"`
+	PF string `json:"pf,omitempty"`
+	PN string `json:"pn,omitempty"`
+}
+
+// protocolMsgOf is the object, nil (left out) when it would be empty.
+func protocolMsgOf(program, family, name string) *protocolMsg {
+	if program == "" && family == "" && name == "" {
+		return nil
 	}
-	return out
+	return &protocolMsg{PA: program, PF: family, PN: name}
 }
 
 // socialKeys maps the API's social keys to the stream's (2.5).
@@ -124,10 +152,14 @@ var socialKeys = map[string]string{
 	token.SocialBitbucket: "bb",
 }
 
-func socialsMsg(s token.Socials) msg {
-	out := msg{}
+// socialsMsg is the `sm` object: each link under its stream key (nil, left out, when none).
+func socialsMsg(s token.Socials) map[string]string {
+	var out map[string]string
 	for k, v := range s.Map() {
 		if short, ok := socialKeys[k]; ok && v != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
 			out[short] = v
 		}
 	}
@@ -135,52 +167,113 @@ func socialsMsg(s token.Socials) msg {
 }
 
 // poolBalanceMsg is a dex-pool-balance message (2.13).
-func poolBalanceMsg(s pool.Snapshot) msg {
-	return msg{"a": s.PoolAddress, "taa": s.TokenA.TokenAddress, "taliu": dec(s.TokenA.AmountInUSD),
-		"tba": s.TokenB.TokenAddress, "tbliu": dec(s.TokenB.AmountInUSD)}
+type poolBalanceMsg struct {
+	A     string `json:"a"`
+	TAA   string `json:"taa"`
+	TALIU string `json:"taliu"`
+	TBA   string `json:"tba"`
+	TBLIU string `json:"tbliu"`
 }
 
-// statsMsg is a dex-token-stats message (2.3): every window tokenscope keeps.
-func statsMsg(d token.Detail, now int64) msg {
-	m := msg{"a": d.Address, "t": now, "p": dec(d.MarketData.PriceInUSD)}
+func poolBalanceMsgOf(s pool.Snapshot) poolBalanceMsg {
+	return poolBalanceMsg{A: s.PoolAddress, TAA: s.TokenA.TokenAddress, TALIU: dec(s.TokenA.AmountInUSD),
+		TBA: s.TokenB.TokenAddress, TBLIU: dec(s.TokenB.AmountInUSD)}
+}
+
+// statsMsg is a dex-token-stats message (2.3): every window tokenscope keeps. Its members are
+// a, p and t and, for each window the token has stats of, the members named by the field and
+// the window (`b1m`, `bviu24h`, …), all in one object (MarshalJSON).
+type statsMsg struct {
+	A       string
+	P       string
+	T       int64
+	Windows map[string]any
+}
+
+func (m statsMsg) MarshalJSON() ([]byte, error) {
+	all := make(map[string]any, len(m.Windows)+3)
+	maps.Copy(all, m.Windows)
+	all["a"], all["p"], all["t"] = m.A, m.P, m.T
+	return json.Marshal(all)
+}
+
+func statsMsgOf(d token.Detail, now int64) statsMsg {
+	m := statsMsg{A: d.Address, T: now, P: dec(d.MarketData.PriceInUSD), Windows: map[string]any{}}
 	for _, w := range token.AllWindows {
 		s, ok := d.Stats[w]
 		if !ok {
 			continue
 		}
-		sfx := string(w)
-		m["b"+sfx], m["s"+sfx], m["be"+sfx], m["se"+sfx], m["tr"+sfx] = s.Buys, s.Sells, s.Buyers, s.Sellers, s.Trades
-		m["bviu"+sfx], m["sviu"+sfx] = dec(s.BuyVolumeInUSD), dec(s.SellVolumeInUSD)
-		m["p"+sfx], m["oiu"+sfx], m["ciu"+sfx] = dec(s.CloseInUSD), dec(s.OpenInUSD), dec(s.CloseInUSD)
-		m["liq"+sfx], m["pc"+sfx] = dec(s.CurrentLiquidityInUSD), int64(len(d.Pools))
+		sfx, ws := string(w), m.Windows
+		ws["b"+sfx], ws["s"+sfx], ws["be"+sfx], ws["se"+sfx], ws["tr"+sfx] = s.Buys, s.Sells, s.Buyers, s.Sellers, s.Trades
+		ws["bviu"+sfx], ws["sviu"+sfx] = dec(s.BuyVolumeInUSD), dec(s.SellVolumeInUSD)
+		ws["p"+sfx], ws["oiu"+sfx], ws["ciu"+sfx] = dec(s.CloseInUSD), dec(s.OpenInUSD), dec(s.CloseInUSD)
+		ws["liq"+sfx], ws["pc"+sfx] = dec(s.CurrentLiquidityInUSD), int64(len(d.Pools))
 	}
 	return m
 }
 
 // holdingMsg is a dex-token-holding message (2.4).
-func holdingMsg(d token.Detail, now int64) msg {
+type holdingMsg struct {
+	A     string `json:"a"`
+	CA    string `json:"ca"`
+	CH    int64  `json:"ch"`
+	CR    string `json:"cr"`
+	H     int64  `json:"h"`
+	T100A string `json:"t100a"`
+	T100H int64  `json:"t100h"`
+	T100R string `json:"t100r"`
+	T10A  string `json:"t10a"`
+	T10H  int64  `json:"t10h"`
+	T10R  string `json:"t10r"`
+	TS    int64  `json:"ts"`
+}
+
+func holdingMsgOf(d token.Detail, now int64) holdingMsg {
 	md := d.MarketData
 	dev := md.Group(token.Dev)
-	return msg{"a": d.Address, "ts": now, "h": md.Holders.IntPart(),
-		"t100a": dec(md.Top100.TotalHoldings), "t10a": dec(md.Top10.TotalHoldings),
-		"t100r": dec(md.Top100.HoldingsRatio), "t10r": dec(md.Top10.HoldingsRatio),
-		"t100h": min(md.Holders.IntPart(), 100), "t10h": min(md.Holders.IntPart(), 10),
-		"ch": dev.TotalHolders.IntPart(), "ca": dec(dev.TotalHoldings), "cr": dec(dev.HoldingsRatio)}
+	return holdingMsg{A: d.Address, TS: now, H: md.Holders.IntPart(),
+		T100A: dec(md.Top100.TotalHoldings), T10A: dec(md.Top10.TotalHoldings),
+		T100R: dec(md.Top100.HoldingsRatio), T10R: dec(md.Top10.HoldingsRatio),
+		T100H: min(md.Holders.IntPart(), 100), T10H: min(md.Holders.IntPart(), 10),
+		CH: dev.TotalHolders.IntPart(), CA: dec(dev.TotalHoldings), CR: dec(dev.HoldingsRatio)}
 }
 
 // supplyMsg is a dex-token-supply message (2.7).
-func supplyMsg(d token.Detail, now int64) msg {
-	return msg{"a": d.Address, "ts": now, "s": dec(d.MarketData.TotalSupply), "mc": dec(d.MarketData.MarketCapInUSD)}
+type supplyMsg struct {
+	A  string `json:"a"`
+	MC string `json:"mc"`
+	S  string `json:"s"`
+	TS int64  `json:"ts"`
+}
+
+func supplyMsgOf(d token.Detail, now int64) supplyMsg {
+	return supplyMsg{A: d.Address, TS: now, S: dec(d.MarketData.TotalSupply), MC: dec(d.MarketData.MarketCapInUSD)}
 }
 
 // statNumMsg is a dex-token-general-stat-num message (2.8): the liquidity metric.
-func statNumMsg(d token.Detail, now int64) msg {
-	return msg{"a": d.Address, "t": "liquidity_in_usd", "v": dec(d.MarketData.TotalTVLInUSD), "ts": now}
+type statNumMsg struct {
+	A  string `json:"a"`
+	T  string `json:"t"`
+	TS int64  `json:"ts"`
+	V  string `json:"v"`
+}
+
+func statNumMsgOf(d token.Detail, now int64) statNumMsg {
+	return statNumMsg{A: d.Address, T: "liquidity_in_usd", V: dec(d.MarketData.TotalTVLInUSD), TS: now}
 }
 
 // maxLiquidityMsg is a dex-token-liquidity message (2.8): the largest pool.
-func maxLiquidityMsg(d token.Detail, now int64) msg {
-	m := msg{"a": d.Address, "liu": dec(d.MarketData.MaxPoolTVLInUSD), "lin": dec(d.MarketData.MaxPoolTVLInSol), "ts": now}
+type maxLiquidityMsg struct {
+	A   string `json:"a"`
+	LIN string `json:"lin"`
+	LIU string `json:"liu"`
+	P   string `json:"p,omitempty"`
+	TS  int64  `json:"ts"`
+}
+
+func maxLiquidityMsgOf(d token.Detail, now int64) maxLiquidityMsg {
+	m := maxLiquidityMsg{A: d.Address, LIU: dec(d.MarketData.MaxPoolTVLInUSD), LIN: dec(d.MarketData.MaxPoolTVLInSol), TS: now}
 	var best *token.PoolLiquidity
 	for i := range d.Pools {
 		if best == nil || d.Pools[i].TVLInUSD.GreaterThan(best.TVLInUSD) {
@@ -188,20 +281,36 @@ func maxLiquidityMsg(d token.Detail, now int64) msg {
 		}
 	}
 	if best != nil {
-		m["p"] = best.PoolAddress
+		m.P = best.PoolAddress
 	}
 	return m
 }
 
 // totalLiquidityMsg is a dex-token-total-liquidity message (2.8).
-func totalLiquidityMsg(d token.Detail, now int64) msg {
-	return msg{"a": d.Address, "liu": dec(d.MarketData.TotalTVLInUSD), "lin": dec(d.MarketData.TotalTVLInSol),
-		"pc": int64(len(d.Pools)), "ts": now}
+type totalLiquidityMsg struct {
+	A   string `json:"a"`
+	LIN string `json:"lin"`
+	LIU string `json:"liu"`
+	PC  int64  `json:"pc"`
+	TS  int64  `json:"ts"`
+}
+
+func totalLiquidityMsgOf(d token.Detail, now int64) totalLiquidityMsg {
+	return totalLiquidityMsg{A: d.Address, LIU: dec(d.MarketData.TotalTVLInUSD), LIN: dec(d.MarketData.TotalTVLInSol),
+		PC: int64(len(d.Pools)), TS: now}
 }
 
 // walletBalanceMsg is a dex-wallet-balance message (2.9).
-func walletBalanceMsg(e pnl.Entry, now int64) msg {
-	return msg{"a": e.WalletAddress, "ta": e.TokenAddress, "tpiu": dec(e.PriceInUSD), "b": dec(e.Balance), "t": now}
+type walletBalanceMsg struct {
+	A    string `json:"a"`
+	B    string `json:"b"`
+	T    int64  `json:"t"`
+	TA   string `json:"ta"`
+	TPIU string `json:"tpiu"`
+}
+
+func walletBalanceMsgOf(e pnl.Entry, now int64) walletBalanceMsg {
+	return walletBalanceMsg{A: e.WalletAddress, TA: e.TokenAddress, TPIU: dec(e.PriceInUSD), B: dec(e.Balance), T: now}
 }
 
 // walletTokenPnLMsg is a dex-wallet-token-pnl message (2.10): e is the whole-history entry;
@@ -209,56 +318,103 @@ func walletBalanceMsg(e pnl.Entry, now int64) msg {
 // ot is the first buy, lt the newest trade of either side, ct the last sell of a closed position;
 // hdts is how long the position has been held, in ms: from the first buy to its close, or to t
 // while it is open.
-func walletTokenPnLMsg(e pnl.Entry, w7, w30 market.PnLPeriod, now int64) msg {
-	m := msg{"a": e.WalletAddress, "ta": e.TokenAddress, "t": now, "bs": e.Buys, "ss": e.Sells,
-		"tpiu": dec(e.PriceInUSD), "ba": dec(e.BuyAmount), "baiu": dec(e.BuyAmountInUSD),
-		"sa": dec(e.SellAmount), "saiu": dec(e.SellAmountInUSD), "abpiu": dec(e.AvgBuyPriceInUSD),
-		"aspiu": dec(e.AvgSellPriceInUSD), "upiu": dec(e.UnrealizedProfitInUSD), "upr": dec(e.UnrealizedProfitRatio),
-		"rpiu": dec(e.RealizedProfitInUSD), "rpr": dec(e.RealizedProfitRatio), "trpiu": dec(e.TotalProfitInUSD),
-		"trr": dec(e.TotalProfitRatio)}
-	for _, w := range []struct {
-		suffix string
-		p      market.PnLPeriod
-	}{{"7d", w7}, {"30d", w30}} {
-		var buys, sells int64
-		for _, pe := range w.p.Entries {
-			if pe.TokenAddress == e.TokenAddress {
-				buys, sells = pe.Buys, pe.Sells
-			}
-		}
-		m["bs"+w.suffix], m["ss"+w.suffix] = buys, sells
-	}
-	if e.LastTradeAt != nil {
-		m["lt"] = *e.LastTradeAt
-	}
+type walletTokenPnLMsg struct {
+	A     string `json:"a"`
+	ABPIU string `json:"abpiu"`
+	ASPIU string `json:"aspiu"`
+	BA    string `json:"ba"`
+	BAIU  string `json:"baiu"`
+	BS    int64  `json:"bs"`
+	BS30D int64  `json:"bs30d"`
+	BS7D  int64  `json:"bs7d"`
+	CT    *int64 `json:"ct,omitempty"`
+	HDTS  *int64 `json:"hdts,omitempty"`
+	LT    *int64 `json:"lt,omitempty"`
+	OT    *int64 `json:"ot,omitempty"`
+	RPIU  string `json:"rpiu"`
+	RPR   string `json:"rpr"`
+	SA    string `json:"sa"`
+	SAIU  string `json:"saiu"`
+	SS    int64  `json:"ss"`
+	SS30D int64  `json:"ss30d"`
+	SS7D  int64  `json:"ss7d"`
+	T     int64  `json:"t"`
+	TA    string `json:"ta"`
+	TPIU  string `json:"tpiu"`
+	TRPIU string `json:"trpiu"`
+	TRR   string `json:"trr"`
+	UPIU  string `json:"upiu"`
+	UPR   string `json:"upr"`
+}
+
+func walletTokenPnLMsgOf(e pnl.Entry, w7, w30 market.PnLPeriod, now int64) walletTokenPnLMsg {
+	m := walletTokenPnLMsg{A: e.WalletAddress, TA: e.TokenAddress, T: now, BS: e.Buys, SS: e.Sells,
+		TPIU: dec(e.PriceInUSD), BA: dec(e.BuyAmount), BAIU: dec(e.BuyAmountInUSD),
+		SA: dec(e.SellAmount), SAIU: dec(e.SellAmountInUSD), ABPIU: dec(e.AvgBuyPriceInUSD),
+		ASPIU: dec(e.AvgSellPriceInUSD), UPIU: dec(e.UnrealizedProfitInUSD), UPR: dec(e.UnrealizedProfitRatio),
+		RPIU: dec(e.RealizedProfitInUSD), RPR: dec(e.RealizedProfitRatio), TRPIU: dec(e.TotalProfitInUSD),
+		TRR: dec(e.TotalProfitRatio), LT: e.LastTradeAt}
+	m.BS7D, m.SS7D = periodCounts(w7, e.TokenAddress)
+	m.BS30D, m.SS30D = periodCounts(w30, e.TokenAddress)
 	closedAt := int64(-1)
 	if e.IsClosed && e.LastSellAt != nil {
 		closedAt = *e.LastSellAt
-		m["ct"] = closedAt
+		m.CT = &closedAt
 	}
 	if e.FirstBuyAt != nil {
-		m["ot"] = *e.FirstBuyAt
+		m.OT = e.FirstBuyAt
 		end := now
 		if closedAt >= 0 {
 			end = closedAt
 		}
-		m["hdts"] = max(end-*e.FirstBuyAt, 0)
+		held := max(end-*e.FirstBuyAt, 0)
+		m.HDTS = &held
 	}
 	return m
 }
 
-// walletPnLListMsg is the dex-wallet-pnl-list array (2.11): one summary per resolution, each
-// over its period (market.PnLPeriods). ba and sa add up token amounts, abpiu is baiu / ba: across
-// several tokens these mix units, as the client's wallet-level fields do. pd/ld count the
-// period's UTC days with a positive / negative realized profit (market.PnLPeriod).
-func walletPnLListMsg(wallet string, periods []market.PnLPeriod) []msg {
-	out := make([]msg, 0, len(periods))
+// periodCounts is the buys and sells of token in p (0 and 0 without a trade in the period).
+func periodCounts(p market.PnLPeriod, token string) (buys, sells int64) {
+	for _, pe := range p.Entries {
+		if pe.TokenAddress == token {
+			buys, sells = pe.Buys, pe.Sells
+		}
+	}
+	return buys, sells
+}
+
+// walletPnLMsg is an element of the dex-wallet-pnl-list array (2.11): one summary per
+// resolution, each over its period (market.PnLPeriods). ba and sa add up token amounts, abpiu is
+// baiu / ba: across several tokens these mix units, as the client's wallet-level fields do.
+// pd/ld count the period's UTC days with a positive / negative realized profit (market.PnLPeriod).
+type walletPnLMsg struct {
+	A     string `json:"a"`
+	ABPIU string `json:"abpiu"`
+	APIU  string `json:"apiu"`
+	BA    string `json:"ba"`
+	BAIU  string `json:"baiu"`
+	BS    int64  `json:"bs"`
+	LD    int64  `json:"ld"`
+	PD    int64  `json:"pd"`
+	PIU   string `json:"piu"`
+	PR    string `json:"pr"`
+	R     string `json:"r"`
+	SA    string `json:"sa"`
+	SAIU  string `json:"saiu"`
+	SS    int64  `json:"ss"`
+	TS    int64  `json:"ts"`
+	WR    string `json:"wr"`
+	WS    int64  `json:"ws"`
+}
+
+func walletPnLListMsg(wallet string, periods []market.PnLPeriod) []walletPnLMsg {
+	out := make([]walletPnLMsg, 0, len(periods))
 	for _, p := range periods {
 		s := p.Summary
-		out = append(out, msg{"a": wallet, "bs": s.Buys, "ss": s.Sells, "ba": dec(s.BuyAmount), "baiu": dec(s.BuyAmountInUSD),
-			"abpiu": dec(s.AvgBuyPriceInUSD), "sa": dec(s.SellAmount), "saiu": dec(s.SellAmountInUSD), "ws": s.Wins,
-			"wr": dec(s.WinRate), "piu": dec(s.TotalProfitInUSD), "apiu": dec(s.AvgProfitPerTradeInUSD),
-			"pr": dec(s.RealizedProfitRatio), "ts": s.Tokens, "pd": p.ProfitableDays, "ld": p.LosingDays, "r": string(p.Resolution)})
+		out = append(out, walletPnLMsg{A: wallet, BS: s.Buys, SS: s.Sells, BA: dec(s.BuyAmount), BAIU: dec(s.BuyAmountInUSD),
+			ABPIU: dec(s.AvgBuyPriceInUSD), SA: dec(s.SellAmount), SAIU: dec(s.SellAmountInUSD), WS: s.Wins,
+			WR: dec(s.WinRate), PIU: dec(s.TotalProfitInUSD), APIU: dec(s.AvgProfitPerTradeInUSD),
+			PR: dec(s.RealizedProfitRatio), TS: s.Tokens, PD: p.ProfitableDays, LD: p.LosingDays, R: string(p.Resolution)})
 	}
 	return out
 }
@@ -273,37 +429,80 @@ func periodOf(periods []market.PnLPeriod, r pnl.Resolution) market.PnLPeriod {
 	return market.PnLPeriod{Resolution: r}
 }
 
+// The elements of the ranking kinds' arrays (2.14); supply and stat-num are supplyMsg and
+// statNumMsg.
+type (
+	rankStatsMsg struct {
+		A      string `json:"a"`
+		B1M    int64  `json:"b1m"`
+		BVIU1M string `json:"bviu1m"`
+		P      string `json:"p"`
+		S1M    int64  `json:"s1m"`
+		SVIU1M string `json:"sviu1m"`
+		T      int64  `json:"t"`
+	}
+	rankHoldingMsg struct {
+		A     string `json:"a"`
+		H     int64  `json:"h"`
+		T100A string `json:"t100a"`
+		T10A  string `json:"t10a"`
+		TS    int64  `json:"ts"`
+	}
+	rankBondingCurveMsg struct {
+		A  string `json:"a,omitempty"`
+		PR string `json:"pr"`
+	}
+	rankListMsg struct {
+		BC rankBondingCurveMsg `json:"bc"`
+		H  rankHoldersMsg      `json:"h"`
+		S  supplyMsg           `json:"s"`
+		T  rankTokenMsg        `json:"t"`
+		TS rankPriceMsg        `json:"ts"`
+	}
+	rankHoldersMsg struct {
+		A  string `json:"a"`
+		H  int64  `json:"h"`
+		TS int64  `json:"ts"`
+	}
+	rankTokenMsg struct {
+		A   string `json:"a"`
+		CTS *int64 `json:"cts,omitempty"`
+		IU  string `json:"iu,omitempty"`
+		N   string `json:"n"`
+		S   string `json:"s"`
+	}
+	rankPriceMsg struct {
+		A string `json:"a"`
+		P string `json:"p"`
+	}
+)
+
 // rankingMsgs builds the array of a ranking kind from the board's tokens (2.14).
-func rankingMsgs(prefix string, ds []token.Detail, now int64) []msg {
-	out := make([]msg, 0, len(ds))
+func rankingMsgs(prefix string, ds []token.Detail, now int64) []any {
+	out := make([]any, 0, len(ds))
 	for _, d := range ds {
 		md := d.MarketData
 		switch prefix {
 		case KindRankStats:
 			s := d.Stats[token.Window1m]
-			out = append(out, msg{"a": d.Address, "t": now, "b1m": s.Buys, "s1m": s.Sells,
-				"bviu1m": dec(s.BuyVolumeInUSD), "sviu1m": dec(s.SellVolumeInUSD), "p": dec(md.PriceInUSD)})
+			out = append(out, rankStatsMsg{A: d.Address, T: now, B1M: s.Buys, S1M: s.Sells,
+				BVIU1M: dec(s.BuyVolumeInUSD), SVIU1M: dec(s.SellVolumeInUSD), P: dec(md.PriceInUSD)})
 		case KindRankHolding:
-			out = append(out, msg{"a": d.Address, "ts": now, "h": md.Holders.IntPart(),
-				"t100a": dec(md.Top100.TotalHoldings), "t10a": dec(md.Top10.TotalHoldings)})
+			out = append(out, rankHoldingMsg{A: d.Address, TS: now, H: md.Holders.IntPart(),
+				T100A: dec(md.Top100.TotalHoldings), T10A: dec(md.Top10.TotalHoldings)})
 		case KindRankSupply:
-			out = append(out, supplyMsg(d, now))
+			out = append(out, supplyMsgOf(d, now))
 		case KindRankStatNum:
-			out = append(out, statNumMsg(d, now))
+			out = append(out, statNumMsgOf(d, now))
 		case KindRankBondingCurve:
-			out = append(out, msg{"a": d.Address, "pr": dec(md.CompletionRatio)})
+			out = append(out, rankBondingCurveMsg{A: d.Address, PR: dec(md.CompletionRatio)})
 		case KindRankList:
-			meta := msg{"a": d.Address, "n": d.Name, "s": d.Symbol}
-			if d.ImageURL != "" {
-				meta["iu"] = d.ImageURL
-			}
-			if d.CreatedAt != nil {
-				meta["cts"] = *d.CreatedAt
-			}
-			out = append(out, msg{"t": meta, "bc": msg{"pr": dec(md.CompletionRatio)},
-				"s":  msg{"a": d.Address, "s": dec(md.TotalSupply), "mc": dec(md.MarketCapInUSD), "ts": now},
-				"ts": msg{"a": d.Address, "p": dec(md.PriceInUSD)},
-				"h":  msg{"a": d.Address, "h": md.Holders.IntPart(), "ts": now}})
+			out = append(out, rankListMsg{
+				T:  rankTokenMsg{A: d.Address, N: d.Name, S: d.Symbol, IU: d.ImageURL, CTS: d.CreatedAt},
+				BC: rankBondingCurveMsg{PR: dec(md.CompletionRatio)},
+				S:  supplyMsg{A: d.Address, S: dec(md.TotalSupply), MC: dec(md.MarketCapInUSD), TS: now},
+				TS: rankPriceMsg{A: d.Address, P: dec(md.PriceInUSD)},
+				H:  rankHoldersMsg{A: d.Address, H: md.Holders.IntPart(), TS: now}})
 		}
 	}
 	return out

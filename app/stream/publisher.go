@@ -184,15 +184,16 @@ func (p *Publisher) drain() {
 }
 
 // publish sends one message on ch if it may reach a subscriber.
-func (p *Publisher) publish(ch string, k Kind, m msg) {
+func (p *Publisher) publish(ch string, k Kind, m any) {
 	if !p.hub.Reaches(ch) {
 		return
 	}
+	data := encode(m)
 	var tg map[string]string
 	if k.Filter {
-		tg = tags(m)
+		tg = tags(data)
 	}
-	if err := p.hub.Publish(ch, encode(m), tg); err != nil {
+	if err := p.hub.Publish(ch, data, tg); err != nil {
 		p.log.Warn("stream publish", "channel", ch, "err", err)
 	}
 }
@@ -210,8 +211,8 @@ func (p *Publisher) publishBatch(b ingest.Batch, committedAt int64) {
 		if !p.hub.Reaches(tokenCh) && !p.hub.Reaches(walletCh) {
 			continue
 		}
-		m := tradeMsg(t)
-		data, tg := encode(m), tags(m)
+		data := encode(tradeMsgOf(t))
+		tg := tags(data)
 		tg[CommittedTag] = strconv.FormatInt(committedAt, 10)
 		for _, ch := range []string{tokenCh, walletCh} {
 			if p.hub.Reaches(ch) {
@@ -221,11 +222,11 @@ func (p *Publisher) publishBatch(b ingest.Batch, committedAt int64) {
 			}
 		}
 	}
-	lists := map[chain.Chain][]msg{}
+	lists := map[chain.Chain][]newTokenMsg{}
 	for _, e := range b.TokensCreated {
 		c := e.Token.Chain.Canonical()
 		p.touched.token(c, e.Token.Address)
-		m := newTokenMsg(e.Token, now)
+		m := newTokenMsgOf(e.Token, now)
 		p.publish(Name(KindNewToken, c, ""), kinds[KindNewToken], m)
 		lists[c] = append(lists[c], m)
 	}
@@ -244,7 +245,7 @@ func (p *Publisher) publishBatch(b ingest.Batch, committedAt int64) {
 	for _, s := range b.Snapshots {
 		c := s.Chain.Canonical()
 		p.touched.pool(c, s.PoolAddress)
-		p.publish(Name(KindPoolBalance, c, s.PoolAddress), kinds[KindPoolBalance], poolBalanceMsg(s))
+		p.publish(Name(KindPoolBalance, c, s.PoolAddress), kinds[KindPoolBalance], poolBalanceMsgOf(s))
 	}
 }
 
@@ -331,20 +332,27 @@ func add(m map[chain.Chain]map[string][]Channel, ch Channel) {
 	m[ch.Chain][ch.Address] = append(m[ch.Chain][ch.Address], ch)
 }
 
-func (p *Publisher) deliver(ch Channel, v any, m msg) {
+// deliver sends v to ch's subscribers; tagged says whether a filter of ch's kind may match v's
+// members (a single message, not an array).
+func (p *Publisher) deliver(ch Channel, v any, tagged bool) {
+	data := encode(v)
 	var tg map[string]string
-	if ch.Kind.Filter && m != nil {
-		tg = tags(m)
+	if ch.Kind.Filter && tagged {
+		tg = tags(data)
 	}
-	if err := p.hub.Deliver(ch.Name, encode(v), tg); err != nil {
+	if err := p.hub.Deliver(ch.Name, data, tg); err != nil {
 		p.log.Warn("stream deliver", "channel", ch.Name, "err", err)
 	}
 }
 
 // tokenMsgs are the builders of the token channels.
-var tokenMsgs = map[string]func(token.Detail, int64) msg{
-	KindTokenStats: statsMsg, KindTokenHolding: holdingMsg, KindTokenSupply: supplyMsg,
-	KindTokenStatNum: statNumMsg, KindTokenLiquidity: maxLiquidityMsg, KindTokenTotalLiq: totalLiquidityMsg,
+var tokenMsgs = map[string]func(token.Detail, int64) any{
+	KindTokenStats:     func(d token.Detail, now int64) any { return statsMsgOf(d, now) },
+	KindTokenHolding:   func(d token.Detail, now int64) any { return holdingMsgOf(d, now) },
+	KindTokenSupply:    func(d token.Detail, now int64) any { return supplyMsgOf(d, now) },
+	KindTokenStatNum:   func(d token.Detail, now int64) any { return statNumMsgOf(d, now) },
+	KindTokenLiquidity: func(d token.Detail, now int64) any { return maxLiquidityMsgOf(d, now) },
+	KindTokenTotalLiq:  func(d token.Detail, now int64) any { return totalLiquidityMsgOf(d, now) },
 }
 
 func (p *Publisher) flushTokens(ctx context.Context, byToken map[chain.Chain]map[string][]Channel, now int64) {
@@ -359,8 +367,7 @@ func (p *Publisher) flushTokens(ctx context.Context, byToken map[chain.Chain]map
 			for _, d := range ds {
 				for _, ch := range subs[d.Address] {
 					if build := tokenMsgs[ch.Kind.Prefix]; build != nil {
-						m := build(d, now)
-						p.deliver(ch, m, m)
+						p.deliver(ch, build(d, now), true)
 					}
 				}
 			}
@@ -382,19 +389,19 @@ func (p *Publisher) flushWallets(ctx context.Context, byWallet map[chain.Chain]m
 			for _, ch := range chs {
 				switch ch.Kind.Prefix {
 				case KindWalletPnLList:
-					p.deliver(ch, walletPnLListMsg(wallet, periods), nil)
+					p.deliver(ch, walletPnLListMsg(wallet, periods), false)
 				case KindWalletBalance, KindWalletTokenPnL:
 					for _, e := range all.Entries {
 						if !slices.Contains(touched, e.TokenAddress) {
 							continue
 						}
-						var m msg
+						var m any
 						if ch.Kind.Prefix == KindWalletBalance {
-							m = walletBalanceMsg(e.Entry, now)
+							m = walletBalanceMsgOf(e.Entry, now)
 						} else {
-							m = walletTokenPnLMsg(e.Entry, periodOf(periods, pnl.Resolution7d), periodOf(periods, pnl.Resolution30d), now)
+							m = walletTokenPnLMsgOf(e.Entry, periodOf(periods, pnl.Resolution7d), periodOf(periods, pnl.Resolution30d), now)
 						}
-						p.deliver(ch, m, m)
+						p.deliver(ch, m, true)
 					}
 				}
 			}
@@ -438,7 +445,7 @@ func (p *Publisher) flushBoards(ctx context.Context, boards []Channel, now int64
 		if board == nil {
 			continue // a board tokenscope has no tokens for (stocks)
 		}
-		p.deliver(ch, rankingMsgs(ch.Kind.Prefix, board, now), nil)
+		p.deliver(ch, rankingMsgs(ch.Kind.Prefix, board, now), false)
 	}
 }
 
@@ -491,16 +498,27 @@ func (p *Publisher) flushCandles(ctx context.Context, chs []Channel) {
 			continue
 		}
 		if ok {
-			m := candleMsg(ch, c)
-			p.deliver(ch, m, m)
+			p.deliver(ch, candleMsgOf(ch, c), true)
 		}
 	}
 }
 
 // candleMsg is a candle channel message (2.2).
-func candleMsg(ch Channel, c Candle) msg {
-	return msg{"a": ch.Address, "o": dec(c.Open), "c": dec(c.Close), "h": dec(c.High), "l": dec(c.Low),
-		"v": dec(c.Volume), "r": ch.Resolution, "t": c.Time, "n": c.Trades}
+type candleMsg struct {
+	A string `json:"a"`
+	C string `json:"c"`
+	H string `json:"h"`
+	L string `json:"l"`
+	N int64  `json:"n"`
+	O string `json:"o"`
+	R string `json:"r"`
+	T int64  `json:"t"`
+	V string `json:"v"`
+}
+
+func candleMsgOf(ch Channel, c Candle) candleMsg {
+	return candleMsg{A: ch.Address, O: dec(c.Open), C: dec(c.Close), H: dec(c.High), L: dec(c.Low),
+		V: dec(c.Volume), R: ch.Resolution, T: c.Time, N: c.Trades}
 }
 
 // touchSet is what committed batches touched, as announced between nodes.
