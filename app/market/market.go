@@ -222,7 +222,7 @@ type Tokens = readcache.Answer
 // Multi returns the known tokens of r.Addresses that pass every filter, in input order unless
 // a sort field is given. A chain without data gives an empty list.
 func (s *Service) Multi(ctx context.Context, r MultiRequest) (Tokens, error) {
-	return s.cache.Multi(ctx, r.Chain.Canonical(), dedupe(r.Addresses), s.tokens.TokenDetails, func(ds []token.Detail) []token.Detail {
+	return s.cache.Multi(ctx, r.Chain.Canonical(), r.Addresses, s.distinctDetails, func(ds []token.Detail) []token.Detail {
 		out := make([]token.Detail, 0, len(ds))
 		for _, d := range ds {
 			if token.MatchesAll(r.Filters, d) {
@@ -234,6 +234,11 @@ func (s *Service) Multi(ctx context.Context, r MultiRequest) (Tokens, error) {
 		}
 		return out
 	})
+}
+
+// distinctDetails is TokenReader.TokenDetails of addrs without repeats.
+func (s *Service) distinctDetails(ctx context.Context, c chain.Chain, addrs []string) ([]token.Detail, error) {
+	return s.tokens.TokenDetails(ctx, c, dedupe(addrs))
 }
 
 // Trades lists trades newest first.

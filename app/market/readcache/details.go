@@ -2,7 +2,6 @@ package readcache
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
@@ -99,13 +98,6 @@ func (c *Cache) Details(ctx context.Context, ch chain.Chain, addrs []string, rea
 	return append(out, ds...), nil
 }
 
-// multiKey names an address list on a chain (the addresses joined by spaces, in request order,
-// repeats dropped).
-type multiKey struct {
-	chain chain.Chain
-	addrs string
-}
-
 // multiEntry is the details of one address list, in its order (unknown tokens left out), read
 // when the market was at seq.
 type multiEntry struct {
@@ -116,10 +108,11 @@ type multiEntry struct {
 	bodies *bodies
 }
 
-// Multi answers a request for the details of addrs on ch (no address repeated): apply makes
-// the answer from the known tokens' details in the order of addrs (it must not modify them).
-// The details come from the kept entry of the same list while no change to any of its tokens
-// has been announced since it was read, otherwise through Details with read.
+// Multi answers a request for the details of addrs on ch, which may repeat an address: apply
+// makes the answer from the known tokens' details in the order of addrs, each once (it must not
+// modify them). The details come from the kept entry of the same list, as given, while no change
+// to any of its tokens has been announced since it was read, otherwise through Details with read
+// (which may get repeated addresses).
 func (c *Cache) Multi(ctx context.Context, ch chain.Chain, addrs []string, read ReadDetails,
 	apply func([]token.Detail) []token.Detail) (Answer, error) {
 	cur := c.current()
@@ -130,9 +123,10 @@ func (c *Cache) Multi(ctx context.Context, ch chain.Chain, addrs []string, read 
 		}
 		return Uncached(apply(inOrder(addrs, ds))), nil
 	}
-	k := multiKey{chain: ch, addrs: strings.Join(addrs, " ")}
+	var buf [keyBuffer]byte
+	key := appendMultiKey(buf[:0], ch, addrs)
 	c.mu.Lock()
-	e, ok := c.multis[k]
+	e, ok := c.multis[string(key)]
 	c.mu.Unlock()
 	if !ok || !e.ok.validAt(cur, func() bool { return c.versions.TokensVersion(ch, e.addrs) <= e.seq }) {
 		ds, err := c.Details(ctx, ch, addrs, read)
@@ -141,14 +135,27 @@ func (c *Cache) Multi(ctx context.Context, ch chain.Chain, addrs []string, read 
 		}
 		e = &multiEntry{addrs: addrs, ds: inOrder(addrs, ds), seq: cur, bodies: newBodies(&c.bodyBytes)}
 		e.ok.at.Store(cur) // nothing it depends on can be later than the version it was read at
-		c.keepMulti(k, e)
+		c.keepMulti(string(key), e)
 	}
 	return Answer{list: func() []token.Detail { return apply(e.ds) }, bodies: e.bodies}, nil
 }
 
+// keyBuffer fits the key of a list of a hundred addresses without allocating.
+const keyBuffer = 8 << 10
+
+// appendMultiKey appends the key of the list addrs on ch: the chain and the addresses, as
+// given, separated by spaces.
+func appendMultiKey(b []byte, ch chain.Chain, addrs []string) []byte {
+	b = append(b, ch...)
+	for _, a := range addrs {
+		b = append(append(b, ' '), a...)
+	}
+	return b
+}
+
 // keepMulti keeps e for k, replacing an entry read from an older version; past maxMultis
 // entries, or with the bodies near their bound, the address-list entries start over.
-func (c *Cache) keepMulti(k multiKey, e *multiEntry) {
+func (c *Cache) keepMulti(k string, e *multiEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.multis[k]; ok {
@@ -167,7 +174,8 @@ func (c *Cache) keepMulti(k multiKey, e *multiEntry) {
 	c.multis[k] = e
 }
 
-// inOrder returns ds, the known tokens of addrs, in the order of addrs.
+// inOrder returns ds, the known tokens of addrs, in the order of addrs, each once (at the first
+// position of a repeated address).
 func inOrder(addrs []string, ds []token.Detail) []token.Detail {
 	byAddr := make(map[string]int, len(ds))
 	for i, d := range ds {
@@ -177,6 +185,7 @@ func inOrder(addrs []string, ds []token.Detail) []token.Detail {
 	for _, a := range addrs {
 		if i, ok := byAddr[a]; ok {
 			out = append(out, ds[i])
+			delete(byAddr, a)
 		}
 	}
 	return out

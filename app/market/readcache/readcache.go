@@ -52,8 +52,8 @@ type Cache struct {
 
 	mu       sync.Mutex
 	rankings map[rankingKey]*rankingLoad
-	multis   map[multiKey]*multiEntry
-	reads    uint64 // the id of the latest ranking read started
+	multis   map[string]*multiEntry // by appendMultiKey
+	reads    uint64                 // the id of the latest ranking read started
 	// onWait, when set (by tests), is called each time a request starts waiting for a ranking
 	// read that another request runs.
 	onWait func()
@@ -64,7 +64,7 @@ type Cache struct {
 
 // New keeps reads while v reports versions.
 func New(v ports.MarketVersions) *Cache {
-	return &Cache{versions: v, details: newDetailStore(), rankings: map[rankingKey]*rankingLoad{}, multis: map[multiKey]*multiEntry{}}
+	return &Cache{versions: v, details: newDetailStore(), rankings: map[rankingKey]*rankingLoad{}, multis: map[string]*multiEntry{}}
 }
 
 // current is the market's version now, or 0 when nothing may be kept (no cache, versions
