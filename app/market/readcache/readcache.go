@@ -55,7 +55,6 @@ type Cache struct {
 	mu       sync.Mutex
 	rankings map[rankingKey]*rankingLoad
 	multis   map[string]*multiEntry // by appendMultiKey
-	reads    uint64                 // the id of the latest ranking read started
 	// onWait, when set (by tests), is called each time a request starts waiting for a ranking
 	// read that another request runs.
 	onWait func()
