@@ -272,7 +272,7 @@ func checkQueryText(c *fiber.Ctx) error {
 // asciiQuery reports whether every key and value of the raw query q decodes to ASCII without a
 // NUL, so is storable text, as nearly every query does: its bytes are ASCII other than NUL and
 // each %XX escape stands for such a byte ('+' stands for a space). withText then need not parse
-// the query: a handler answering from a kept body (sendKeptMulti) never does.
+// the query.
 func asciiQuery(q []byte) bool {
 	for i, b := range q {
 		if b == 0 || b >= utf8.RuneSelf {

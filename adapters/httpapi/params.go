@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -18,9 +19,18 @@ func queryList(c *fiber.Ctx, key string) []string {
 	var raw [][]byte
 	raw = append(raw, args.PeekMulti(key)...)
 	raw = append(raw, args.PeekMulti(key+"[]")...)
-	var out []string
+	n := 0
 	for _, r := range raw {
-		for _, part := range strings.Split(string(r), ",") {
+		n += bytes.Count(r, []byte{','}) + 1
+	}
+	var out []string
+	if n > 0 {
+		out = make([]string, 0, n)
+	}
+	for _, r := range raw {
+		for rest, more := string(r), true; more; {
+			var part string
+			part, rest, more = strings.Cut(rest, ",")
 			if p := strings.TrimSpace(part); p != "" {
 				out = append(out, p)
 			}

@@ -90,5 +90,9 @@ func (h *handlers) hotTokens(c *fiber.Ctx) error {
 		return err
 	}
 	r.Keywords = ranking.NewKeywords(include, exclude)
-	return h.sendRanking(c, r, encodeTokenV2List)
+	ans, err := h.app.Market.HotTokens(c.UserContext(), r)
+	if err != nil {
+		return err
+	}
+	return sendTokens(c, ans, encodeTokenV2List)
 }

@@ -63,8 +63,6 @@ func (d Deps) ingestIdleTimeout() time.Duration {
 type handlers struct {
 	app *app.Application
 	log *slog.Logger
-	// rankings and multis keep encoded ranking and multi-token detail answers (rankcache.go).
-	rankings, multis *encodedBodies
 	// ingestIdle bounds a pause in a streamed ingest body (Deps.IngestIdleTimeout).
 	ingestIdle time.Duration
 }
@@ -99,7 +97,7 @@ func New(d Deps) *fiber.App {
 	f.Get("/openapi.json", openAPI)
 	f.Get("/docs", docsPage)
 	f.Get(docsAssetPath, docsAsset)
-	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedBodies(), multis: newEncodedBodies(), ingestIdle: d.ingestIdleTimeout()}
+	h := &handlers{app: d.App, log: d.Log, ingestIdle: d.ingestIdleTimeout()}
 	pageRoutes(f)
 	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth, newFailureGate(d)), withRateLimit(d.RateLimit, d.Metrics, d.Log), withText)
 	routes(api, h)
@@ -110,7 +108,7 @@ func New(d Deps) *fiber.App {
 // NewDex builds the {dex_base_url} API: the multi-token detail operation on its own address.
 func NewDex(d Deps) *fiber.App {
 	f := newFiber(d, "tokenscope-dex")
-	h := &handlers{app: d.App, log: d.Log, rankings: newEncodedBodies(), multis: newEncodedBodies()}
+	h := &handlers{app: d.App, log: d.Log}
 	api := f.Group("", withTimeout(d.RequestTimeout), withAuth(d.Auth, newFailureGate(d)), withRateLimit(d.RateLimit, d.Metrics, d.Log), withText)
 	dexRoutes(api, h)
 	f.Use(notFound)

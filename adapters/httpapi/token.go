@@ -51,9 +51,9 @@ func (h *handlers) searchTokens(c *fiber.Ctx) error {
 		return err
 	}
 	if r.Normal {
-		return sendJSON(c, tokenV2Page(pg))
+		return sendBody(c, func(b []byte) []byte { return appendTokenV2Page(b, pg) })
 	}
-	return sendJSON(c, tokenFastPage(pg))
+	return sendBody(c, func(b []byte) []byte { return appendTokenFastPage(b, pg) })
 }
 
 // multiRequest parses the parameters shared by both multi-detail paths.
@@ -82,9 +82,6 @@ func multiRequest(c *fiber.Ctx, ch chain.Chain, fields []token.Field) (market.Mu
 // multiTokens is operation 2, GET {dex_base_url}/v1/token/{chain}/multi: the multi-detail shape
 // over the ten chains of the v1 path.
 func (h *handlers) multiTokens(c *fiber.Ctx) error {
-	if h.sendKeptMulti(c) {
-		return nil
-	}
 	ch, err := chain.ParseMulti("chain", c.Params("chain"))
 	if err != nil {
 		return err
@@ -93,15 +90,16 @@ func (h *handlers) multiTokens(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.sendMulti(c, r, func(b []byte, ds []token.Detail) []byte { return encodeMultiTokenList(b, ds, string(ch)) })
+	ans, err := h.app.Market.Multi(c.UserContext(), r)
+	if err != nil {
+		return err
+	}
+	return sendTokens(c, ans, func(b []byte, ds []token.Detail) []byte { return encodeMultiTokenList(b, ds, string(ch)) })
 }
 
 // multiTokensV2 is the public API's v2 path, GET /v2/token/{chain}/multi: the same lookup over
 // the v2 chains, rendered as v2 token records.
 func (h *handlers) multiTokensV2(c *fiber.Ctx) error {
-	if h.sendKeptMulti(c) {
-		return nil
-	}
 	ch, err := chain.Parse("chain", c.Params("chain"))
 	if err != nil {
 		return err
@@ -110,5 +108,35 @@ func (h *handlers) multiTokensV2(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.sendMulti(c, r, encodeTokenV2List)
+	ans, err := h.app.Market.Multi(c.UserContext(), r)
+	if err != nil {
+		return err
+	}
+	return sendTokens(c, ans, encodeTokenV2List)
 }
+
+// sendTokens sends a token-list answer (ranking, multi-detail) encoded by encode: the body kept
+// for the same request in the read-cache entry the answer came from (market.Tokens), or a new
+// encoding, which is kept there. The key is the request's path as sent (Fiber's path parameters
+// are taken from it undecoded) and raw query: byte-identical requests parse alike, and the path
+// tells the v1 and v2 shapes apart. A kept body is never modified, so the response points at it
+// without a copy.
+func sendTokens(c *fiber.Ctx, ans market.Tokens, encode func([]byte, []token.Detail) []byte) error {
+	var buf [keyBuffer]byte
+	u := c.Request().URI()
+	key := append(append(append(buf[:0], u.PathOriginal()...), '?'), u.QueryString()...)
+	if body := ans.Kept(key); body != nil {
+		resp := c.Response()
+		resp.SetBodyRaw(body)
+		resp.Header.SetContentType(fiber.MIMEApplicationJSON)
+		return nil
+	}
+	return sendBody(c, func(b []byte) []byte {
+		b = encode(b, ans.List())
+		ans.Keep(key, b)
+		return b
+	})
+}
+
+// keyBuffer fits the key of a request naming ten addresses without allocating.
+const keyBuffer = 1024

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tokenscope/tokenscope/app/market/readcache"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -32,75 +33,23 @@ type HotRequest struct {
 	Keywords   ranking.Keywords
 }
 
-// WithCache makes the service reuse what it read while the market's versions say it is
-// unchanged: the token details it read (operation 2, and the ranking's candidates), and each
-// hot-token ranking's candidates (its first HotScanDepth tokens with their details), filtered
-// and sorted in memory per request. A read is reused while v reports no change, since it
-// started, to anything it depends on (the tokens it holds, the stored ranking), so an answer
-// reflects every change v reported before the request began; concurrent requests for a ranking
-// that is not kept share one read. While v reports 0 (it does not follow the writers) every
+// WithCache makes the service keep what it read (readcache) while the market's versions v say
+// it is unchanged: the token details it read (operation 2, the ranking's candidates, search in
+// normal mode), each multi-detail address list's details, and each hot-token ranking's candidates
+// (its first HotScanDepth tokens with their details), filtered and sorted in memory per request,
+// with the encoded bodies of the answers served from them. An answer reflects every change v
+// reported before the request began; while v reports 0 (it does not follow the writers) every
 // request reads.
 func WithCache(v ports.MarketVersions) Option {
-	return func(s *Service) {
-		s.versions = v
-		s.hot = newHotCache(v)
-		s.details = newDetailCache()
-	}
+	return func(s *Service) { s.cache = readcache.New(v) }
 }
 
 // HotTokens returns the precomputed ranking of (chain, duration) after the request's filters,
-// in rank order unless a sort field is given, at most HotLimit tokens. The slice is the
-// caller's own; the details' maps and slices (stats, pools, groups, socials) may be shared with
-// other requests' answers and must not be modified.
-func (s *Service) HotTokens(ctx context.Context, r HotRequest) ([]token.Detail, error) {
-	ds, _, err := s.HotTokensVersion(ctx, r)
-	return ds, err
-}
-
-// HotTokensVersion is HotTokens that also says which cached read of the ranking the answer was
-// computed from: the same request answered with the same nonzero version has the same answer,
-// so a caller may keep what it made of an answer (its encoding, say) under (request, version)
-// and reuse it while HotVersion still reports that version. Version 0 means the answer was read
-// uncached and must not be reused.
-func (s *Service) HotTokensVersion(ctx context.Context, r HotRequest) ([]token.Detail, uint64, error) {
-	var cands []token.Detail
-	var version uint64
-	var err error
-	if cur := s.hotCurrent(r.Chain, r.Duration); cur != 0 {
-		cands, version, err = s.hot.get(ctx, hotKey{r.Chain, r.Duration}, cur, func(ctx context.Context) ([]token.Detail, []string, error) {
-			return s.hotCandidates(ctx, r.Chain, r.Duration)
-		})
-	} else {
-		cands, _, err = s.hotCandidates(ctx, r.Chain, r.Duration)
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	return r.apply(cands), version, nil
-}
-
-// HotVersion is the version HotTokensVersion would answer (chain, duration) from right now
-// without reading, or 0 when no read under the current versions is kept (or the cache is off).
-func (s *Service) HotVersion(c chain.Chain, d ranking.Duration) uint64 {
-	if s.hotCurrent(c, d) == 0 {
-		return 0
-	}
-	return s.hot.fresh(hotKey{c, d})
-}
-
-// hotCurrent is the market's current version for a request for (c, d), or 0 when the ranking is
-// not cached (no cache, a key outside the cache, or versions unknown).
-func (s *Service) hotCurrent(c chain.Chain, d ranking.Duration) uint64 {
-	if s.hot == nil || !cacheable(c, d) {
-		return 0
-	}
-	return s.versions.Current()
-}
-
-// cacheable bounds the cache to the rankings that exist: every duration of every v2 chain.
-// Other keys (which the HTTP adapter rejects) are read uncached rather than kept.
-func cacheable(c chain.Chain, d ranking.Duration) bool {
-	return slices.Contains(chain.V2, c) && slices.Contains(ranking.AllDurations, d)
+// in rank order unless a sort field is given, at most HotLimit tokens.
+func (s *Service) HotTokens(ctx context.Context, r HotRequest) (Tokens, error) {
+	return s.cache.Ranking(ctx, r.Chain, r.Duration, func(ctx context.Context) ([]token.Detail, []string, error) {
+		return s.hotCandidates(ctx, r.Chain, r.Duration)
+	}, r.apply)
 }
 
 // hotCandidates reads the first HotScanDepth tokens of the ranking with their details, in rank
@@ -116,7 +65,7 @@ func (s *Service) hotCandidates(ctx context.Context, c chain.Chain, d ranking.Du
 	for i, e := range entries {
 		addrs[i] = e.Address
 	}
-	ds, err := s.tokenDetails(ctx, c, addrs)
+	ds, err := s.cache.Details(ctx, c, addrs, s.tokens.TokenDetails)
 	if err != nil {
 		return nil, nil, err
 	}

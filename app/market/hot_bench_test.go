@@ -129,7 +129,8 @@ func benchHot(b *testing.B, newService func(market.Readers) *market.Service) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				ds, err := s.HotTokens(ctx, req)
+				a, err := s.HotTokens(ctx, req)
+				ds := a.List()
 				if err != nil || len(ds) == 0 {
 					b.Fatal(len(ds), err)
 				}

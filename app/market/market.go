@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenscope/tokenscope/app/market/readcache"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/page"
@@ -31,11 +32,8 @@ type Service struct {
 	positions ports.PositionReader
 	// clock says when now is for pnl-by-token's periods (WithClock; the system clock by default).
 	clock ports.Clock
-	// versions, hot and details are the cache WithCache adds (all nil without it): hot keeps
-	// the hot-token rankings' candidates, details the token details read.
-	versions ports.MarketVersions
-	hot      *hotCache
-	details  *detailCache
+	// cache is the read cache WithCache adds (nil without it: every request reads).
+	cache *readcache.Cache
 }
 
 // Readers is every read port the service uses; one adapter usually implements them all.
@@ -132,7 +130,7 @@ func (s *Service) Search(ctx context.Context, r SearchRequest) (page.Page[token.
 	}
 	full := map[ports.TokenRef]token.Detail{}
 	for _, c := range order {
-		ds, err := s.tokenDetails(ctx, c, byChain[c])
+		ds, err := s.cache.Details(ctx, c, byChain[c], s.tokens.TokenDetails)
 		if err != nil {
 			return page.Page[token.Detail]{}, err
 		}
@@ -217,28 +215,30 @@ type MultiRequest struct {
 	Filters []token.Filter
 }
 
+// Tokens is the answer of the token-list use cases (HotTokens, Multi): the details, and the
+// read cache's slot for the answer's encoding (readcache.Answer).
+type Tokens = readcache.Answer
+
 // Multi returns the known tokens of r.Addresses that pass every filter, in input order unless
 // a sort field is given. A chain without data gives an empty list.
-func (s *Service) Multi(ctx context.Context, r MultiRequest) ([]token.Detail, error) {
-	addrs := dedupe(r.Addresses)
-	ds, err := s.tokenDetails(ctx, r.Chain.Canonical(), addrs)
-	if err != nil {
-		return nil, err
-	}
-	byAddr := make(map[string]token.Detail, len(ds))
-	for _, d := range ds {
-		byAddr[d.Address] = d
-	}
-	out := make([]token.Detail, 0, len(ds))
-	for _, a := range addrs {
-		if d, ok := byAddr[a]; ok && token.MatchesAll(r.Filters, d) {
-			out = append(out, d)
+func (s *Service) Multi(ctx context.Context, r MultiRequest) (Tokens, error) {
+	return s.cache.Multi(ctx, r.Chain.Canonical(), r.Addresses, s.distinctDetails, func(ds []token.Detail) []token.Detail {
+		out := make([]token.Detail, 0, len(ds))
+		for _, d := range ds {
+			if token.MatchesAll(r.Filters, d) {
+				out = append(out, d)
+			}
 		}
-	}
-	if r.SortBy != "" {
-		token.SortDetails(out, r.SortBy, r.Desc)
-	}
-	return out, nil
+		if r.SortBy != "" {
+			token.SortDetails(out, r.SortBy, r.Desc)
+		}
+		return out
+	})
+}
+
+// distinctDetails is TokenReader.TokenDetails of addrs without repeats.
+func (s *Service) distinctDetails(ctx context.Context, c chain.Chain, addrs []string) ([]token.Detail, error) {
+	return s.tokens.TokenDetails(ctx, c, dedupe(addrs))
 }
 
 // Trades lists trades newest first.

@@ -149,17 +149,17 @@ func TestMultiKeepsInputOrderFiltersAndSorts(t *testing.T) {
 		}
 		return out
 	}
-	got, err := s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"b", "x", "a", "b", "c"}})
+	got, err := multiList(s, ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"b", "x", "a", "b", "c"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b", "a", "c"}, addrs(got))
 
-	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"b", "x", "a", "c"},
+	got, err = multiList(s, ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"b", "x", "a", "c"},
 		SortBy: token.FieldPriceInUSD, Desc: false})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "c", "b"}, addrs(got))
 
 	two := dec("2")
-	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"b", "x", "a", "c"},
+	got, err = multiList(s, ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"b", "x", "a", "c"},
 		Filters: []token.Filter{{Field: token.FieldPriceInUSD, Min: &two}}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b", "c"}, addrs(got))
@@ -191,29 +191,29 @@ func TestMultiReusesDetailsUntilAWriteIsAnnounced(t *testing.T) {
 		}
 		return out
 	}
-	got, err := s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"b", "x", "a"}})
+	got, err := multiList(s, ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"b", "x", "a"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b=3", "a=1"}, addrs(got))
-	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"c", "x", "a", "b"},
+	got, err = multiList(s, ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"c", "x", "a", "b"},
 		SortBy: token.FieldPriceInUSD, Desc: true})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b=3", "c=2", "a=1"}, addrs(got), "only c was read")
-	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a", "x"}})
+	got, err = multiList(s, ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a", "x"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a=1"}, addrs(got), "nothing read")
 
 	versions.bump(true, false)
-	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"c", "a"}})
+	got, err = multiList(s, ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"c", "a"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"c=2", "a=5"}, addrs(got))
-	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a"}})
+	got, err = multiList(s, ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a=5"}, addrs(got))
 
 	// A change announced for c alone: only c is read again.
 	r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Eth, []string{"c"}).Return([]token.Detail{d("c", "7")}, nil)
 	versions.bumpTokens("c")
-	got, err = s.Multi(ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a", "c"}})
+	got, err = multiList(s, ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a", "c"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a=5", "c=7"}, addrs(got))
 }
@@ -278,4 +278,10 @@ func TestPnLByTokenOverAPeriod(t *testing.T) {
 	assert.Equal(t, "20", e.UnrealizedProfitInUSD.String(), "20 × 3 − 40: all that is held, at the current price")
 	assert.Equal(t, "0.6666666666666667", e.TotalProfitRatio.Round(16).String(), "20 / 30 bought in the week")
 	assert.Equal(t, int64(1), res.Summary.Tokens)
+}
+
+// multiList is Multi's answer as its list of details.
+func multiList(s *market.Service, ctx context.Context, r market.MultiRequest) ([]token.Detail, error) {
+	a, err := s.Multi(ctx, r)
+	return a.List(), err
 }

@@ -24,9 +24,9 @@ import (
 
 // Market is what the coalesced channels read the current state through (app/market).
 type Market interface {
-	Multi(ctx context.Context, r market.MultiRequest) ([]token.Detail, error)
+	Multi(ctx context.Context, r market.MultiRequest) (market.Tokens, error)
 	PnLPeriods(ctx context.Context, c chain.Chain, wallet string, tokens []string) ([]market.PnLPeriod, error)
-	HotTokens(ctx context.Context, r market.HotRequest) ([]token.Detail, error)
+	HotTokens(ctx context.Context, r market.HotRequest) (market.Tokens, error)
 }
 
 // Candle is the current bar of a candle channel.
@@ -359,12 +359,12 @@ func (p *Publisher) flushTokens(ctx context.Context, byToken map[chain.Chain]map
 	for c, subs := range byToken {
 		addrs := sortedKeys(subs)
 		for chunk := range slices.Chunk(addrs, market.MaxAddresses) {
-			ds, err := p.market.Multi(ctx, market.MultiRequest{Chain: c, Addresses: chunk})
+			ans, err := p.market.Multi(ctx, market.MultiRequest{Chain: c, Addresses: chunk})
 			if err != nil {
 				p.log.Warn("stream token state", "chain", c, "err", err)
 				continue
 			}
-			for _, d := range ds {
+			for _, d := range ans.List() {
 				for _, ch := range subs[d.Address] {
 					if build := tokenMsgs[ch.Kind.Prefix]; build != nil {
 						p.deliver(ch, build(d, now), true)
@@ -433,12 +433,12 @@ func (p *Publisher) flushBoards(ctx context.Context, boards []Channel, now int64
 	for _, ch := range boards {
 		ds, ok := cache[ch.Chain]
 		if !ok {
-			var err error
-			ds, err = p.market.HotTokens(ctx, market.HotRequest{Chain: ch.Chain, Duration: ranking.Duration1h})
+			ans, err := p.market.HotTokens(ctx, market.HotRequest{Chain: ch.Chain, Duration: ranking.Duration1h})
 			if err != nil {
 				p.log.Warn("stream ranking", "chain", ch.Chain, "err", err)
 				continue
 			}
+			ds = ans.List()
 			cache[ch.Chain] = ds
 		}
 		board := boardTokens(ch, ds)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokenscope/tokenscope/app/market"
+	"github.com/tokenscope/tokenscope/app/market/readcache"
 	"github.com/tokenscope/tokenscope/app/stream"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ingest"
@@ -117,21 +118,23 @@ type mkt struct {
 	periods []market.PnLPeriod
 }
 
-func (m *mkt) Multi(_ context.Context, r market.MultiRequest) ([]token.Detail, error) {
+func (m *mkt) Multi(_ context.Context, r market.MultiRequest) (market.Tokens, error) {
 	m.calls++
 	var out []token.Detail
 	for _, a := range r.Addresses {
 		out = append(out, token.Detail{Token: token.Token{Address: a, Chain: r.Chain},
 			MarketData: token.MarketData{PriceInUSD: decimal.RequireFromString("1.5"), Holders: decimal.NewFromInt(7)}})
 	}
-	return out, nil
+	return readcache.Uncached(out), nil
 }
 
 func (m *mkt) PnLPeriods(context.Context, chain.Chain, string, []string) ([]market.PnLPeriod, error) {
 	return m.periods, nil
 }
 
-func (m *mkt) HotTokens(context.Context, market.HotRequest) ([]token.Detail, error) { return nil, nil }
+func (m *mkt) HotTokens(context.Context, market.HotRequest) (market.Tokens, error) {
+	return readcache.Uncached(nil), nil
+}
 
 type clock struct{}
 
