@@ -1,5 +1,5 @@
 -- name: InsertKYTRegistration :execrows
-INSERT INTO kyt_registrations (external_id, account_id, kind, idempotency_key, fingerprint, request, usd_amount,
+INSERT INTO kyt_registrations (external_id, account_id, kind, dedup_key, fingerprint, request, usd_amount,
     status, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
 ON CONFLICT DO NOTHING;
@@ -11,7 +11,7 @@ SELECT * FROM kyt_registrations WHERE external_id = $1 AND account_id = $2 AND k
 SELECT * FROM kyt_registrations WHERE external_id = $1 FOR UPDATE;
 
 -- name: FindKYTRegistrationByKey :one
-SELECT * FROM kyt_registrations WHERE account_id = $1 AND kind = $2 AND idempotency_key = $3;
+SELECT * FROM kyt_registrations WHERE account_id = $1 AND kind = $2 AND dedup_key = $3;
 
 -- name: UpdateKYTRegistration :exec
 UPDATE kyt_registrations

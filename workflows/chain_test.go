@@ -14,6 +14,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -36,7 +37,7 @@ func followEnv(t *testing.T) (*testsuite.TestWorkflowEnvironment, chainMocks) {
 	env := s.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(workflows.ChainFollowWorkflow, workflow.RegisterOptions{Name: workflows.ChainFollowWorkflowName})
 	env.RegisterActivity(&workflows.ChainActivities{Sources: map[chain.Chain]ports.ChainSource{chain.Eth: m.src},
-		Checkpoints: m.cps, Ingest: m.ing, Monitor: m.monitor, Clock: &fakeClock{now}})
+		Checkpoints: m.cps, Ingest: m.ing, Monitor: m.monitor, Clock: fakeclock.At(now)})
 	return env, m
 }
 

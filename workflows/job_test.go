@@ -12,6 +12,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/job"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -33,7 +34,7 @@ func TestCalculatePnLJobWorkflow(t *testing.T) {
 	require.NoError(t, err)
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
-	env.RegisterActivity(&workflows.JobActivities{Jobs: jobs, Positions: positions, Clock: fixedClock{kytNow}})
+	env.RegisterActivity(&workflows.JobActivities{Jobs: jobs, Positions: positions, Clock: fakeclock.At(kytNow)})
 	env.ExecuteWorkflow(workflows.CalculatePnLJobWorkflow, workflows.PnLJobInput{Job: j, Params: ports.PnLJob{Chain: chain.Sol, Wallet: "W"}})
 	require.NoError(t, env.GetWorkflowError())
 	var got job.Job
@@ -63,7 +64,7 @@ func TestCalculatePnLJobFailsOnInvalidInput(t *testing.T) {
 	j, _ := job.New("job_2", "acct", job.KindCalculatePnL, kytNow)
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
-	env.RegisterActivity(&workflows.JobActivities{Jobs: jobs, Positions: positions, Clock: fixedClock{kytNow}})
+	env.RegisterActivity(&workflows.JobActivities{Jobs: jobs, Positions: positions, Clock: fakeclock.At(kytNow)})
 	env.ExecuteWorkflow(workflows.CalculatePnLJobWorkflow, workflows.PnLJobInput{Job: j,
 		Params: ports.PnLJob{Chain: chain.Sol, Wallet: "W", Tokens: []string{"t1"}}})
 	require.NoError(t, env.GetWorkflowError())
@@ -87,7 +88,7 @@ func TestCalculatePnLJobCountsDistinctPositions(t *testing.T) {
 	require.NoError(t, err)
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
-	env.RegisterActivity(&workflows.JobActivities{Jobs: jobs, Positions: positions, Clock: fixedClock{kytNow}})
+	env.RegisterActivity(&workflows.JobActivities{Jobs: jobs, Positions: positions, Clock: fakeclock.At(kytNow)})
 	env.ExecuteWorkflow(workflows.CalculatePnLJobWorkflow, workflows.PnLJobInput{Job: j, Params: ports.PnLJob{Chain: chain.Sol, Wallet: "W",
 		Tokens: []string{"a", "b", "a", "c", "d", "never", "e", "c"}}})
 	require.NoError(t, env.GetWorkflowError())

@@ -3,7 +3,6 @@ package workflows_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,14 +15,11 @@ import (
 
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/kyt"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 	"github.com/tokenscope/tokenscope/workflows"
 )
-
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
 
 var kytNow = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
@@ -72,7 +68,7 @@ func TestKYTRegistrationWorkflow(t *testing.T) {
 
 			var s testsuite.WorkflowTestSuite
 			env := s.NewTestWorkflowEnvironment()
-			env.RegisterActivity(&workflows.KYTActivities{Store: store, Provider: provider, Clock: fixedClock{kytNow.Add(time.Minute)}})
+			env.RegisterActivity(&workflows.KYTActivities{Store: store, Provider: provider, Clock: fakeclock.At(kytNow.Add(time.Minute))})
 			env.ExecuteWorkflow(workflows.KYTRegistrationWorkflow, workflows.KYTInput{Registration: reg})
 			require.True(t, env.IsWorkflowCompleted())
 			require.NoError(t, env.GetWorkflowError())
@@ -117,7 +113,7 @@ func TestKYTRegistrationWorkflowWithoutItsRow(t *testing.T) {
 			store := portsmock.NewMockKYTStore(ctrl)
 			reg := pendingWithdrawal(t)
 			commitBy := kytNow.Add(5 * time.Second)
-			clock := &steppingClock{t: kytNow, step: 2 * time.Second}
+			clock := fakeclock.Stepping(kytNow, 2*time.Second)
 			gets := 0
 			store.EXPECT().Get(gomock.Any(), reg.AccountID, reg.Kind, reg.ExternalID).MinTimes(1).
 				DoAndReturn(func(context.Context, string, kyt.Kind, string) (kyt.Registration, error) {
@@ -150,27 +146,7 @@ func TestKYTRegistrationWorkflowWithoutItsRow(t *testing.T) {
 			require.ErrorAs(t, err, &app)
 			assert.Equal(t, workflows.ErrTypeAbandoned, app.Type())
 			assert.True(t, app.NonRetryable())
-			assert.False(t, clock.now().Before(commitBy.Add(workflows.KYTCommitMargin)), "gave up only after the deadline and the margin")
+			assert.False(t, clock.Peek().Before(commitBy.Add(workflows.KYTCommitMargin)), "gave up only after the deadline and the margin")
 		})
 	}
-}
-
-// steppingClock moves on by step at every reading.
-type steppingClock struct {
-	mu   sync.Mutex
-	t    time.Time
-	step time.Duration
-}
-
-func (c *steppingClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(c.step)
-	return c.t
-}
-
-func (c *steppingClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
 }

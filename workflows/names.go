@@ -64,9 +64,9 @@ const (
 	WebhookDispatchWorkflowID = "webhook-dispatch"
 )
 
-// KYTWorkflowID derives a registration's workflow ID from its account, kind and external id (the
-// client's registration id, which is what makes a repeated POST the same registration), so a
-// repeated POST finds the same workflow.
+// KYTWorkflowID derives a registration's workflow ID from its account, kind and externalId
+// (derived from the Idempotency-Key or the request's fingerprint, which is what makes a repeated
+// POST the same registration), so a repeated POST finds the same workflow.
 func KYTWorkflowID(accountID, kind, externalID string) string {
 	return "kyt/" + accountID + "/" + kind + "/" + externalID
 }

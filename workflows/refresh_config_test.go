@@ -16,6 +16,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -171,7 +172,7 @@ func TestRefreshMarketHeartbeatsDuringALongQuery(t *testing.T) {
 		}
 	})
 	market.EXPECT().HotRankingTimes(gomock.Any()).Return(nil, errors.New("stop here"))
-	env.RegisterActivity(&workflows.RefreshActivities{Clock: &fakeClock{t: now}, Market: market})
+	env.RegisterActivity(&workflows.RefreshActivities{Clock: fakeclock.At(now), Market: market})
 	_, err := env.ExecuteActivity(workflows.RefreshMarketActivityName)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "stop here", "the windows query returned normally, after a heartbeat")

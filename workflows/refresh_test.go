@@ -16,6 +16,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -108,11 +109,6 @@ func TestMarketRefreshWorkflow(t *testing.T) {
 	}
 }
 
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct{ t time.Time }
-
-func (c *fakeClock) Now() time.Time { return c.t }
-
 func TestRankingMaxAge(t *testing.T) {
 	want := map[ranking.Duration]time.Duration{
 		ranking.Duration1m: 500 * time.Millisecond, ranking.Duration5m: 2500 * time.Millisecond,
@@ -131,13 +127,13 @@ func TestRankingMaxAge(t *testing.T) {
 func TestRefreshMarketStaggersRankings(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	market := portsmock.NewMockMarketRefresher(ctrl)
-	clock := &fakeClock{t: now}
+	clock := fakeclock.At(now)
 	stamps := map[chain.Chain]map[ranking.Duration]time.Time{}
 	entries := map[chain.Chain]map[ranking.Duration]int{}
 	empty := false        // when set, the candidates score nothing and every ranking stored is empty
 	var replaced []string // "chain/duration" of the current round
 	market.EXPECT().RefreshWindows(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, at time.Time) (ports.WindowRefresh, error) {
-		assert.Equal(t, clock.t, at, "windows as of the round's time")
+		assert.Equal(t, clock.Peek(), at, "windows as of the round's time")
 		return ports.WindowRefresh{Tokens: 3}, nil
 	}).AnyTimes()
 	market.EXPECT().HotRankingTimes(gomock.Any()).DoAndReturn(func(context.Context) ([]ports.HotRankingTime, error) {
@@ -151,7 +147,7 @@ func TestRefreshMarketStaggersRankings(t *testing.T) {
 	}).AnyTimes()
 	market.EXPECT().HotCandidates(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
 		func(_ context.Context, _ chain.Chain, _ ranking.Duration, at time.Time) ([]ports.HotCandidate, error) {
-			assert.Equal(t, clock.t, at)
+			assert.Equal(t, clock.Peek(), at)
 			if empty {
 				return nil, nil
 			}
@@ -177,7 +173,7 @@ func TestRefreshMarketStaggersRankings(t *testing.T) {
 	// every chain).
 	round := func(elapsed time.Duration) []ranking.Duration {
 		t.Helper()
-		clock.t = now.Add(elapsed)
+		clock.Set(now.Add(elapsed))
 		replaced = nil
 		res, err := a.RefreshMarket(context.Background())
 		require.NoError(t, err)
@@ -247,7 +243,7 @@ func TestRefreshMarketWindowFailureStopsTheRound(t *testing.T) {
 	market := portsmock.NewMockMarketRefresher(ctrl)
 	market.EXPECT().RefreshWindows(gomock.Any(), now).Return(ports.WindowRefresh{}, errors.New("db down"))
 	// No ranking is read or written after a failed window round.
-	a := &workflows.RefreshActivities{Clock: &fakeClock{t: now}, Market: market}
+	a := &workflows.RefreshActivities{Clock: fakeclock.At(now), Market: market}
 	_, err := a.RefreshMarket(context.Background())
 	require.Error(t, err)
 }
@@ -273,7 +269,7 @@ func TestRefreshMarketRemovesTradesOlderThanTheRetention(t *testing.T) {
 			market.EXPECT().HotRankingTimes(gomock.Any()).Return(nil, nil)
 			market.EXPECT().HotCandidates(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes()
 			market.EXPECT().ReplaceHotTokens(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil).AnyTimes()
-			a := &workflows.RefreshActivities{Clock: &fakeClock{t: now}, Market: market, Retention: c.retention}
+			a := &workflows.RefreshActivities{Clock: fakeclock.At(now), Market: market, Retention: c.retention}
 			if c.retainer {
 				retainer := portsmock.NewMockTradeRetainer(ctrl)
 				if c.asks {

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"github.com/tokenscope/tokenscope/domain/webhook"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -75,7 +76,7 @@ func TestWebhookEndpointWorkflow(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	delivery := &workflows.DeliveryActivities{Endpoints: endpoints, Attempts: attempts, Sender: sender,
-		Clock: fixedClock{kytNow}, Disable: webhook.AutoDisable{After: time.Hour}}
+		Clock: fakeclock.At(kytNow), Disable: webhook.AutoDisable{After: time.Hour}}
 	env.RegisterActivity(&workflows.EndpointActivities{Delivery: delivery, Lookup: lookup, Retries: retries})
 	first := workflows.DeliverBatch{Events: []webhook.Event{endpointEvent(t, "msg_ok"), endpointEvent(t, "msg_fail"), endpointEvent(t, "msg_done")}}
 	env.RegisterDelayedCallback(func() { env.SignalWorkflow(workflows.DeliverSignal, first) }, time.Millisecond)
@@ -114,7 +115,7 @@ func TestWebhookEndpointWorkflowGoneAndDeleted(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.RegisterActivity(&workflows.EndpointActivities{Delivery: &workflows.DeliveryActivities{Endpoints: endpoints,
-		Attempts: attempts, Sender: sender, Clock: fixedClock{kytNow}}, Lookup: lookup})
+		Attempts: attempts, Sender: sender, Clock: fakeclock.At(kytNow)}, Lookup: lookup})
 	env.RegisterDelayedCallback(func() {
 		env.SignalWorkflow(workflows.DeliverSignal, workflows.DeliverBatch{Events: []webhook.Event{endpointEvent(t, "msg_1")}})
 	}, time.Millisecond)

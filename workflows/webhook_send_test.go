@@ -11,6 +11,7 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"github.com/tokenscope/tokenscope/domain/webhook"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -98,7 +99,7 @@ func TestBothLanesSendAlike(t *testing.T) {
 				retries.EXPECT().StartRetry(gomock.Any(), "ep_1", gomock.Any(), 1, gomock.Any()).AnyTimes().Return(nil)
 
 				d := &workflows.DeliveryActivities{Endpoints: endpoints, Attempts: attempts, Sender: sender,
-					Clock: fixedClock{kytNow}, Disable: webhook.AutoDisable{After: time.Hour}}
+					Clock: fakeclock.At(kytNow), Disable: webhook.AutoDisable{After: time.Hour}}
 				ev := endpointEvent(t, "msg_1")
 				var err error
 				if batch {

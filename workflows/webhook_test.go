@@ -12,6 +12,7 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"github.com/tokenscope/tokenscope/domain/webhook"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -75,7 +76,7 @@ func TestWebhookDeliveryWorkflow(t *testing.T) {
 			var s testsuite.WorkflowTestSuite
 			env := s.NewTestWorkflowEnvironment()
 			env.RegisterActivity(&workflows.DeliveryActivities{Endpoints: endpoints, Attempts: attempts, Sender: sender,
-				Clock: fixedClock{kytNow}, Disable: webhook.AutoDisable{After: time.Hour}})
+				Clock: fakeclock.At(kytNow), Disable: webhook.AutoDisable{After: time.Hour}})
 			ev, err := webhook.NewEvent("msg_1", webhook.TokenCreated, 1000, []byte(`{"a": 1}`))
 			require.NoError(t, err)
 			start := env.Now()
@@ -122,7 +123,7 @@ func TestDispatchBatch(t *testing.T) {
 		})
 	source.EXPECT().MarkDispatched(gomock.Any(), []int64{7, 8}, kytNow).Return(nil)
 
-	a := &workflows.DispatchActivities{Source: source, Endpoints: endpoints, Filter: filter, Feeder: feeder, Clock: fixedClock{kytNow}}
+	a := &workflows.DispatchActivities{Source: source, Endpoints: endpoints, Filter: filter, Feeder: feeder, Clock: fakeclock.At(kytNow)}
 	n, err := a.DispatchBatch(context.Background(), 10)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)

@@ -401,7 +401,7 @@ func newServer(t testing.TB, logTo io.Writer, opts ...func(*httpapi.Deps)) *serv
 	a := &app.Application{
 		Keys:     keys,
 		Market:   market.New(newReaders(), market.WithCache(&testVersions{v: 1})), // as served, no write announced,
-		Webhooks: &appwebhook.Service{Endpoints: &endpointStore{ep: fixtureEndpointRecord(t)}, Clock: wallClock{}},
+		Webhooks: appwebhook.New(&endpointStore{ep: fixtureEndpointRecord(t)}, nil, nil, nil, wallClock{}),
 	}
 	reg := prometheus.NewRegistry()
 	d := httpapi.Deps{

@@ -70,7 +70,7 @@ func stringMember(obj map[string]json.RawMessage, name string) (*string, error) 
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fault.Invalid(name, shownKYTMember(raw), "must be a JSON string")
+		return nil, fault.Invalid(name, shownMember(raw), "must be a JSON string")
 	}
 	return &s, nil
 }

@@ -22,14 +22,6 @@ func bodyObject(body []byte) (map[string]json.RawMessage, error) {
 	return obj, nil
 }
 
-// shownMember is a mistyped member as a webhook error repeats it: at most 64 bytes, cut on a
-// rune boundary.
+// shownMember is a mistyped member as an error repeats it (webhook and KYT bodies alike): at
+// most 64 bytes, cut on a rune boundary.
 func shownMember(raw json.RawMessage) string { return text.Cut(string(raw)) }
-
-// shownKYTMember is a mistyped member as a KYT error repeats it: cut at 64 bytes.
-func shownKYTMember(raw json.RawMessage) string {
-	if len(raw) > 64 {
-		return string(raw[:64]) + "…"
-	}
-	return string(raw)
-}

@@ -36,10 +36,7 @@ func (h *handlers) jobStream(c *fiber.Ctx) error {
 		return nil
 	}
 	hub := h.app.JobStream
-	heartbeat := hub.Heartbeat
-	if heartbeat <= 0 {
-		heartbeat = 15 * time.Second
-	}
+	heartbeat := hub.Heartbeat()
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set(fiber.HeaderConnection, "keep-alive")

@@ -70,7 +70,7 @@ func (s *KYTStore) Insert(ctx context.Context, reg kyt.Registration, started fun
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		n, err := s.q.InsertKYTRegistration(ctx, tx, dbsqlc.InsertKYTRegistrationParams{
 			ExternalID: reg.ExternalID, AccountID: reg.AccountID, Kind: string(reg.Kind),
-			IdempotencyKey: reg.ExternalID, Fingerprint: reg.Fingerprint, Request: req,
+			DedupKey: reg.ExternalID, Fingerprint: reg.Fingerprint, Request: req,
 			UsdAmount: kytNullDecimal(reg.USDAmount), Status: string(reg.Status), CreatedAt: reg.CreatedAt,
 		})
 		if err != nil {

@@ -13,20 +13,17 @@ import (
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ratelimit"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
-
-type fixedClock struct{ now *time.Time }
-
-func (c fixedClock) Now() time.Time { return *c.now }
 
 func TestAuthenticateCachesTheStoredKeyNotTheVerdict(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	store := portsmock.NewMockAccountStore(ctrl)
-	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-	svc := apikey.New(store, fixedClock{&now})
+	clock := fakeclock.At(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	svc := apikey.New(store, clock)
 
-	full, key, err := account.NewKey([]byte{1, 2, 3, 4}, []byte("0123456789abcdef"), "acc", "", []account.Scope{account.ScopeRead}, now)
+	full, key, err := account.NewKey([]byte{1, 2, 3, 4}, []byte("0123456789abcdef"), "acc", "", []account.Scope{account.ScopeRead}, clock.Now())
 	require.NoError(t, err)
 	ctx := context.Background()
 
@@ -36,7 +33,7 @@ func TestAuthenticateCachesTheStoredKeyNotTheVerdict(t *testing.T) {
 	p, err := svc.Authenticate(ctx, full)
 	require.NoError(t, err)
 	assert.Equal(t, "acc", p.AccountID)
-	now = now.Add(9 * time.Second)
+	clock.Advance(9 * time.Second)
 	_, err = svc.Authenticate(ctx, full)
 	require.NoError(t, err)
 
@@ -45,7 +42,7 @@ func TestAuthenticateCachesTheStoredKeyNotTheVerdict(t *testing.T) {
 	assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
 
 	// After the TTL (10 s) the store is asked again.
-	now = now.Add(2 * time.Second)
+	clock.Advance(2 * time.Second)
 	store.EXPECT().KeyByPrefix(ctx, key.Prefix).Return(key, nil).Times(1)
 	store.EXPECT().TouchKey(ctx, key.ID).Return(nil).Times(1)
 	_, err = svc.Authenticate(ctx, full)
@@ -55,7 +52,8 @@ func TestAuthenticateCachesTheStoredKeyNotTheVerdict(t *testing.T) {
 	store.EXPECT().RevokeKey(ctx, key.Prefix).Return(nil)
 	require.NoError(t, svc.Revoke(ctx, key.Prefix))
 	revoked := key
-	revoked.RevokedAt = &now
+	revokedAt := clock.Now()
+	revoked.RevokedAt = &revokedAt
 	store.EXPECT().KeyByPrefix(ctx, key.Prefix).Return(revoked, nil).Times(1)
 	_, err = svc.Authenticate(ctx, full)
 	assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
@@ -64,8 +62,8 @@ func TestAuthenticateCachesTheStoredKeyNotTheVerdict(t *testing.T) {
 func TestAuthenticateUnknownAndMalformedKeys(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	store := portsmock.NewMockAccountStore(ctrl)
-	now := time.Now()
-	svc := apikey.New(store, fixedClock{&now})
+	clock := fakeclock.At(time.Now())
+	svc := apikey.New(store, clock)
 	ctx := context.Background()
 
 	// Malformed keys never reach the store.
@@ -83,10 +81,10 @@ func TestAuthenticateUnknownAndMalformedKeys(t *testing.T) {
 func TestAuthenticateRefusesAnExpiredKeyEvenWhileCached(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	store := portsmock.NewMockAccountStore(ctrl)
-	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-	svc := apikey.New(store, fixedClock{&now})
+	clock := fakeclock.At(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	svc := apikey.New(store, clock)
 	ctx := context.Background()
-	end := now.Add(5 * time.Second)
+	end := clock.Now().Add(5 * time.Second)
 
 	var stored account.Key
 	store.EXPECT().EnsureAccount(ctx, "acc", "acc").Return(nil)
@@ -101,7 +99,7 @@ func TestAuthenticateRefusesAnExpiredKeyEvenWhileCached(t *testing.T) {
 	p, err := svc.Authenticate(ctx, full)
 	require.NoError(t, err)
 	require.NotNil(t, p.ExpiresAt, "the principal carries the end (streams close at it)")
-	now = end
+	clock.Set(end)
 	_, err = svc.Authenticate(ctx, full)
 	assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
 }
@@ -112,23 +110,24 @@ func TestAuthenticateRefusesAnExpiredKeyEvenWhileCached(t *testing.T) {
 func TestRecheckReadsARecordOlderThanItsMaxAge(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	store := portsmock.NewMockAccountStore(ctrl)
-	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-	svc := apikey.New(store, fixedClock{&now})
+	clock := fakeclock.At(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	svc := apikey.New(store, clock)
 	ctx := context.Background()
-	full, key, err := account.NewKey([]byte{1, 2, 3, 4}, []byte("0123456789abcdef"), "acc", "", []account.Scope{account.ScopeRead}, now)
+	full, key, err := account.NewKey([]byte{1, 2, 3, 4}, []byte("0123456789abcdef"), "acc", "", []account.Scope{account.ScopeRead}, clock.Now())
 	require.NoError(t, err)
 
 	store.EXPECT().KeyByPrefix(ctx, key.Prefix).Return(key, nil).Times(1)
 	store.EXPECT().TouchKey(ctx, key.ID).Return(nil).Times(1)
 	_, err = svc.Authenticate(ctx, full)
 	require.NoError(t, err)
-	now = now.Add(4 * time.Second)
+	clock.Advance(4 * time.Second)
 	_, err = svc.Recheck(ctx, full, 5*time.Second)
 	require.NoError(t, err, "a record 4 s old is trusted")
 
-	now = now.Add(2 * time.Second)
+	clock.Advance(2 * time.Second)
 	revoked := key
-	revoked.RevokedAt = &now
+	revokedAt := clock.Now()
+	revoked.RevokedAt = &revokedAt
 	store.EXPECT().KeyByPrefix(ctx, key.Prefix).Return(revoked, nil).Times(1)
 	_, err = svc.Recheck(ctx, full, 5*time.Second)
 	assert.Equal(t, fault.KindUnauthorized, fault.KindOf(err), "a record 6 s old is read again")
@@ -140,8 +139,8 @@ func TestRecheckReadsARecordOlderThanItsMaxAge(t *testing.T) {
 func TestUnknownKeyCostsOneLookup(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	store := portsmock.NewMockAccountStore(ctrl)
-	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-	svc := apikey.New(store, fixedClock{&now})
+	clock := fakeclock.At(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	svc := apikey.New(store, clock)
 	ctx := context.Background()
 	const unknown = "tsk_0a0b0c0d0e0f_AAAAAAAAAAAAAAAAAAAAAA"
 	store.EXPECT().KeyByPrefix(ctx, "tsk_0a0b0c0d0e0f").Return(account.Key{}, fault.NotFound("api key", "")).Times(1)
@@ -149,7 +148,7 @@ func TestUnknownKeyCostsOneLookup(t *testing.T) {
 		_, err := svc.Authenticate(ctx, unknown)
 		require.Equal(t, fault.KindUnauthorized, fault.KindOf(err))
 	}
-	now = now.Add(apikey.NegativeTTL)
+	clock.Advance(apikey.NegativeTTL)
 	store.EXPECT().KeyByPrefix(ctx, "tsk_0a0b0c0d0e0f").Return(account.Key{}, fault.NotFound("api key", "")).Times(1)
 	_, err := svc.Authenticate(ctx, unknown)
 	require.Equal(t, fault.KindUnauthorized, fault.KindOf(err))

@@ -15,11 +15,10 @@ import (
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 )
 
-type clock struct{}
-
-func (clock) Now() time.Time { return time.UnixMilli(1_700_000_000_000) }
+func clock() *fakeclock.Clock { return fakeclock.At(time.UnixMilli(1_700_000_000_000)) }
 
 // recordingStore remembers the labelled wallets of every batch it is handed, in order, and fails
 // the call numbered failAt (1-based; 0 never). calls lists what was called: "apply", "pending"
@@ -87,7 +86,7 @@ func labels(wallets ...string) []ingest.Event {
 func TestStreamAppliesBatchesInOrder(t *testing.T) {
 	store := &recordingStore{}
 	var seen []int
-	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), &source{events: labels("a", "b", "c", "d", "e")},
+	res, err := appingest.New(store, clock(), 2).Stream(context.Background(), &source{events: labels("a", "b", "c", "d", "e")},
 		func(total ingest.Result) { seen = append(seen, total.Inserted) })
 	require.NoError(t, err)
 	// Five events in batches of two: [a b] [c d] [e], progress after each with running totals 2, 4, 5.
@@ -101,7 +100,7 @@ func TestStreamAppliesBatchesInOrder(t *testing.T) {
 func TestStreamStopsAtAMalformedLineAfterTheBatchesBeforeIt(t *testing.T) {
 	store := &recordingStore{}
 	src := &source{events: labels("a", "b", "c", "d", "e"), failAt: 4}
-	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), src, nil)
+	res, err := appingest.New(store, clock(), 2).Stream(context.Background(), src, nil)
 	require.Error(t, err)
 	fe, ok := fault.As(err)
 	require.True(t, ok)
@@ -114,7 +113,7 @@ func TestStreamStopsAtAMalformedLineAfterTheBatchesBeforeIt(t *testing.T) {
 
 func TestStreamStopsAtAFailedBatch(t *testing.T) {
 	store := &recordingStore{failAt: 2}
-	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), &source{events: labels("a", "b", "c", "d", "e", "f", "g")}, nil)
+	res, err := appingest.New(store, clock(), 2).Stream(context.Background(), &source{events: labels("a", "b", "c", "d", "e", "f", "g")}, nil)
 	require.EqualError(t, err, "store down")
 	// The second batch failed: the first stays counted, nothing after the failure is applied.
 	assert.Equal(t, [][]string{{"a", "b"}}, store.batches)
@@ -134,13 +133,13 @@ func (l listener) Derived() { l.store.calls = append(l.store.calls, "derived") }
 // each flush after it, and never a batch whose commit failed.
 func TestListenerHearsOnlyCommittedBatches(t *testing.T) {
 	store := &recordingStore{failAt: 2}
-	svc := appingest.New(store, clock{}, 2).WithListener(listener{store})
+	svc := appingest.New(store, clock(), 2).WithListener(listener{store})
 	_, err := svc.Stream(context.Background(), &source{events: labels("a", "b", "c", "d")}, nil)
 	require.Error(t, err)
 	assert.Equal(t, []string{"pending", "committed a", "pending"}, store.calls, "the failed second batch is not heard")
 
 	store = &recordingStore{failAt: 1}
-	svc = appingest.New(store, clock{}, 0).WithListener(listener{store})
+	svc = appingest.New(store, clock(), 0).WithListener(listener{store})
 	_, err = svc.Ingest(context.Background(), labels("x"))
 	require.Error(t, err)
 	assert.Equal(t, []string{"apply"}, store.calls, "a failed apply is not heard")

@@ -125,7 +125,7 @@ func TestStreamSplitsIntoLanesByChain(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var last int
-	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), &source{events: events},
+	res, err := appingest.New(store, clock(), 2).Stream(context.Background(), &source{events: events},
 		func(total ingest.Result) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -152,7 +152,7 @@ func TestStreamSplitsIntoLanesByChain(t *testing.T) {
 func TestStreamLanesRunSideBySide(t *testing.T) {
 	store := &laneStore{hold: "sol:s1", release: "eth:e1", released: make(chan struct{})}
 	events := []ingest.Event{label(chain.Sol, "s1"), label(chain.Sol, "s2"), label(chain.Eth, "e1"), label(chain.Eth, "e2")}
-	res, err := appingest.New(store, clock{}, 2).Stream(context.Background(), &source{events: events}, nil)
+	res, err := appingest.New(store, clock(), 2).Stream(context.Background(), &source{events: events}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 4, res.Inserted)
 }
@@ -164,7 +164,7 @@ func TestStreamStopsAllLanesAtAFailedBatch(t *testing.T) {
 	store := &laneStore{fail: "eth:e1", cancelled: "sol:s2"}
 	events := []ingest.Event{label(chain.Sol, "s1"), label(chain.Sol, "s2"), label(chain.Eth, "e1"), label(chain.Sol, "s3"),
 		label(chain.Sol, "s4"), label(chain.Eth, "e2")}
-	res, err := appingest.New(store, clock{}, 1).Stream(context.Background(), &source{events: events}, nil)
+	res, err := appingest.New(store, clock(), 1).Stream(context.Background(), &source{events: events}, nil)
 	require.EqualError(t, err, "store down", "the first failure, not the cancellation it caused")
 	assert.Equal(t, [][]string{{"sol:s1"}}, store.sorted())
 	assert.Equal(t, 1, res.Inserted)

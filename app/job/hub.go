@@ -12,11 +12,11 @@ import (
 // job, its state is read once per Interval, and the poller stops when the last one leaves or
 // the job ends.
 type Hub struct {
-	Service  *Service
-	Interval time.Duration
-	// Heartbeat is how often streams send a comment line (15 s in production); it is also how
+	service  *Service
+	interval time.Duration
+	// heartbeat is how often streams send a comment line (15 s in production); it is also how
 	// a stream notices its client has gone.
-	Heartbeat time.Duration
+	heartbeat time.Duration
 
 	mu      sync.Mutex
 	watches map[string]*watch
@@ -26,6 +26,22 @@ type watch struct {
 	subs map[chan job.Job]struct{}
 	last job.Job
 }
+
+// NewHub builds a hub reading jobs through service every interval (250 ms when 0); heartbeat
+// is what Heartbeat reports (15 s when 0).
+func NewHub(service *Service, interval, heartbeat time.Duration) *Hub {
+	if interval <= 0 {
+		interval = 250 * time.Millisecond
+	}
+	if heartbeat <= 0 {
+		heartbeat = 15 * time.Second
+	}
+	return &Hub{service: service, interval: interval, heartbeat: heartbeat}
+}
+
+// Heartbeat is how often a stream sends a comment line; it is also how a stream notices its
+// client has gone.
+func (h *Hub) Heartbeat() time.Duration { return h.heartbeat }
 
 // Subscribe follows the job: the channel carries every new state (only the latest is kept
 // for a slow reader). cancel must be called when the stream ends.
@@ -51,10 +67,7 @@ func (h *Hub) Subscribe(accountID string, current job.Job) (updates <-chan job.J
 }
 
 func (h *Hub) poll(accountID, id string, w *watch) {
-	interval := h.Interval
-	if interval <= 0 {
-		interval = 250 * time.Millisecond
-	}
+	interval := h.interval
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for range t.C {
@@ -68,7 +81,7 @@ func (h *Hub) poll(accountID, id string, w *watch) {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), interval+2*time.Second)
-		j, err := h.Service.Get(ctx, accountID, id)
+		j, err := h.service.Get(ctx, accountID, id)
 		cancel()
 		if err != nil || !job.Changed(w.last, j) {
 			continue

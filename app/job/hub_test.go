@@ -63,7 +63,7 @@ func (ls lockStep) answer() { ls.release <- struct{}{} }
 
 func newHub(t *testing.T) (*appjob.Hub, *portsmock.MockJobStore, *portsmock.MockJobRunner) {
 	svc, store, runner := newService(t)
-	return &appjob.Hub{Service: svc, Interval: time.Millisecond}, store, runner
+	return appjob.NewHub(svc, time.Millisecond, 0), store, runner
 }
 
 func completed(id string) job.Job {

@@ -19,15 +19,25 @@ import (
 
 // Service starts and reads jobs.
 type Service struct {
-	Store  ports.JobStore
-	Runner ports.JobRunner
-	Clock  ports.Clock
-	// StartDeadline bounds the request path of a start (store + workflow start).
+	store  ports.JobStore
+	runner ports.JobRunner
+	clock  ports.Clock
+	limits Limits
+}
+
+// Limits bounds a Service; the zero value sets no deadline and DefaultMaxRunning.
+type Limits struct {
+	// StartDeadline bounds the request path of a start (store + workflow start); 0 for none.
 	StartDeadline time.Duration
-	// QueryTimeout bounds one progress query; past it the stored state answers.
+	// QueryTimeout bounds one progress query; past it the stored state answers. 0 for none.
 	QueryTimeout time.Duration
 	// MaxRunning caps an account's unfinished jobs (JOB_MAX_RUNNING); 0 means DefaultMaxRunning.
 	MaxRunning int
+}
+
+// New builds the service over its ports.
+func New(store ports.JobStore, runner ports.JobRunner, clock ports.Clock, limits Limits) *Service {
+	return &Service{store: store, runner: runner, clock: clock, limits: limits}
 }
 
 // MaxTokens bounds the tokenAddresses of a calculate-pnl request.
@@ -38,7 +48,7 @@ const DefaultMaxRunning = 4
 
 // CalculatePnL starts re-deriving the wallet's positions (only tokens, when given). While the
 // account has an unfinished job for the same work (job.PnLKey), that job is the answer and
-// nothing new starts; an account with MaxRunning unfinished jobs is refused with a
+// nothing new starts; an account with Limits.MaxRunning unfinished jobs is refused with a
 // fault.KindRateLimited error.
 func (s *Service) CalculatePnL(ctx context.Context, accountID string, c chain.Chain, wallet string, tokens []string) (job.Job, error) {
 	wallet = strings.TrimSpace(wallet)
@@ -58,21 +68,21 @@ func (s *Service) CalculatePnL(ctx context.Context, accountID string, c chain.Ch
 	}
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	j, err := job.New("job_"+hex.EncodeToString(b), accountID, job.KindCalculatePnL, s.Clock.Now())
+	j, err := job.New("job_"+hex.EncodeToString(b), accountID, job.KindCalculatePnL, s.clock.Now())
 	if err != nil {
 		return job.Job{}, err
 	}
-	if s.StartDeadline > 0 {
+	if s.limits.StartDeadline > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.StartDeadline)
+		ctx, cancel = context.WithTimeout(ctx, s.limits.StartDeadline)
 		defer cancel()
 	}
-	limit := s.MaxRunning
+	limit := s.limits.MaxRunning
 	if limit <= 0 {
 		limit = DefaultMaxRunning
 	}
-	got, err := s.Store.Insert(ctx, j, job.PnLKey(c, wallet, tokens), limit, func(ctx context.Context) error {
-		return s.Runner.StartCalculatePnL(ctx, j, ports.PnLJob{Chain: c, Wallet: wallet, Tokens: tokens})
+	got, err := s.store.Insert(ctx, j, job.PnLKey(c, wallet, tokens), limit, func(ctx context.Context) error {
+		return s.runner.StartCalculatePnL(ctx, j, ports.PnLJob{Chain: c, Wallet: wallet, Tokens: tokens})
 	})
 	if err != nil {
 		if ctx.Err() != nil && !fault.Is(err, fault.KindUnavailable) {
@@ -86,7 +96,7 @@ func (s *Service) CalculatePnL(ctx context.Context, accountID string, c chain.Ch
 // Get returns the account's job in its freshest known state: the workflow's answer while it
 // can give one, else the stored row (a finished job, or a worker that is down).
 func (s *Service) Get(ctx context.Context, accountID, id string) (job.Job, error) {
-	stored, err := s.Store.Get(ctx, accountID, id)
+	stored, err := s.store.Get(ctx, accountID, id)
 	if err != nil {
 		return job.Job{}, err
 	}
@@ -97,12 +107,12 @@ func (s *Service) fresh(ctx context.Context, stored job.Job) job.Job {
 	if stored.Status.Terminal() {
 		return stored
 	}
-	if s.QueryTimeout > 0 {
+	if s.limits.QueryTimeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.QueryTimeout)
+		ctx, cancel = context.WithTimeout(ctx, s.limits.QueryTimeout)
 		defer cancel()
 	}
-	live, err := s.Runner.Progress(ctx, stored.ID)
+	live, err := s.runner.Progress(ctx, stored.ID)
 	if err != nil || live.ID != stored.ID {
 		return stored
 	}

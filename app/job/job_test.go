@@ -23,14 +23,19 @@ import (
 
 var t0 = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 
-// newService has no expectations: any port call a test does not expect fails it.
-func newService(t *testing.T) (*appjob.Service, *portsmock.MockJobStore, *portsmock.MockJobRunner) {
+// newService has no expectations: any port call a test does not expect fails it. limits, when
+// given, bounds the service (the zero Limits otherwise).
+func newService(t *testing.T, limits ...appjob.Limits) (*appjob.Service, *portsmock.MockJobStore, *portsmock.MockJobRunner) {
 	ctrl := gomock.NewController(t)
 	store := portsmock.NewMockJobStore(ctrl)
 	runner := portsmock.NewMockJobRunner(ctrl)
 	// The clock is in another zone: the job's times must come out in UTC.
 	clock := fakeclock.At(t0.In(time.FixedZone("X", 3600)))
-	return &appjob.Service{Store: store, Runner: runner, Clock: clock}, store, runner
+	var l appjob.Limits
+	if len(limits) > 0 {
+		l = limits[0]
+	}
+	return appjob.New(store, runner, clock, l), store, runner
 }
 
 // storeThatStarts behaves like the real store: it calls started inside the write and fails
@@ -152,8 +157,7 @@ func TestCalculatePnLWorkflowStartFailureFailsTheStart(t *testing.T) {
 }
 
 func TestCalculatePnLIsBoundedByTheStartDeadline(t *testing.T) {
-	svc, store, runner := newService(t)
-	svc.StartDeadline = time.Hour
+	svc, store, runner := newService(t, appjob.Limits{StartDeadline: time.Hour})
 	before := time.Now()
 	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
 		func(ctx context.Context, j job.Job, _ string, _ int, started func(context.Context) error) (job.Job, error) {
@@ -187,8 +191,7 @@ func TestCalculatePnLIsBoundedByTheStartDeadline(t *testing.T) {
 
 func TestCalculatePnLOutOfTimeIsUnavailable(t *testing.T) {
 	t.Run("deadline passes during the write", func(t *testing.T) {
-		svc, store, _ := newService(t)
-		svc.StartDeadline = time.Millisecond
+		svc, store, _ := newService(t, appjob.Limits{StartDeadline: time.Millisecond})
 		store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
 			func(ctx context.Context, _ job.Job, _ string, _ int, _ func(context.Context) error) (job.Job, error) {
 				<-ctx.Done() // the write hangs until the deadline
@@ -231,8 +234,7 @@ func TestCalculatePnLOutOfTimeIsUnavailable(t *testing.T) {
 }
 
 func TestCalculatePnLStoresTheWorkKeyUnderTheAccountLimit(t *testing.T) {
-	svc, store, runner := newService(t)
-	svc.MaxRunning = 3
+	svc, store, runner := newService(t, appjob.Limits{MaxRunning: 3})
 	tokens := []string{"TokB", "TokA"}
 	store.EXPECT().Insert(gomock.Any(), gomock.Any(), job.PnLKey(chain.Sol, "Wallet1", tokens), 3, gomock.Any()).DoAndReturn(storeThatStarts)
 	runner.EXPECT().StartCalculatePnL(gomock.Any(), gomock.Any(), ports.PnLJob{Chain: chain.Sol, Wallet: "Wallet1", Tokens: tokens}).Return(nil)
@@ -257,8 +259,7 @@ func TestCalculatePnLAnswersWithTheRunningIdenticalJob(t *testing.T) {
 }
 
 func TestCalculatePnLOverTheLimitIsRateLimited(t *testing.T) {
-	svc, store, _ := newService(t) // no StartCalculatePnL expectation
-	svc.StartDeadline = time.Hour
+	svc, store, _ := newService(t, appjob.Limits{StartDeadline: time.Hour}) // no StartCalculatePnL expectation
 	busy := job.TooManyRunning(appjob.DefaultMaxRunning)
 	store.EXPECT().Insert(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(job.Job{}, busy)
 	got, err := svc.CalculatePnL(context.Background(), "acc", chain.Sol, "w", nil)
@@ -335,8 +336,7 @@ func TestGetFallsBackToTheStoredStateWhenTheWorkflowCannotAnswer(t *testing.T) {
 }
 
 func TestGetBoundsTheProgressQueryByQueryTimeout(t *testing.T) {
-	svc, store, runner := newService(t)
-	svc.QueryTimeout = time.Millisecond
+	svc, store, runner := newService(t, appjob.Limits{QueryTimeout: time.Millisecond})
 	stored := running("job_1", 2)
 	store.EXPECT().Get(gomock.Any(), "acc", "job_1").Return(stored, nil)
 	runner.EXPECT().Progress(gomock.Any(), "job_1").DoAndReturn(func(ctx context.Context, _ string) (job.Job, error) {

@@ -14,20 +14,27 @@ import (
 
 // Service registers withdrawals and transfers.
 type Service struct {
-	Store   ports.KYTStore
-	Starter ports.KYTStarter
-	Pricer  ports.AssetPricer
-	Clock   ports.Clock
-	// Deadline bounds the request path (store + workflow start); past it the caller gets a
-	// 503 with Retry-After and nothing is stored.
-	Deadline time.Duration
+	store   ports.KYTStore
+	starter ports.KYTStarter
+	pricer  ports.AssetPricer
+	clock   ports.Clock
+	// deadline bounds the request path (store + workflow start); past it the caller gets a
+	// 503 with Retry-After and nothing is stored. 0 leaves the caller's context as is.
+	deadline time.Duration
+}
+
+// New builds the service over its ports. pricer may be nil (a withdrawal then keeps the USD
+// amount it was sent with, if any); deadline bounds each registration's request path
+// (KYT_REGISTER_DEADLINE), 0 for none.
+func New(store ports.KYTStore, starter ports.KYTStarter, pricer ports.AssetPricer, clock ports.Clock, deadline time.Duration) *Service {
+	return &Service{store: store, starter: starter, pricer: pricer, clock: clock, deadline: deadline}
 }
 
 // RegisterWithdrawal validates r and registers it under the account. idempotencyKey may be
 // empty (the request's fingerprint is the key then). The same key and request always return the
 // same registration; the same key with another request is a Conflict.
 func (s *Service) RegisterWithdrawal(ctx context.Context, accountID, idempotencyKey string, r kyt.WithdrawalRequest) (kyt.Registration, error) {
-	reg, err := kyt.NewWithdrawal(accountID, idempotencyKey, r, s.Clock.Now())
+	reg, err := kyt.NewWithdrawal(accountID, idempotencyKey, r, s.clock.Now())
 	if err != nil {
 		return kyt.Registration{}, err
 	}
@@ -36,7 +43,7 @@ func (s *Service) RegisterWithdrawal(ctx context.Context, accountID, idempotency
 
 // RegisterTransfer is RegisterWithdrawal for a transfer.
 func (s *Service) RegisterTransfer(ctx context.Context, accountID, idempotencyKey string, r kyt.TransferRequest) (kyt.Registration, error) {
-	reg, err := kyt.NewTransfer(accountID, idempotencyKey, r, s.Clock.Now())
+	reg, err := kyt.NewTransfer(accountID, idempotencyKey, r, s.clock.Now())
 	if err != nil {
 		return kyt.Registration{}, err
 	}
@@ -47,13 +54,13 @@ func (s *Service) RegisterTransfer(ctx context.Context, accountID, idempotencyKe
 const MaxIdempotencyKeyLen = 255
 
 func (s *Service) register(ctx context.Context, reg kyt.Registration) (kyt.Registration, error) {
-	if s.Deadline > 0 {
+	if s.deadline > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.Deadline)
+		ctx, cancel = context.WithTimeout(ctx, s.deadline)
 		defer cancel()
 	}
-	if reg.Withdrawal != nil && reg.USDAmount == nil && s.Pricer != nil {
-		price, ok, err := s.Pricer.PriceUSD(ctx, reg.Withdrawal.Network, reg.Withdrawal.Normalize().Asset)
+	if reg.Withdrawal != nil && reg.USDAmount == nil && s.pricer != nil {
+		price, ok, err := s.pricer.PriceUSD(ctx, reg.Withdrawal.Network, reg.Withdrawal.Normalize().Asset)
 		if err != nil {
 			return kyt.Registration{}, deadline(ctx, err)
 		}
@@ -62,8 +69,8 @@ func (s *Service) register(ctx context.Context, reg kyt.Registration) (kyt.Regis
 			reg.USDAmount = &usd
 		}
 	}
-	stored, _, err := s.Store.Insert(ctx, reg, func(ctx context.Context) error {
-		return s.Starter.StartRegistration(ctx, reg)
+	stored, _, err := s.store.Insert(ctx, reg, func(ctx context.Context) error {
+		return s.starter.StartRegistration(ctx, reg)
 	})
 	if err != nil {
 		return kyt.Registration{}, deadline(ctx, err)
@@ -89,5 +96,5 @@ func (s *Service) Summary(ctx context.Context, accountID string, kind kyt.Kind, 
 	if !ok {
 		return kyt.Registration{}, fault.NotFound("kyt "+string(kind), externalID)
 	}
-	return s.Store.Get(ctx, accountID, kind, id)
+	return s.store.Get(ctx, accountID, kind, id)
 }

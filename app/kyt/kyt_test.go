@@ -15,12 +15,9 @@ import (
 	appkyt "github.com/tokenscope/tokenscope/app/kyt"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/kyt"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
-
-type clock struct{ t time.Time }
-
-func (c clock) Now() time.Time { return c.t }
 
 var withdrawal = kyt.WithdrawalRequest{Address: "0x52908400098527886E0F7030069857D2E4169EE7", Asset: "ETH", AssetAmount: "2.5",
 	AttemptTimestamp: "2026-11-22T08:00:00Z", Network: kyt.Ethereum}
@@ -30,8 +27,7 @@ func newService(t *testing.T) (*appkyt.Service, *portsmock.MockKYTStore, *portsm
 	store := portsmock.NewMockKYTStore(ctrl)
 	starter := portsmock.NewMockKYTStarter(ctrl)
 	pricer := portsmock.NewMockAssetPricer(ctrl)
-	return &appkyt.Service{Store: store, Starter: starter, Pricer: pricer,
-		Clock: clock{time.Date(2026, 11, 22, 8, 0, 1, 0, time.UTC)}, Deadline: time.Second}, store, starter, pricer
+	return appkyt.New(store, starter, pricer, fakeclock.At(time.Date(2026, 11, 22, 8, 0, 1, 0, time.UTC)), time.Second), store, starter, pricer
 }
 
 // storeThatStarts behaves like the real store: it calls started inside the write and returns

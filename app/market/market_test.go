@@ -17,6 +17,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
@@ -244,10 +245,6 @@ func TestParseSearchSort(t *testing.T) {
 	}
 }
 
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
-
 // TestPnLByTokenOverAPeriod: the period's start is read from the clock, each position is valued
 // since its position there, and one neither traded in the period nor held is left out.
 func TestPnLByTokenOverAPeriod(t *testing.T) {
@@ -256,7 +253,7 @@ func TestPnLByTokenOverAPeriod(t *testing.T) {
 	r := readers{portsmock.NewMockTokenReader(ctrl), portsmock.NewMockTradeReader(ctrl), portsmock.NewMockPoolReader(ctrl),
 		portsmock.NewMockRedPacketReader(ctrl), positions}
 	now := time.Date(2024, 5, 10, 13, 45, 0, 0, time.UTC)
-	s := market.New(r, market.WithClock(fixedClock{now}))
+	s := market.New(r, market.WithClock(fakeclock.At(now)))
 	weekStart := time.Date(2024, 5, 4, 0, 0, 0, 0, time.UTC).UnixMilli()
 	// A: bought 10 for $10 before the week, 10 more for $30 in it; now $3 each.
 	// B: bought and sold before the week, closed: nothing in the period.

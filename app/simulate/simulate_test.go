@@ -13,6 +13,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 )
 
 func generate(t *testing.T, seed uint64) []byte {
@@ -74,11 +75,6 @@ func (r *recorder) Emit(_ context.Context, e ingest.Event) error {
 
 func (r *recorder) Flush(context.Context) error { return nil }
 
-// steppingClock moves a second on every read, so a live run of a few hundred steps spans minutes.
-type steppingClock struct{ t time.Time }
-
-func (c *steppingClock) Now() time.Time { c.t = c.t.Add(time.Second); return c.t }
-
 // unsnapped lists the pools events trade without a snapshot of the pool at or after the pool's
 // first trade among them, and how many pools they trade.
 func unsnapped(events []ingest.Event) (missing []string, traded int) {
@@ -119,7 +115,8 @@ func TestEveryTradedPoolGetsASnapshot(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	live := &recorder{stop: 600, cancel: cancel}
-	require.NoError(t, sim.Live(ctx, live, &steppingClock{end}, 1000))
+	// The clock moves a second on every read, so a live run of a few hundred steps spans minutes.
+	require.NoError(t, sim.Live(ctx, live, fakeclock.Stepping(end, time.Second), 1000))
 	missing, traded = unsnapped(live.events)
 	assert.Empty(t, missing, "live: %d of %d traded pools without a snapshot", len(missing), traded)
 	assert.Greater(t, traded, 20, "the live run trades many pools")

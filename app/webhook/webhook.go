@@ -13,11 +13,17 @@ import (
 
 // Service manages endpoints.
 type Service struct {
-	Endpoints ports.EndpointStore
-	Attempts  ports.AttemptStore
-	Guard     ports.URLGuard
-	Filter    ports.FilterCompiler
-	Clock     ports.Clock
+	endpoints ports.EndpointStore
+	attempts  ports.AttemptStore
+	guard     ports.URLGuard
+	filter    ports.FilterCompiler
+	clock     ports.Clock
+}
+
+// New builds the service over its ports: the guard checks every URL before it is stored, the
+// compiler every filter.
+func New(endpoints ports.EndpointStore, attempts ports.AttemptStore, guard ports.URLGuard, filter ports.FilterCompiler, clock ports.Clock) *Service {
+	return &Service{endpoints: endpoints, attempts: attempts, guard: guard, filter: filter, clock: clock}
 }
 
 // MaxPageSize bounds list pages.
@@ -32,12 +38,12 @@ func newSecret() webhook.Secret {
 // check runs the checks the pure domain cannot: the URL's destination and the filter.
 func (s *Service) check(ctx context.Context, p webhook.Patch) error {
 	if u, ok := p.URL.Get(); ok {
-		if err := s.Guard.CheckURL(ctx, u); err != nil {
+		if err := s.guard.CheckURL(ctx, u); err != nil {
 			return err
 		}
 	}
 	if f, ok := p.Filter.Get(); ok && f != "" {
-		if err := s.Filter.Compile(f); err != nil {
+		if err := s.filter.Compile(f); err != nil {
 			return err
 		}
 	}
@@ -66,7 +72,7 @@ func (s *Service) Create(ctx context.Context, accountID string, c Creation) (*we
 			return nil, err
 		}
 	}
-	now := s.Clock.Now()
+	now := s.clock.Now()
 	var rnd [10]byte
 	_, _ = rand.Read(rnd[:])
 	e, err := webhook.NewEndpoint(webhook.NewEndpointID(now, rnd), accountID, c.URL,
@@ -74,7 +80,7 @@ func (s *Service) Create(ctx context.Context, accountID string, c Creation) (*we
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Endpoints.Create(ctx, e); err != nil {
+	if err := s.endpoints.Create(ctx, e); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -82,12 +88,12 @@ func (s *Service) Create(ctx context.Context, accountID string, c Creation) (*we
 
 // Get reads the account's endpoint.
 func (s *Service) Get(ctx context.Context, accountID, id string) (*webhook.Endpoint, error) {
-	return s.Endpoints.Get(ctx, accountID, id)
+	return s.endpoints.Get(ctx, accountID, id)
 }
 
 // List pages the account's endpoints.
 func (s *Service) List(ctx context.Context, accountID, cursor string, limit int, descending bool) (ports.EndpointPage, error) {
-	return s.Endpoints.List(ctx, accountID, cursor, limit, descending)
+	return s.endpoints.List(ctx, accountID, cursor, limit, descending)
 }
 
 // Patch applies p to the account's endpoint id (operation 13).
@@ -95,17 +101,17 @@ func (s *Service) Patch(ctx context.Context, accountID, id string, p webhook.Pat
 	if err := s.check(ctx, p); err != nil {
 		return nil, err
 	}
-	return s.Endpoints.Update(ctx, accountID, id, func(e *webhook.Endpoint) error { return e.Apply(p, s.Clock.Now()) })
+	return s.endpoints.Update(ctx, accountID, id, func(e *webhook.Endpoint) error { return e.Apply(p, s.clock.Now()) })
 }
 
 // Delete removes the account's endpoint.
 func (s *Service) Delete(ctx context.Context, accountID, id string) error {
-	return s.Endpoints.Delete(ctx, accountID, id)
+	return s.endpoints.Delete(ctx, accountID, id)
 }
 
 // Secret reveals the current signing secret.
 func (s *Service) Secret(ctx context.Context, accountID, id string) (webhook.Secret, error) {
-	e, err := s.Endpoints.Get(ctx, accountID, id)
+	e, err := s.endpoints.Get(ctx, accountID, id)
 	if err != nil {
 		return webhook.Secret{}, err
 	}
@@ -114,8 +120,8 @@ func (s *Service) Secret(ctx context.Context, accountID, id string) (webhook.Sec
 
 // Rotate replaces the secret; the old one keeps signing for webhook.RotationOverlap.
 func (s *Service) Rotate(ctx context.Context, accountID, id string) error {
-	_, err := s.Endpoints.Update(ctx, accountID, id, func(e *webhook.Endpoint) error {
-		e.RotateSecret(newSecret(), s.Clock.Now(), webhook.RotationOverlap)
+	_, err := s.endpoints.Update(ctx, accountID, id, func(e *webhook.Endpoint) error {
+		e.RotateSecret(newSecret(), s.clock.Now(), webhook.RotationOverlap)
 		return nil
 	})
 	return err
@@ -123,8 +129,8 @@ func (s *Service) Rotate(ctx context.Context, accountID, id string) error {
 
 // ListAttempts lists an owned endpoint's delivery attempts, newest first.
 func (s *Service) ListAttempts(ctx context.Context, accountID, id string, cursor int64, limit int) ([]webhook.Attempt, int64, error) {
-	if _, err := s.Endpoints.Get(ctx, accountID, id); err != nil {
+	if _, err := s.endpoints.Get(ctx, accountID, id); err != nil {
 		return nil, 0, err
 	}
-	return s.Attempts.ListAttempts(ctx, id, cursor, limit)
+	return s.attempts.ListAttempts(ctx, id, cursor, limit)
 }

@@ -39,7 +39,7 @@ func newService(t *testing.T) (*appwebhook.Service, doubles) {
 		filter:    portsmock.NewMockFilterCompiler(ctrl),
 		clock:     fakeclock.At(t0),
 	}
-	return &appwebhook.Service{Endpoints: d.endpoints, Attempts: d.attempts, Guard: d.guard, Filter: d.filter, Clock: d.clock}, d
+	return appwebhook.New(d.endpoints, d.attempts, d.guard, d.filter, d.clock), d
 }
 
 func requireInvalid(t *testing.T, err error, param string) {

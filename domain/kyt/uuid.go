@@ -11,12 +11,13 @@ import (
 // fixed random UUID: changing it would change every externalId ever handed out.
 var Namespace = [16]byte{0x3c, 0x0e, 0x9a, 0x57, 0x6d, 0x21, 0x4f, 0x8b, 0xa4, 0x1d, 0x52, 0xe7, 0x90, 0x3b, 0xc6, 0x18}
 
-// ExternalID derives the registration's externalId from the account and an idempotency key,
-// so a retried or concurrent registration with the same key gets the same id (the provider's
+// ExternalID derives the registration's externalId from the account and a registration key
+// (the kind and the client's Idempotency-Key or, without one, the request's fingerprint), so a
+// retried or concurrent registration with the same key gets the same id (the provider's
 // observed ids are name-based UUIDs too). The name is the length-prefixed account id followed
 // by the key, so ("ab","c") and ("a","bc") differ.
-func ExternalID(accountID, idempotencyKey string) string {
-	return NameUUID(Namespace, strconv.Itoa(len(accountID))+":"+accountID+idempotencyKey)
+func ExternalID(accountID, key string) string {
+	return NameUUID(Namespace, strconv.Itoa(len(accountID))+":"+accountID+key)
 }
 
 // NameUUID is an RFC 4122 §4.3 name-based UUID, version 5 (SHA-1): the first 16 bytes of

@@ -65,7 +65,7 @@ func (b *bench) webhookDeliveryRows(ctx context.Context) []report.Row {
 		return missing("webhook filter: " + err.Error())
 	}
 	store := postgres.NewWebhookStore(b.st.pool)
-	svc := &appwebhook.Service{Endpoints: store, Attempts: store, Guard: guard, Filter: filter, Clock: wallClock{}}
+	svc := appwebhook.New(store, store, guard, filter, wallClock{})
 	// Endpoints left by earlier rows would receive these events too.
 	if _, err := b.st.pool.Exec(ctx, `UPDATE webhook_endpoints SET disabled = true`); err != nil {
 		return missing("disable earlier endpoints: " + err.Error())

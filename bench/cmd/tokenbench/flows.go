@@ -237,7 +237,7 @@ func (b *bench) webhookRows(ctx context.Context) []report.Row {
 		b.logf("  webhook filter: %v", err)
 	}
 	store := postgres.NewWebhookStore(b.st.pool)
-	svc := &appwebhook.Service{Endpoints: store, Attempts: store, Guard: guard, Filter: filter, Clock: wallClock{}}
+	svc := appwebhook.New(store, store, guard, filter, wallClock{})
 
 	b.logf("measuring webhook endpoint GET")
 	sub, body := b.httpSeries(ctx, seriesEndpoint, func(w, i int) load.Request {

@@ -55,14 +55,12 @@ func retrySchedule(rt *Runtime) webhook.RetrySchedule {
 // buildWorkflowAreas adds the KYT, webhook and job use cases to a.
 func buildWorkflowAreas(rt *Runtime, a *app.Application) {
 	kytStore := postgres.NewKYTStore(rt.Pool)
-	a.KYT = &appkyt.Service{Store: kytStore, Starter: temporal.KYTStarter{Client: rt.Temporal}, Pricer: kytStore,
-		Clock: rt.Clock, Deadline: rt.Cfg.KYTDeadline}
+	a.KYT = appkyt.New(kytStore, temporal.KYTStarter{Client: rt.Temporal}, kytStore, rt.Clock, rt.Cfg.KYTDeadline)
 	wh := postgres.NewWebhookStore(rt.Pool)
-	a.Webhooks = &appwebhook.Service{Endpoints: wh, Attempts: wh, Guard: webhookGuard(rt), Filter: webhookFilter(rt), Clock: rt.Clock}
-	a.Jobs = &appjob.Service{Store: postgres.NewJobStore(rt.Pool, workflows.JobWorkflowID),
-		Runner: temporal.JobRunner{Client: rt.Temporal}, Clock: rt.Clock, StartDeadline: rt.Cfg.KYTDeadline,
-		QueryTimeout: 2 * rt.Cfg.JobPollInterval, MaxRunning: rt.Cfg.JobMaxRunning}
-	a.JobStream = &appjob.Hub{Service: a.Jobs, Interval: rt.Cfg.JobPollInterval, Heartbeat: rt.Cfg.SSEHeartbeat}
+	a.Webhooks = appwebhook.New(wh, wh, webhookGuard(rt), webhookFilter(rt), rt.Clock)
+	a.Jobs = appjob.New(postgres.NewJobStore(rt.Pool, workflows.JobWorkflowID), temporal.JobRunner{Client: rt.Temporal}, rt.Clock,
+		appjob.Limits{StartDeadline: rt.Cfg.KYTDeadline, QueryTimeout: 2 * rt.Cfg.JobPollInterval, MaxRunning: rt.Cfg.JobMaxRunning})
+	a.JobStream = appjob.NewHub(a.Jobs, rt.Cfg.JobPollInterval, rt.Cfg.SSEHeartbeat)
 }
 
 func kytProvider(rt *Runtime) ports.KYTProvider {

@@ -13,23 +13,23 @@ import (
 )
 
 const FindKYTRegistrationByKey = `-- name: FindKYTRegistrationByKey :one
-SELECT external_id, account_id, kind, idempotency_key, fingerprint, request, usd_amount, status, rating, alerts, failure, created_at, updated_at FROM kyt_registrations WHERE account_id = $1 AND kind = $2 AND idempotency_key = $3
+SELECT external_id, account_id, kind, dedup_key, fingerprint, request, usd_amount, status, rating, alerts, failure, created_at, updated_at FROM kyt_registrations WHERE account_id = $1 AND kind = $2 AND dedup_key = $3
 `
 
 type FindKYTRegistrationByKeyParams struct {
-	AccountID      string
-	Kind           string
-	IdempotencyKey string
+	AccountID string
+	Kind      string
+	DedupKey  string
 }
 
 func (q *Queries) FindKYTRegistrationByKey(ctx context.Context, db DBTX, arg FindKYTRegistrationByKeyParams) (KytRegistration, error) {
-	row := db.QueryRow(ctx, FindKYTRegistrationByKey, arg.AccountID, arg.Kind, arg.IdempotencyKey)
+	row := db.QueryRow(ctx, FindKYTRegistrationByKey, arg.AccountID, arg.Kind, arg.DedupKey)
 	var i KytRegistration
 	err := row.Scan(
 		&i.ExternalID,
 		&i.AccountID,
 		&i.Kind,
-		&i.IdempotencyKey,
+		&i.DedupKey,
 		&i.Fingerprint,
 		&i.Request,
 		&i.UsdAmount,
@@ -44,7 +44,7 @@ func (q *Queries) FindKYTRegistrationByKey(ctx context.Context, db DBTX, arg Fin
 }
 
 const GetKYTRegistration = `-- name: GetKYTRegistration :one
-SELECT external_id, account_id, kind, idempotency_key, fingerprint, request, usd_amount, status, rating, alerts, failure, created_at, updated_at FROM kyt_registrations WHERE external_id = $1 AND account_id = $2 AND kind = $3
+SELECT external_id, account_id, kind, dedup_key, fingerprint, request, usd_amount, status, rating, alerts, failure, created_at, updated_at FROM kyt_registrations WHERE external_id = $1 AND account_id = $2 AND kind = $3
 `
 
 type GetKYTRegistrationParams struct {
@@ -60,7 +60,7 @@ func (q *Queries) GetKYTRegistration(ctx context.Context, db DBTX, arg GetKYTReg
 		&i.ExternalID,
 		&i.AccountID,
 		&i.Kind,
-		&i.IdempotencyKey,
+		&i.DedupKey,
 		&i.Fingerprint,
 		&i.Request,
 		&i.UsdAmount,
@@ -75,7 +75,7 @@ func (q *Queries) GetKYTRegistration(ctx context.Context, db DBTX, arg GetKYTReg
 }
 
 const GetKYTRegistrationForUpdate = `-- name: GetKYTRegistrationForUpdate :one
-SELECT external_id, account_id, kind, idempotency_key, fingerprint, request, usd_amount, status, rating, alerts, failure, created_at, updated_at FROM kyt_registrations WHERE external_id = $1 FOR UPDATE
+SELECT external_id, account_id, kind, dedup_key, fingerprint, request, usd_amount, status, rating, alerts, failure, created_at, updated_at FROM kyt_registrations WHERE external_id = $1 FOR UPDATE
 `
 
 func (q *Queries) GetKYTRegistrationForUpdate(ctx context.Context, db DBTX, externalID string) (KytRegistration, error) {
@@ -85,7 +85,7 @@ func (q *Queries) GetKYTRegistrationForUpdate(ctx context.Context, db DBTX, exte
 		&i.ExternalID,
 		&i.AccountID,
 		&i.Kind,
-		&i.IdempotencyKey,
+		&i.DedupKey,
 		&i.Fingerprint,
 		&i.Request,
 		&i.UsdAmount,
@@ -100,22 +100,22 @@ func (q *Queries) GetKYTRegistrationForUpdate(ctx context.Context, db DBTX, exte
 }
 
 const InsertKYTRegistration = `-- name: InsertKYTRegistration :execrows
-INSERT INTO kyt_registrations (external_id, account_id, kind, idempotency_key, fingerprint, request, usd_amount,
+INSERT INTO kyt_registrations (external_id, account_id, kind, dedup_key, fingerprint, request, usd_amount,
     status, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
 ON CONFLICT DO NOTHING
 `
 
 type InsertKYTRegistrationParams struct {
-	ExternalID     string
-	AccountID      string
-	Kind           string
-	IdempotencyKey string
-	Fingerprint    string
-	Request        []byte
-	UsdAmount      decimal.NullDecimal
-	Status         string
-	CreatedAt      time.Time
+	ExternalID  string
+	AccountID   string
+	Kind        string
+	DedupKey    string
+	Fingerprint string
+	Request     []byte
+	UsdAmount   decimal.NullDecimal
+	Status      string
+	CreatedAt   time.Time
 }
 
 func (q *Queries) InsertKYTRegistration(ctx context.Context, db DBTX, arg InsertKYTRegistrationParams) (int64, error) {
@@ -123,7 +123,7 @@ func (q *Queries) InsertKYTRegistration(ctx context.Context, db DBTX, arg Insert
 		arg.ExternalID,
 		arg.AccountID,
 		arg.Kind,
-		arg.IdempotencyKey,
+		arg.DedupKey,
 		arg.Fingerprint,
 		arg.Request,
 		arg.UsdAmount,

@@ -70,19 +70,19 @@ type Job struct {
 }
 
 type KytRegistration struct {
-	ExternalID     string
-	AccountID      string
-	Kind           string
-	IdempotencyKey string
-	Fingerprint    string
-	Request        []byte
-	UsdAmount      decimal.NullDecimal
-	Status         string
-	Rating         *string
-	Alerts         []byte
-	Failure        *string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	ExternalID  string
+	AccountID   string
+	Kind        string
+	DedupKey    string
+	Fingerprint string
+	Request     []byte
+	UsdAmount   decimal.NullDecimal
+	Status      string
+	Rating      *string
+	Alerts      []byte
+	Failure     *string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 type MarketPending struct {
