@@ -71,7 +71,8 @@ type Replica struct {
 	Name string
 	pool *pgxpool.Pool
 
-	replay atomic.Int64 // replayed WAL byte offset at the last poll
+	replay atomic.Int64 // replayed WAL byte offset at the last poll (or replayNow)
+	ask    sync.Mutex   // one replayNow question at a time
 	lagNs  atomic.Int64
 	usable atomic.Bool
 	state  atomic.Pointer[string]
@@ -224,7 +225,7 @@ func (r *ReadRouter) pollReplica(ctx context.Context, rep *Replica) {
 	case !row.InRecovery:
 		state = "promoted (not a standby)"
 	default:
-		rep.replay.Store(row.Lsn)
+		rep.replay.Store(row.Lsn) // may fall: a standby rebuilt, or following a new primary
 		lag := r.lagOf(row.Lsn, time.Now())
 		rep.lagNs.Store(int64(lag))
 		if lag > r.maxLag {
@@ -316,7 +317,7 @@ func committedLocally(ctx context.Context) {
 
 // pick chooses where one read runs: a usable standby that has replayed the required position,
 // round robin, else the primary (rep nil).
-func (r *ReadRouter) pick() (*pgxpool.Pool, *Replica) {
+func (r *ReadRouter) pick(ctx context.Context) (*pgxpool.Pool, *Replica) {
 	n := len(r.replicas)
 	if n > 0 && r.following.Load() {
 		req := r.required.Load()
@@ -326,7 +327,7 @@ func (r *ReadRouter) pick() (*pgxpool.Pool, *Replica) {
 			switch {
 			case !rep.usable.Load():
 				rep.skipUnfit.Add(1)
-			case rep.replay.Load() < req:
+			case rep.replay.Load() < req && r.replayNow(ctx, rep) < req:
 				rep.skipBehind.Add(1)
 			default:
 				rep.reads.Add(1)
@@ -336,6 +337,32 @@ func (r *ReadRouter) pick() (*pgxpool.Pool, *Replica) {
 	}
 	r.primaryReads.Add(1)
 	return r.primary, nil
+}
+
+// replayNow asks a standby whose last polled position is below the required one for its
+// position now: a change announced a moment ago is usually replayed already (at once with
+// synchronous_commit = remote_apply), and the poll is up to an interval old. Concurrent
+// readers share one question: whoever waited on the lock reuses the answer.
+func (r *ReadRouter) replayNow(ctx context.Context, rep *Replica) int64 {
+	req := r.required.Load()
+	rep.ask.Lock()
+	defer rep.ask.Unlock()
+	if got := rep.replay.Load(); got >= req {
+		return got
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.pollTimeout())
+	defer cancel()
+	row, err := r.q.StandbyReplay(ctx, rep.pool)
+	if err != nil || !row.InRecovery {
+		return 0 // the next poll says what it is
+	}
+	for {
+		cur := rep.replay.Load()
+		if row.Lsn <= cur || rep.replay.CompareAndSwap(cur, row.Lsn) {
+			break
+		}
+	}
+	return rep.replay.Load()
 }
 
 // retryOnPrimary reports whether a read that failed on a standby before returning anything is
@@ -365,7 +392,7 @@ func (r *ReadRouter) fallBack(rep *Replica, err error) {
 
 // Query implements ReadDB.
 func (r *ReadRouter) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	pool, rep := r.pick()
+	pool, rep := r.pick(ctx)
 	rows, err := pool.Query(ctx, sql, args...)
 	if rep != nil && retryOnPrimary(ctx, err) {
 		r.fallBack(rep, err)
@@ -388,7 +415,7 @@ type routedRow struct {
 }
 
 func (row routedRow) Scan(dest ...any) error {
-	pool, rep := row.r.pick()
+	pool, rep := row.r.pick(row.ctx)
 	err := pool.QueryRow(row.ctx, row.sql, row.args...).Scan(dest...)
 	if rep != nil && !errors.Is(err, pgx.ErrNoRows) && retryOnPrimary(row.ctx, err) {
 		row.r.fallBack(rep, err)
@@ -399,7 +426,7 @@ func (row routedRow) Scan(dest ...any) error {
 
 // Exec implements ReadDB (reads only: a standby refuses writes).
 func (r *ReadRouter) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	pool, _ := r.pick()
+	pool, _ := r.pick(ctx)
 	return pool.Exec(ctx, sql, args...)
 }
 
@@ -410,13 +437,13 @@ func (r *ReadRouter) CopyFrom(ctx context.Context, t pgx.Identifier, cols []stri
 
 // SendBatch implements ReadDB.
 func (r *ReadRouter) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
-	pool, _ := r.pick()
+	pool, _ := r.pick(ctx)
 	return pool.SendBatch(ctx, b)
 }
 
 // BeginTx implements ReadDB: a read-only transaction on one database.
 func (r *ReadRouter) BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
-	pool, rep := r.pick()
+	pool, rep := r.pick(ctx)
 	tx, err := pool.BeginTx(ctx, opts)
 	if rep != nil && retryOnPrimary(ctx, err) {
 		r.fallBack(rep, err)
