@@ -25,8 +25,19 @@ import (
 	"github.com/tokenscope/tokenscope/internal/loopback"
 )
 
-// BinDir holds the server programs (Debian's postgresql-15 package).
-const BinDir = "/usr/lib/postgresql/15/bin"
+// BinDir holds the server programs: Debian's /usr/lib/postgresql/N/bin, the newest N installed
+// (15 on the machines this runs on).
+var BinDir = func() string {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	best, bestN := "/usr/lib/postgresql/15/bin", 0
+	for _, d := range dirs {
+		n, err := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(d))))
+		if err == nil && n > bestN {
+			best, bestN = filepath.Dir(d), n
+		}
+	}
+	return best
+}()
 
 // Cluster is one running server.
 type Cluster struct {
@@ -96,7 +107,7 @@ func newCluster(t testing.TB, name string) *Cluster {
 	t.Helper()
 	for _, p := range []string{"initdb", "pg_ctl", "pg_basebackup", "postgres"} {
 		if _, err := os.Stat(filepath.Join(BinDir, p)); err != nil {
-			t.Fatalf("pgcluster: %s is missing (install postgresql-15): %v", filepath.Join(BinDir, p), err)
+			t.Fatalf("pgcluster: %s is missing (install postgresql): %v", filepath.Join(BinDir, p), err)
 		}
 	}
 	root, err := os.MkdirTemp("", "pgcluster-"+name+"-")

@@ -252,7 +252,7 @@ func httpDeps(rt *Runtime) (d httpapi.Deps, release func(), err error) {
 		App: rt.App, Auth: rt.App.Keys, Checks: append(ReadinessChecks(rt), limiterChecks...), Log: rt.Log,
 		Registry: rt.Registry, Metrics: httpapi.NewMetrics(rt.Registry), RequestTimeout: rt.Cfg.RequestTimeout,
 		ReadTimeout: rt.Cfg.HTTPReadTimeout, IngestIdleTimeout: rt.Cfg.IngestIdleTimeout, RateLimit: rl, FailedAuthLimit: failedAuth,
-		Pprof: rt.Cfg.AdminPprof,
+		Pprof: rt.Cfg.AdminPprof, Classify: postgres.AsUnavailable,
 	}, release, nil
 }
 
