@@ -97,6 +97,9 @@ func (c *Cluster) NewStandby(name string) *Cluster {
 		"port = " + strconv.Itoa(s.Port),
 		"unix_socket_directories = '" + s.root + "'",
 		"cluster_name = '" + name + "'",
+		// Once promoted it has no standby of its own: a copied synchronous_standby_names would
+		// make every commit wait forever.
+		"synchronous_standby_names = ''",
 		"primary_conninfo = 'host=127.0.0.1 port=" + strconv.Itoa(c.Port) + " user=postgres application_name=" + name + "'",
 	})
 	s.Start()
