@@ -9,11 +9,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/internal/pgcluster"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -29,6 +31,12 @@ type replicaSetup struct {
 }
 
 func newReplicaSetup(t *testing.T, maxLag time.Duration) *replicaSetup {
+	return newReplicaSetupListening(t, maxLag, true)
+}
+
+// newReplicaSetupListening is newReplicaSetup; listen=false runs no MarketVersions, so the
+// router learns of nothing but this process's own commits.
+func newReplicaSetupListening(t *testing.T, maxLag time.Duration, listen bool) *replicaSetup {
 	t.Helper()
 	ctx := context.Background()
 	primary := pgcluster.NewPrimary(t, pgcluster.Options{})
@@ -51,12 +59,17 @@ func newReplicaSetup(t *testing.T, maxLag time.Duration) *replicaSetup {
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{}, 2)
 	go func() { router.Run(runCtx); done <- struct{}{} }()
-	go func() { versions.Run(runCtx); done <- struct{}{} }()
+	if listen {
+		go func() { versions.Run(runCtx); done <- struct{}{} }()
+	} else {
+		router.Following(ctx, pool)
+		done <- struct{}{}
+	}
 	t.Cleanup(func() { cancel(); <-done; <-done; router.Close() })
 	s := &replicaSetup{primary: primary, standby: standby, pool: pool, router: router, versions: versions,
 		reader: postgres.NewMarketReader(router)}
 	s.eventually(t, "the standby serves reads and the versions follow the writers", func() bool {
-		return router.Replicas()[0].State().Usable && versions.Current() > 0
+		return router.Replicas()[0].State().Usable && (versions.Current() > 0 || !listen)
 	})
 	return s
 }
@@ -228,4 +241,31 @@ func TestReplicaLagAndFallback(t *testing.T) {
 	assert.Equal(t, primaryReads+5, s.router.PrimaryReads())
 	s.standby.Start()
 	s.eventually(t, "the restarted standby serves again", func() bool { return rep.State().Usable })
+}
+
+// TestReplicaReadsOwnWrites: with no notification listener at all, a write this process commits
+// through the market's writers raises the required position itself, so the next read does not
+// go to a standby that has not replayed it.
+func TestReplicaReadsOwnWrites(t *testing.T) {
+	s := newReplicaSetupListening(t, time.Minute, false)
+	ctx := context.Background()
+	store := postgres.NewIngestStore(s.pool)
+	now := time.Now()
+	entries := func(addr string) []ports.HotEntry {
+		return []ports.HotEntry{{Address: addr, Rank: 1, Score: decimal.RequireFromString("1.5")}}
+	}
+	require.NoError(t, store.ReplaceHotTokens(ctx, chain.Sol, ranking.Duration("1h"), entries("First"), now))
+	s.primary.WaitReplayed(s.standby)
+	standby := s.standby.Conn("tokenscope")
+	_, err := standby.Exec(ctx, "SELECT pg_wal_replay_pause()")
+	require.NoError(t, err)
+
+	require.NoError(t, store.ReplaceHotTokens(ctx, chain.Sol, ranking.Duration("1h"), entries("Second"), now))
+	got, err := s.reader.HotTokens(ctx, chain.Sol, ranking.Duration("1h"), 10)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "Second", got[0].Address, "the read after the commit reflects it")
+	assert.Positive(t, s.router.Replicas()[0].State().SkippedBehind)
+	_, err = standby.Exec(ctx, "SELECT pg_wal_replay_resume()")
+	require.NoError(t, err)
 }
