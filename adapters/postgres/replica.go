@@ -394,11 +394,62 @@ func (r *ReadRouter) fallBack(rep *Replica, err error) {
 func (r *ReadRouter) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	pool, rep := r.pick(ctx)
 	rows, err := pool.Query(ctx, sql, args...)
-	if rep != nil && retryOnPrimary(ctx, err) {
+	if rep == nil {
+		return rows, err
+	}
+	if retryOnPrimary(ctx, err) {
 		r.fallBack(rep, err)
 		return r.primary.Query(ctx, sql, args...)
 	}
-	return rows, err
+	if err != nil {
+		return rows, err
+	}
+	return &routedRows{Rows: rows, r: r, rep: rep, ctx: ctx, sql: sql, args: args}, nil
+}
+
+// routedRows are a standby's rows that, when the standby fails before the first row (pgx
+// reports most errors only then: a lost connection, a query recovery cancelled), are read from
+// the primary instead.
+type routedRows struct {
+	pgx.Rows
+	r    *ReadRouter
+	rep  *Replica // nil once on the primary, or after the first row
+	ctx  context.Context
+	sql  string
+	args []any
+	err  error // the primary's refusal, replacing the standby's error
+}
+
+func (w *routedRows) Next() bool {
+	if w.Rows.Next() {
+		w.rep = nil
+		return true
+	}
+	if w.rep == nil {
+		return false
+	}
+	rep := w.rep
+	w.rep = nil
+	err := w.Rows.Err()
+	if !retryOnPrimary(w.ctx, err) {
+		return false
+	}
+	w.Rows.Close()
+	w.r.fallBack(rep, err)
+	rows, err := w.r.primary.Query(w.ctx, w.sql, w.args...)
+	if err != nil {
+		w.err = err
+		return false
+	}
+	w.Rows = rows
+	return w.Rows.Next()
+}
+
+func (w *routedRows) Err() error {
+	if w.err != nil {
+		return w.err
+	}
+	return w.Rows.Err()
 }
 
 // QueryRow implements ReadDB.

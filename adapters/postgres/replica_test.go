@@ -229,6 +229,17 @@ func TestReplicaLagAndFallback(t *testing.T) {
 	require.NoError(t, err)
 	s.eventually(t, "the standby serves again after catching up", func() bool { return rep.State().Usable })
 
+	// The standby ends the router's sessions (as a restart or an operator would): the reads on
+	// them fail before answering and are answered by the primary instead, or on new sessions.
+	for range 3 {
+		_, err = standby.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'tokenscope' AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
+		require.NoError(t, err)
+		for range 5 {
+			_, err := s.reader.ListSnapshots(ctx, chain.Sol, replicaPool, nil, ports.PageRequest{Limit: 1})
+			require.NoError(t, err, "a read on a session the standby ended is answered")
+		}
+	}
+
 	// A standby that stops answering is left out; reads still succeed, on the primary.
 	s.standby.Stop()
 	s.eventually(t, "the stopped standby is reported down", func() bool {

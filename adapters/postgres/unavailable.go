@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,7 +21,8 @@ const unavailableRetry = time.Second
 // Unavailable reports whether err says the database could not be used at all, rather than
 // refusing the statement: no connection (refused, reset, closed, timed out), the server
 // shutting down (57P01 admin_shutdown, 57P02, 57P03 cannot_connect_now), a connection
-// exception (08xxx), too many connections (53300), or a standby that refuses a write (25006
+// exception (08xxx), too many connections (53300), a read a standby cancelled for recovery
+// (40001 "conflict with recovery"), or a standby that refuses a write (25006
 // read_only_sql_transaction: a connection left on a demoted primary). A primary failover
 // shows itself through these; the request may be retried once it is over.
 func Unavailable(err error) bool {
@@ -32,6 +34,8 @@ func Unavailable(err error) bool {
 		switch pgErr.Code {
 		case "57P01", "57P02", "57P03", "25006", "53300":
 			return true
+		case "40001": // a standby cancelled the read to replay WAL; only that serialization failure
+			return strings.Contains(pgErr.Message, "conflict with recovery")
 		}
 		return len(pgErr.Code) == 5 && pgErr.Code[:2] == "08"
 	}

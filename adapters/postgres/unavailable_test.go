@@ -24,6 +24,7 @@ func TestUnavailableRecognisesFailoverErrors(t *testing.T) {
 		"read-only standby":    fmt.Errorf("insert: %w", &pgconn.PgError{Code: "25006"}),
 		"connection failure":   &pgconn.PgError{Code: "08006"},
 		"too many connections": &pgconn.PgError{Code: "53300"},
+		"recovery conflict":    &pgconn.PgError{Code: "40001", Message: "canceling statement due to conflict with recovery"},
 		"conn closed":          fmt.Errorf("query: %w", pgconn.ErrConnClosed),
 		"refused":              &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED},
 		"reset":                fmt.Errorf("read: %w", syscall.ECONNRESET),
@@ -39,6 +40,7 @@ func TestUnavailableRecognisesFailoverErrors(t *testing.T) {
 	for name, err := range map[string]error{
 		"unique violation": &pgconn.PgError{Code: "23505"},
 		"syntax":           &pgconn.PgError{Code: "42601"},
+		"serialization":    &pgconn.PgError{Code: "40001", Message: "could not serialize access due to concurrent update"},
 		"plain":            errors.New("something else"),
 		"canceled":         context.Canceled,
 		"nil":              nil,
