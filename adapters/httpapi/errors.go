@@ -44,9 +44,13 @@ func statusOf(k fault.Kind) int {
 	}
 }
 
-// errorHandler renders every error returned by a handler or middleware.
-func errorHandler(log *slog.Logger) fiber.ErrorHandler {
+// errorHandler renders every error returned by a handler or middleware; classify (optional)
+// maps adapter errors no use case turned into a fault (Deps.Classify).
+func errorHandler(log *slog.Logger, classify func(error) error) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
+		if classify != nil {
+			err = classify(err)
+		}
 		status := fiber.StatusInternalServerError
 		body := ErrorBody{Details: map[string]any{}, Timestamp: time.Now().UTC().Format(time.RFC3339), RequestID: requestID(c)}
 		var fe *fiber.Error

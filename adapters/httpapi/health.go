@@ -14,6 +14,9 @@ import (
 type Check struct {
 	Name string
 	Ping func(ctx context.Context) error
+	// Optional checks are reported in the details but do not make the process unready (a read
+	// replica: the primary serves what it cannot).
+	Optional bool
 }
 
 // favicon answers the /favicon.ico browsers ask for on their own (opening /docs or /live) without a
@@ -35,7 +38,7 @@ func readyz(checks []Check) fiber.Handler {
 		ok := true
 		for _, ch := range checks {
 			if err := ch.Ping(ctx); err != nil {
-				ok = false
+				ok = ok && ch.Optional
 				report[ch.Name] = "down: " + err.Error()
 				continue
 			}

@@ -43,6 +43,9 @@ type Deps struct {
 	// Pprof serves Go's runtime profiles (net/http/pprof's /debug/pprof/) on the admin address
 	// only: a CPU profile of the service under load is what shows where a request's time goes.
 	Pprof bool
+	// Classify, when set, turns an error no use case mapped into a domain fault where it
+	// recognises one (the database being unavailable during a failover: 503, not 500).
+	Classify func(error) error
 }
 
 func (d Deps) readTimeout() time.Duration {
@@ -68,7 +71,7 @@ type handlers struct {
 }
 
 func newFiber(d Deps, name string) *fiber.App {
-	render := errorHandler(d.Log)
+	render := errorHandler(d.Log, d.Classify)
 	f := fiber.New(fiber.Config{
 		AppName:      name,
 		ErrorHandler: render,

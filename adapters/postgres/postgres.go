@@ -175,6 +175,9 @@ func interpretError(err error, what, id string) error {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return fault.Unavailable("database did not answer in time", 0, err)
 	}
+	if Unavailable(err) {
+		return AsUnavailable(err)
+	}
 	return fmt.Errorf("%s: %w", what, err)
 }
 

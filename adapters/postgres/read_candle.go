@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
@@ -15,14 +14,14 @@ import (
 // CandleStore reads candle parts from the trades and the engine's time buckets
 // (queries/candle.sql). It implements ports.CandleStore.
 type CandleStore struct {
-	pool *pgxpool.Pool
+	pool ReadDB
 	q    *dbsqlc.Queries
 }
 
 var _ ports.CandleStore = (*CandleStore)(nil)
 
 // NewCandleStore reads through pool.
-func NewCandleStore(pool *pgxpool.Pool) *CandleStore {
+func NewCandleStore(pool ReadDB) *CandleStore {
 	return &CandleStore{pool: pool, q: dbsqlc.New()}
 }
 

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
@@ -24,7 +23,7 @@ import (
 // MarketReader implements the read ports (tokens, trades, pool snapshots, red packets and
 // positions) over the tables the ingest engine keeps current.
 type MarketReader struct {
-	pool *pgxpool.Pool
+	pool ReadDB
 	q    *dbsqlc.Queries
 }
 
@@ -36,8 +35,8 @@ var (
 	_ ports.PositionReader  = (*MarketReader)(nil)
 )
 
-// NewMarketReader builds the reader over pool.
-func NewMarketReader(pool *pgxpool.Pool) *MarketReader {
+// NewMarketReader builds the reader over pool (the primary's pool or a ReadRouter).
+func NewMarketReader(pool ReadDB) *MarketReader {
 	return &MarketReader{pool: pool, q: dbsqlc.New()}
 }
 

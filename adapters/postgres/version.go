@@ -107,6 +107,9 @@ func writeAnnouncedBy(ctx context.Context, db interface {
 		}
 		return nil
 	})
+	if err == nil {
+		committedLocally(ctx)
+	}
 	localFollowers.changed(ch)
 	return err
 }
@@ -166,6 +169,9 @@ type MarketVersions struct {
 	// retry is how long Run waits after a lost or failed connection.
 	retry time.Duration
 
+	// router, when set (RouteReads), learns of every change before the versions move.
+	router *ReadRouter
+
 	mu        sync.Mutex
 	following bool
 	seq       uint64                    // the latest version handed out
@@ -213,6 +219,10 @@ func (v *MarketVersions) follow(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+marketChannel); err != nil {
 		return err
 	}
+	if v.router != nil {
+		v.router.Following(ctx, conn)
+		defer v.router.NotFollowing()
+	}
 	v.start()
 	defer v.stop()
 	for {
@@ -220,9 +230,18 @@ func (v *MarketVersions) follow(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if v.router != nil {
+			// Before the version moves: a read that refills what it invalidates must not use a
+			// standby that has not replayed the commit behind it.
+			v.router.CaughtUp(ctx, conn)
+		}
 		v.bump(n.Payload)
 	}
 }
+
+// RouteReads makes r learn of every change this follows, before the versions move; call it
+// before Run.
+func (v *MarketVersions) RouteReads(r *ReadRouter) { v.router = r }
 
 // start begins a listening session: everything committed before it is visible to any read
 // that observes one of its versions, each above every earlier one.

@@ -4,6 +4,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -66,6 +67,10 @@ type Config struct {
 	Followers         []Follower
 	ChainLogRange     int           // blocks per eth_getLogs at most (halved while a node refuses)
 	ChainPollInterval time.Duration // sleep between steps once a follower has caught up
+	// DatabaseReplicaURLs are streaming standbys of DatabaseURL that serve the market reads
+	// (empty: every read on the primary). ReplicaMaxLag leaves out a standby further behind.
+	DatabaseReplicaURLs []string
+	ReplicaMaxLag       time.Duration
 }
 
 // Follower is one chain's follower configuration. Addresses are as configured (any case).
@@ -111,6 +116,19 @@ func Load() (Config, error) {
 	}
 	c.StreamCoalesce = duration("STREAM_COALESCE", 250*time.Millisecond, &errs)
 	c.DBMaxConns = int32(integer("DB_MAX_CONNS", 20, &errs))
+	for _, u := range strings.Split(str("DATABASE_REPLICA_URLS", ""), ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			if p, err := url.Parse(u); err != nil || (p.Scheme != "postgres" && p.Scheme != "postgresql") {
+				errs = append(errs, "DATABASE_REPLICA_URLS: each entry must be a postgres:// URL, got "+strconv.Quote(redactURL(u)))
+				continue
+			}
+			c.DatabaseReplicaURLs = append(c.DatabaseReplicaURLs, u)
+		}
+	}
+	c.ReplicaMaxLag = duration("REPLICA_MAX_LAG", 5*time.Second, &errs)
+	if c.ReplicaMaxLag <= 0 {
+		errs = append(errs, "REPLICA_MAX_LAG must be positive, got "+c.ReplicaMaxLag.String())
+	}
 	c.TemporalUIPort = integer("TEMPORAL_UI_PORT", 8233, &errs)
 	c.TemporalPort = integer("TEMPORAL_PORT", 7233, &errs)
 	c.RequestTimeout = duration("REQUEST_TIMEOUT", 15*time.Second, &errs)
@@ -274,4 +292,16 @@ func boolean(key string, def bool, errs *[]string) bool {
 		return def
 	}
 	return b
+}
+
+// redactURL drops a URL's password from an error message.
+func redactURL(s string) string {
+	p, err := url.Parse(s)
+	if err != nil || p.User == nil {
+		if err != nil {
+			return "(unparsable)"
+		}
+		return s
+	}
+	return p.Redacted()
 }

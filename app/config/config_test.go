@@ -255,3 +255,30 @@ func intLiteral(def string) (int, bool) {
 	n, err := strconv.Atoi(def)
 	return n, err == nil
 }
+
+func TestReplicaSettings(t *testing.T) {
+	t.Setenv("DATABASE_REPLICA_URLS", "")
+	t.Setenv("REPLICA_MAX_LAG", "")
+	c, err := config.Load()
+	require.NoError(t, err)
+	assert.Empty(t, c.DatabaseReplicaURLs, "no replica by default: every read on the primary")
+	assert.Equal(t, 5*time.Second, c.ReplicaMaxLag)
+
+	t.Setenv("DATABASE_REPLICA_URLS", " postgres://a:1/x , ,postgres://b:2/x")
+	t.Setenv("REPLICA_MAX_LAG", "250ms")
+	c, err = config.Load()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"postgres://a:1/x", "postgres://b:2/x"}, c.DatabaseReplicaURLs)
+	assert.Equal(t, 250*time.Millisecond, c.ReplicaMaxLag)
+
+	t.Setenv("REPLICA_MAX_LAG", "0s")
+	_, err = config.Load()
+	require.ErrorContains(t, err, "REPLICA_MAX_LAG")
+}
+
+func TestReplicaURLMustBePostgres(t *testing.T) {
+	t.Setenv("DATABASE_REPLICA_URLS", "http://u:secret@a/x")
+	_, err := config.Load()
+	require.ErrorContains(t, err, "DATABASE_REPLICA_URLS")
+	assert.NotContains(t, err.Error(), "secret", "the password stays out of the message")
+}

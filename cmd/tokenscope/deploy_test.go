@@ -81,7 +81,7 @@ func TestComposeServices(t *testing.T) {
 		if strings.HasPrefix(v.Target, "/docker-entrypoint-initdb.d/") {
 			raw, err := os.ReadFile(composePath(v.Source))
 			require.NoError(t, err)
-			initScript = string(raw)
+			initScript += string(raw)
 		}
 	}
 	assert.Contains(t, initScript, "CREATE ROLE temporal LOGIN PASSWORD :'pw';")
@@ -145,6 +145,50 @@ func TestComposeServices(t *testing.T) {
 	assert.Contains(t, strings.Join(api.HealthCheck.Test, " "), ":8080/readyz")
 	assert.Contains(t, strings.Join(p.Services["worker"].HealthCheck.Test, " "), ":8090/readyz")
 	assert.Equal(t, ":8090", *p.Services["worker"].Environment["WORKER_HEALTH_ADDR"])
+}
+
+// TestComposeReplicaProfile: the replica profile adds a streaming standby of the primary, made
+// of the same official image by a base backup with recovery settings, and the API's reads point
+// at it; the primary lets the standbys' role replicate.
+func TestComposeReplicaProfile(t *testing.T) {
+	assert.NotContains(t, loadCompose(t).ServiceNames(), "postgres-replica", "only in the replica profile")
+	p := loadCompose(t, "replica")
+	pg, rep := p.Services["postgres"], p.Services["postgres-replica"]
+	assert.Equal(t, pg.Image, rep.Image, "the standby runs the primary's image (same major version)")
+	assert.Equal(t, "service_healthy", rep.DependsOn["postgres"].Condition)
+	require.NotNil(t, rep.HealthCheck)
+	require.Len(t, rep.Entrypoint, 2)
+	var script string
+	for _, v := range rep.Volumes {
+		if v.Target == rep.Entrypoint[1] {
+			raw, err := os.ReadFile(composePath(v.Source))
+			require.NoError(t, err)
+			script = string(raw)
+		}
+	}
+	require.NotEmpty(t, script, "the entrypoint is a script of the repository")
+	assert.Regexp(t, `pg_basebackup -h postgres -p 5432 -U replicator\s+\\?\s*-D "\$PGDATA" -R -X stream`, script,
+		"a base backup of the primary with the standby's recovery settings")
+	assert.Contains(t, script, "hot_standby=on", "it answers reads while replaying")
+	assert.Equal(t, *pg.Environment["REPLICATION_PASSWORD"], *rep.Environment["REPLICATION_PASSWORD"])
+
+	var initScripts string
+	for _, v := range pg.Volumes {
+		if strings.HasPrefix(v.Target, "/docker-entrypoint-initdb.d/") {
+			raw, err := os.ReadFile(composePath(v.Source))
+			require.NoError(t, err)
+			initScripts += string(raw)
+		}
+	}
+	assert.Contains(t, initScripts, "CREATE ROLE replicator WITH REPLICATION LOGIN PASSWORD :'pw';")
+	assert.Contains(t, initScripts, "host replication replicator all scram-sha-256")
+
+	for _, name := range []string{"api", "worker"} {
+		urls := p.Services[name].Environment["DATABASE_REPLICA_URLS"]
+		require.NotNil(t, urls, name)
+		assert.Contains(t, *urls, "@postgres-replica:5432/tokenscope", "%s's reads go to the standby", name)
+	}
+	assert.Contains(t, *p.Services["api"].Environment["DATABASE_URL"], "@postgres:5432/", "the writes stay on the primary")
 }
 
 // TestComposeMemory: every tokenscope container has a memory limit and a GOMEMLIMIT below it

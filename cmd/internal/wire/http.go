@@ -69,6 +69,10 @@ func ServeHTTP(ctx context.Context, rt *Runtime, lns Listeners, ready func()) er
 	}{{httpapi.New(deps), mainLn}, {httpapi.NewDex(deps), dexLn}, {httpapi.NewAdmin(deps), httpapi.StrictFraming(lns.Admin)}}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { rt.Versions.Run(gctx); return nil })
+	if rt.Router != nil {
+		defer rt.Router.Close() // after every app has drained
+		g.Go(func() error { rt.Router.Run(gctx); return nil })
+	}
 	g.Go(func() error { return streams.Run(gctx) })
 	for _, ln := range []net.Listener{mainWS, dexWS} {
 		g.Go(func() error { return streams.Server.Serve(gctx, ln) })

@@ -154,3 +154,38 @@ func (r meteredRetries) StartRetry(ctx context.Context, endpointID string, ev we
 	}
 	return err
 }
+
+// registerReplicaMetrics puts the read router's figures on reg: each standby's lag and state,
+// the reads each database served and the reads a standby was passed over for.
+func registerReplicaMetrics(reg prometheus.Registerer, r *postgres.ReadRouter) {
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tokenscope_db_reads_total",
+		Help: "Market reads by the database that served them (primary or a standby).", ConstLabels: prometheus.Labels{"database": "primary"}},
+		func() float64 { return float64(r.PrimaryReads()) }))
+	for _, rep := range r.Replicas() {
+		l := prometheus.Labels{"replica": rep.Name}
+		reg.MustRegister(
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tokenscope_db_reads_total",
+				Help: "Market reads by the database that served them (primary or a standby).", ConstLabels: prometheus.Labels{"database": rep.Name}},
+				func() float64 { return float64(rep.State().Reads) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tokenscope_db_replica_lag_seconds", ConstLabels: l,
+				Help: "How long ago the primary first held a position the standby has not replayed (at the last poll)."},
+				func() float64 { return rep.State().Lag.Seconds() }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tokenscope_db_replica_up", ConstLabels: l,
+				Help: "1 while the standby serves reads (answering, a standby, within REPLICA_MAX_LAG)."},
+				func() float64 {
+					if rep.State().Usable {
+						return 1
+					}
+					return 0
+				}),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tokenscope_db_replica_skips_total",
+				ConstLabels: prometheus.Labels{"replica": rep.Name, "reason": "behind"},
+				Help:        "Reads the standby was passed over for: behind (not yet replayed a change this process knows of) or unusable (lagging, down, promoted)."},
+				func() float64 { return float64(rep.State().SkippedBehind) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tokenscope_db_replica_skips_total",
+				ConstLabels: prometheus.Labels{"replica": rep.Name, "reason": "unusable"},
+				Help:        "Reads the standby was passed over for: behind (not yet replayed a change this process knows of) or unusable (lagging, down, promoted)."},
+				func() float64 { return float64(rep.State().SkippedUnusable) }),
+		)
+	}
+}

@@ -53,6 +53,9 @@ type Runtime struct {
 	App             *app.Application
 	// Versions follows the market's writers for the read cache while ServeHTTP runs.
 	Versions *postgres.MarketVersions
+	// Router, when DATABASE_REPLICA_URLS names standbys, serves the market reads from them while
+	// ServeHTTP runs (README, "Read replicas and failover"); nil: every read on Pool.
+	Router *postgres.ReadRouter
 	// WorkflowProbe, set by StartWorkflowProbe in the processes that run a worker, gates
 	// readiness on a no-op workflow round trip.
 	WorkflowProbe *temporal.WorkflowProbe
@@ -97,6 +100,17 @@ func NewRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc clie
 	registerPoolMetrics(reg, pool)
 	rt := &Runtime{Cfg: cfg, Log: log, Pool: pool, Registry: reg, WorkflowMetrics: temporal.NewMetrics(reg),
 		Versions: postgres.NewMarketVersions(pool, log)}
+	if len(cfg.DatabaseReplicaURLs) > 0 {
+		router, err := postgres.NewReadRouter(pool, cfg.DatabaseReplicaURLs, cfg.DBMaxConns, cfg.ReplicaMaxLag, log)
+		if err != nil {
+			// config.Load has checked each URL's form: only an unusable option gets here.
+			log.Error("read replicas unavailable: every read on the primary", "err", err)
+		} else {
+			rt.Router = router
+			rt.Versions.RouteReads(router)
+			registerReplicaMetrics(reg, router)
+		}
+	}
 	if tc != nil {
 		instrumented, err := rt.WorkflowMetrics.Instrument(tc, cfg.TemporalNS, log)
 		if err != nil {
@@ -115,11 +129,19 @@ func buildApplication(rt *Runtime) *app.Application {
 	a := &app.Application{
 		Keys:    apikey.New(postgres.NewAccountStore(rt.Pool), rt.Clock),
 		Ingest:  appingest.New(postgres.NewIngestStore(rt.Pool), rt.Clock, 0),
-		Market:  market.New(postgres.NewMarketReader(rt.Pool), market.WithCache(rt.Versions), market.WithClock(rt.Clock)),
-		Candles: appcandle.New(postgres.NewCandleStore(rt.Pool), rt.Clock),
+		Market:  market.New(postgres.NewMarketReader(rt.reads()), market.WithCache(rt.Versions), market.WithClock(rt.Clock)),
+		Candles: appcandle.New(postgres.NewCandleStore(rt.reads()), rt.Clock),
 	}
 	buildWorkflowAreas(rt, a)
 	return a
+}
+
+// reads is where the market reads go: the router over the standbys, or the primary's pool.
+func (rt *Runtime) reads() postgres.ReadDB {
+	if rt.Router != nil {
+		return rt.Router
+	}
+	return rt.Pool
 }
 
 // RegisterWorkflows registers every workflow and activity on the worker. Each area adds its line.
@@ -144,6 +166,12 @@ func StartLoops(ctx context.Context, rt *Runtime) error {
 // ReadinessChecks are the dependencies /readyz probes.
 func ReadinessChecks(rt *Runtime) []httpapi.Check {
 	checks := []httpapi.Check{{Name: "postgres", Ping: postgres.Pinger{Pool: rt.Pool}.Ping}}
+	if rt.Router != nil {
+		// Named in the details, never failing readiness: the primary serves what a standby cannot.
+		for _, rep := range rt.Router.Replicas() {
+			checks = append(checks, httpapi.Check{Name: "postgres replica " + rep.Name, Ping: rep.Ping, Optional: true})
+		}
+	}
 	if rt.Temporal != nil {
 		checks = append(checks, httpapi.Check{Name: "temporal", Ping: temporal.Pinger{Client: rt.Temporal}.Ping})
 	}
@@ -224,7 +252,7 @@ func httpDeps(rt *Runtime) (d httpapi.Deps, release func(), err error) {
 		App: rt.App, Auth: rt.App.Keys, Checks: append(ReadinessChecks(rt), limiterChecks...), Log: rt.Log,
 		Registry: rt.Registry, Metrics: httpapi.NewMetrics(rt.Registry), RequestTimeout: rt.Cfg.RequestTimeout,
 		ReadTimeout: rt.Cfg.HTTPReadTimeout, IngestIdleTimeout: rt.Cfg.IngestIdleTimeout, RateLimit: rl, FailedAuthLimit: failedAuth,
-		Pprof: rt.Cfg.AdminPprof,
+		Pprof: rt.Cfg.AdminPprof, Classify: postgres.AsUnavailable,
 	}, release, nil
 }
 
