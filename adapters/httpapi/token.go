@@ -51,9 +51,9 @@ func (h *handlers) searchTokens(c *fiber.Ctx) error {
 		return err
 	}
 	if r.Normal {
-		return sendBody(c, func(b []byte) []byte { return appendTokenV2Page(b, pg) })
+		return sendJSON(c, tokenV2Page(pg))
 	}
-	return sendBody(c, func(b []byte) []byte { return appendTokenFastPage(b, pg) })
+	return sendJSON(c, tokenFastPage(pg))
 }
 
 // multiRequest parses the parameters shared by both multi-detail paths.
