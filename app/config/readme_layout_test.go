@@ -70,7 +70,7 @@ func TestREADMELayoutListsEveryPackage(t *testing.T) {
 		listed[e.path] = e
 	}
 
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}", "./...")
+	cmd := exec.Command("go", "list", "-find", "-f", "{{.ImportPath}}", "./...") // -find: the packages, not their dependencies
 	cmd.Dir = "../.."
 	out, err := cmd.Output()
 	require.NoError(t, err, "go list ./...")

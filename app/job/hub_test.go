@@ -204,3 +204,11 @@ func TestHubStopsPollingWhenTheLastFollowerLeaves(t *testing.T) {
 	cancel()
 	waitIdle(t, h)
 }
+
+// TestNewHubDefaults: a hub built without a heartbeat uses the production 15 s, which the SSE
+// stream reads through Heartbeat; a configured one is kept.
+func TestNewHubDefaults(t *testing.T) {
+	svc, _, _ := newService(t)
+	assert.Equal(t, 15*time.Second, appjob.NewHub(svc, 0, 0).Heartbeat())
+	assert.Equal(t, 3*time.Second, appjob.NewHub(svc, time.Second, 3*time.Second).Heartbeat())
+}

@@ -160,7 +160,7 @@ func (j *Job) Complete(message string, data json.RawMessage, now time.Time) erro
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = nil
 	} else if !json.Valid(data) {
-		return fault.Invalid("data", truncate(string(data)), "must be valid JSON")
+		return fault.Invalid("data", text.Cut(string(data)), "must be valid JSON")
 	}
 	if message == "" {
 		message = DefaultSuccessMessage
@@ -193,11 +193,9 @@ func (j *Job) Fail(reason string, now time.Time) error {
 
 func checkMessage(m string) error {
 	if !utf8.ValidString(m) || utf8.RuneCountInString(m) > MaxMessageLen {
-		return fault.Invalid("message", truncate(m), "must be text of at most 1024 characters")
+		return fault.Invalid("message", text.Cut(m), "must be text of at most 1024 characters")
 	}
 	return nil
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func truncate(s string) string { return text.Cut(s) }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tokenscope/tokenscope/domain/fault"
+	"github.com/tokenscope/tokenscope/domain/text"
 )
 
 // MaxPayloadBytes bounds a delivered body. Standard Webhooks asks to stay under 20 KB; an
@@ -41,7 +42,7 @@ func NewEvent(id string, ch Channel, timestampMs int64, data json.RawMessage) (E
 	if len(bytes.TrimSpace(data)) == 0 {
 		buf.WriteString("null")
 	} else if err := json.Compact(&buf, data); err != nil {
-		return Event{}, fault.Invalid("data", truncate(string(data)), "must be valid JSON")
+		return Event{}, fault.Invalid("data", text.Cut(string(data)), "must be valid JSON")
 	}
 	e := Event{ID: id, Channel: ch, Timestamp: timestampMs, Data: buf.Bytes()}
 	if n := len(Payload(e)); n > MaxPayloadBytes {

@@ -281,7 +281,7 @@ func (e *Endpoint) apply(p Patch) error {
 		if !p.Description.Null {
 			d := p.Description.Value
 			if !utf8.ValidString(d) || utf8.RuneCountInString(d) > MaxDescriptionLen {
-				return fault.Invalid("description", truncate(d), "must be text of at most 1024 characters")
+				return fault.Invalid("description", text.Cut(d), "must be text of at most 1024 characters")
 			}
 			next.description = &d
 		}
@@ -299,7 +299,7 @@ func (e *Endpoint) apply(p Patch) error {
 		if !p.Filter.Null && strings.TrimSpace(p.Filter.Value) != "" {
 			f := p.Filter.Value
 			if !utf8.ValidString(f) || len(f) > MaxFilterLen {
-				return fault.Invalid("filter", truncate(f), "must be text of at most 4096 bytes")
+				return fault.Invalid("filter", text.Cut(f), "must be text of at most 4096 bytes")
 			}
 			next.filter = &f
 		}
@@ -372,10 +372,10 @@ func ValidateMetadata(m map[string]string) error {
 	for _, k := range slices.Sorted(maps.Keys(m)) { // sorted: the reported key must not depend on map order
 		v := m[k]
 		if k == "" || !utf8.ValidString(k) || utf8.RuneCountInString(k) > MaxMetadataKeyLen {
-			return fault.Invalid("metadata", truncate(k), "keys must be 1 to 64 characters")
+			return fault.Invalid("metadata", text.Cut(k), "keys must be 1 to 64 characters")
 		}
 		if !utf8.ValidString(v) || utf8.RuneCountInString(v) > MaxMetadataValueLen {
-			return fault.Invalid("metadata."+k, truncate(v), "values must be at most 512 characters")
+			return fault.Invalid("metadata."+k, text.Cut(v), "values must be at most 512 characters")
 		}
 		total += len(k) + len(v)
 	}
@@ -384,8 +384,6 @@ func ValidateMetadata(m map[string]string) error {
 	}
 	return nil
 }
-
-func truncate(s string) string { return text.Cut(s) }
 
 // RotateSecret makes next the signing secret; the old one keeps signing for overlap
 // (RotationOverlap in production). A rotation during an overlap drops the oldest secret.
