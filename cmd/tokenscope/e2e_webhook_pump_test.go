@@ -104,17 +104,32 @@ func TestWebhookPump(t *testing.T) {
 		for i, r := range rcvs {
 			eventually(t, 60*time.Second, fmt.Sprintf("endpoint %d has every event", i), func() bool { got, _ := r.counts(); return got == n })
 		}
-		time.Sleep(500 * time.Millisecond) // nothing more may come
+		// Nothing more may come: a marker event published after the n arrived goes through each
+		// endpoint's lane after them. A lane records a batch's attempts once every request of the
+		// batch has returned, so once the marker's attempt is recorded, an event the lane sent
+		// again (with the marker or before it) has arrived too.
+		marker := workflows.MessageID(publish(t, e, webhook.TokenMigrated, `{"address":"SoM","name":"M","symbol":"MARK","decimals":9}`))
+		for i, r := range rcvs {
+			eventually(t, 60*time.Second, fmt.Sprintf("endpoint %d has the marker", i), func() bool {
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				return r.seen[marker] > 0
+			})
+			eventually(t, 60*time.Second, fmt.Sprintf("endpoint %d's attempt of the marker recorded", i), func() bool {
+				return countRows(t, e, `SELECT count(*) FROM webhook_attempts WHERE endpoint_id = $1 AND event_id = $2`, eps[i], marker) == 1
+			})
+		}
 		for i, r := range rcvs {
 			got, reqs := r.counts()
-			assert.Equal(t, n, got, "endpoint %d: distinct webhook-ids", i)
-			assert.Equal(t, n, reqs, "endpoint %d: no event sent twice", i)
+			assert.Equal(t, n+1, got, "endpoint %d: distinct webhook-ids (the events and the marker)", i)
+			assert.Equal(t, n+1, reqs, "endpoint %d: no event sent twice", i)
 			r.mu.Lock()
-			for _, id := range ids {
+			for _, id := range append(ids, marker) {
 				assert.Equal(t, 1, r.seen[id], "endpoint %d: %s", i, id)
 			}
 			r.mu.Unlock()
-			assert.Equal(t, n, countRows(t, e, `SELECT count(*) FROM webhook_attempts WHERE endpoint_id = $1 AND attempt = 1 AND succeeded`, eps[i]))
+			assert.Equal(t, n+1, countRows(t, e, `SELECT count(*) FROM webhook_attempts WHERE endpoint_id = $1 AND attempt = 1 AND succeeded`, eps[i]))
+			assert.Equal(t, n+1, countRows(t, e, `SELECT count(*) FROM webhook_attempts WHERE endpoint_id = $1`, eps[i]), "one attempt each")
 			assert.Equal(t, 0, countRows(t, e, `SELECT count(*) FROM webhook_queue WHERE endpoint_id = $1`, eps[i]), "nothing left queued")
 		}
 	})

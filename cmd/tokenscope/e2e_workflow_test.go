@@ -243,13 +243,30 @@ func TestWebhookDelivery(t *testing.T) {
 
 		evID := publish(t, e, webhook.TokenCreated, `{"address":"So1","name":"A","symbol":"AAA","decimals":9}`)
 		eventually(t, 45*time.Second, "four attempts", func() bool { return rcv.count() >= 4 })
-		time.Sleep(500 * time.Millisecond) // nothing more may come
-		require.Equal(t, 4, rcv.count())
-		assert.Equal(t, 0, other.count(), "an endpoint on another channel gets nothing")
+		// Nothing more may come. Attempts 2-4 are the retry workflow's: once it has completed it
+		// sends nothing. The first went through the pump's lane: a marker event published now
+		// goes through the same lane after it, so once the marker has arrived, a repeat of the
+		// first attempt would have arrived before it. The other endpoint gets a marker of its own
+		// channel: once it has arrived, a misrouted event would have too.
+		msgID := workflows.MessageID(evID)
+		ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+		defer cancel()
+		require.NoError(t, e.rt.Temporal.GetWorkflow(ctx, workflows.DeliveryWorkflowID(id, msgID), "").Get(ctx, nil))
+		marker := workflows.MessageID(publish(t, e, webhook.TokenCreated, `{"address":"So2","name":"M","symbol":"MARK","decimals":9}`))
+		otherMarker := workflows.MessageID(publish(t, e, webhook.TokenMigrated, `{"address":"So3","name":"M","symbol":"MARK","decimals":9}`))
+		eventually(t, 45*time.Second, "the marker", func() bool { return rcv.count() >= 5 })
+		eventually(t, 45*time.Second, "the other endpoint's marker", func() bool { return other.count() >= 1 })
+		require.Equal(t, 5, rcv.count(), "four attempts, then the marker")
+		require.Equal(t, 1, other.count(), "an endpoint on another channel gets nothing but its marker")
+		rcv.mu.Lock()
+		assert.Equal(t, marker, rcv.reqs[4].Header.Get("webhook-id"), "the marker came last")
+		rcv.mu.Unlock()
+		other.mu.Lock()
+		assert.Equal(t, otherMarker, other.reqs[0].Header.Get("webhook-id"))
+		other.mu.Unlock()
 
 		rcv.mu.Lock()
-		msgID := rcv.reqs[0].Header.Get("webhook-id")
-		for i, req := range rcv.reqs {
+		for i, req := range rcv.reqs[:4] {
 			assert.Equal(t, msgID, req.Header.Get("webhook-id"), "same id on every retry")
 			assert.Equal(t, msgID, req.Header.Get("svix-id"))
 			ts, err := strconv.ParseInt(req.Header.Get("webhook-timestamp"), 10, 64)
@@ -263,19 +280,25 @@ func TestWebhookDelivery(t *testing.T) {
 		rcv.mu.Unlock()
 		assert.Equal(t, "sol.token.created", payload["channel"])
 		assert.Equal(t, "AAA", payload["data"].(map[string]any)["symbol"])
-		assert.Equal(t, workflows.MessageID(evID), msgID)
 
 		var list map[string]any
+		ofEvent := func() (n, successes int) {
+			for _, a := range list["data"].([]any) {
+				if a.(map[string]any)["msgId"] == msgID {
+					n++
+					if a.(map[string]any)["success"] == true {
+						successes++
+					}
+				}
+			}
+			return n, successes
+		}
 		eventually(t, 5*time.Second, "four recorded attempts", func() bool {
 			list = e.do(t, "GET", "/v2/webhook/endpoint/"+id+"/attempts", nil, "Authorization", "Bearer "+key).Object(t)
-			return len(list["data"].([]any)) == 4
+			n, _ := ofEvent()
+			return n == 4
 		})
-		successes := 0
-		for _, a := range list["data"].([]any) {
-			if a.(map[string]any)["success"] == true {
-				successes++
-			}
-		}
+		_, successes := ofEvent()
 		assert.Equal(t, 1, successes)
 		// Attempt 1 went through the pump's lane, attempts 2-4 through the retry workflow.
 		replay(t, e.rt.Temporal, workflows.WebhookDispatchWorkflowID)
