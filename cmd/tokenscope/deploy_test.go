@@ -183,11 +183,10 @@ func TestComposeReplicaProfile(t *testing.T) {
 	assert.Contains(t, initScripts, "CREATE ROLE replicator WITH REPLICATION LOGIN PASSWORD :'pw';")
 	assert.Contains(t, initScripts, "host replication replicator all scram-sha-256")
 
-	for _, name := range []string{"api", "worker"} {
-		urls := p.Services[name].Environment["DATABASE_REPLICA_URLS"]
-		require.NotNil(t, urls, name)
-		assert.Contains(t, *urls, "@postgres-replica:5432/tokenscope", "%s's reads go to the standby", name)
-	}
+	urls := p.Services["api"].Environment["DATABASE_REPLICA_URLS"]
+	require.NotNil(t, urls)
+	assert.Contains(t, *urls, "@postgres-replica:5432/tokenscope", "the API's reads go to the standby")
+	assert.NotContains(t, p.Services["worker"].Environment, "DATABASE_REPLICA_URLS", "a worker serves no reads")
 	assert.Contains(t, *p.Services["api"].Environment["DATABASE_URL"], "@postgres:5432/", "the writes stay on the primary")
 }
 

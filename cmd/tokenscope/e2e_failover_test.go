@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -178,6 +179,14 @@ func TestFailoverUnderLoad(t *testing.T) {
 		return len(load.ackedKYT), len(load.ackedTrade)
 	}
 	eventuallyFailover(t, "writes acknowledged before the kill", func() bool { k, tr := acked(); return k >= 10 && tr >= 50 })
+	// Before the kill the standby serves reads, and /readyz names it.
+	standbyName := fmt.Sprintf("127.0.0.1:%d/tokenscope", standby.Port)
+	ready := e.doURL(t, "GET", e.base+"/readyz", nil)
+	require.Equal(t, 200, ready.Status, "%s", ready.Body)
+	assert.Contains(t, string(ready.Body), `"postgres replica `+standbyName+`":"up"`)
+	metrics := string(e.doURL(t, "GET", e.admin+"/metrics", nil).Body)
+	assert.Regexp(t, `tokenscope_db_reads_total\{database="`+regexp.QuoteMeta(standbyName)+`"\} [1-9]`, metrics,
+		"reads were served by the standby")
 	killAt := time.Now()
 	killed.Store(killAt.UnixNano())
 	primary.Kill()
