@@ -204,6 +204,13 @@ func TestFailoverUnderLoad(t *testing.T) {
 	wg.Wait()
 
 	conn := standby.Conn("tokenscope")
+	// Every registration's workflow finishes here, against this test's database: none is left
+	// on the package's shared task queue for a later test's worker (and database) to run.
+	eventuallyFailover(t, "every registration processed", func() bool {
+		var pending int
+		require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM kyt_registrations WHERE status = 'pending'`).Scan(&pending))
+		return pending == 0
+	})
 	var missingKYT, missingTrades int
 	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM unnest($1::uuid[]) AS id
 		WHERE NOT EXISTS (SELECT 1 FROM kyt_registrations r WHERE r.external_id = id)`, load.ackedKYT).Scan(&missingKYT))
