@@ -35,6 +35,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/stats/reference"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 )
 
 // propNow is the fixed clock of the property test; its 250 ms put window starts off whole seconds.
@@ -899,7 +900,7 @@ func TestEngineMatchesRecomputation(t *testing.T) {
 			stream := propStream(c.seed, c.tokens, c.wallets, c.trades)
 			batches := propBatches(c.seed, stream)
 			store := postgres.NewIngestStore(pgtest.Pool(t))
-			svc := appingest.New(store, fixedClock{propNow}, 0)
+			svc := appingest.New(store, fakeclock.At(propNow), 0)
 			for i, b := range batches {
 				_, err := svc.Ingest(ctx, b)
 				require.NoError(t, err, "batch %d of %d", i+1, len(batches))

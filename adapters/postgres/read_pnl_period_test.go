@@ -16,6 +16,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/migrations"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -104,7 +105,7 @@ func TestPnLOverPeriods(t *testing.T) {
 			total: "600", totalRatio: "2.727272727272727273", avgPerTrade: "300", avgBuyPrice: "2.2",
 			tokens: 1, wins: 1, sumBuyUSD: "220", sumSellUSD: "250", sumRealized: "150", sumTotal: "600"},
 	}
-	svc := market.New(postgres.NewMarketReader(pool), market.WithClock(fixedClock{periodNow}))
+	svc := market.New(postgres.NewMarketReader(pool), market.WithClock(fakeclock.At(periodNow)))
 	store := postgres.NewIngestStore(pool)
 	ingestEach := func(t *testing.T, events ...ingest.Trade) {
 		for _, e := range events {
@@ -204,7 +205,7 @@ func TestPnLPeriodsAfterUpgrade(t *testing.T) {
 	_, err = store.Apply(ctx, ingest.NewBatch([]ingest.Event{t7}), periodNow)
 	require.NoError(t, err)
 
-	svc := market.New(postgres.NewMarketReader(pool), market.WithClock(fixedClock{periodNow}))
+	svc := market.New(postgres.NewMarketReader(pool), market.WithClock(fakeclock.At(periodNow)))
 	for _, r := range []pnl.Resolution{pnl.Resolution1d, pnl.Resolution7d, pnl.Resolution30d} {
 		res, err := svc.PnLByToken(ctx, chain.Sol, "W", []string{"T", "U"}, r, ports.PageRequest{})
 		require.NoError(t, err)
@@ -248,7 +249,7 @@ func TestPnLProfitableAndLosingDays(t *testing.T) {
 	// 7d (from May 4): profitable May 6, May 10; losing May 9. 1d: profitable May 10.
 	want := map[pnl.Resolution][2]int64{pnl.ResolutionAll: {4, 2}, pnl.Resolution30d: {3, 2}, pnl.Resolution7d: {2, 1},
 		pnl.Resolution1d: {1, 0}}
-	svc := market.New(postgres.NewMarketReader(pool), market.WithClock(fixedClock{periodNow}))
+	svc := market.New(postgres.NewMarketReader(pool), market.WithClock(fakeclock.At(periodNow)))
 	store := postgres.NewIngestStore(pool)
 	for _, tc := range []struct {
 		name   string

@@ -24,6 +24,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 )
 
 // positionRowSQL is one wallet_positions row as jsonb, without the time it was written.
@@ -251,7 +252,7 @@ func TestRederiveAndIngestWriteTheSameRows(t *testing.T) {
 		var file bytes.Buffer
 		sim := simulate.New(simulate.Config{Seed: 7, Tokens: 8, Wallets: 60, Trades: 1500, Start: now.Add(-3 * time.Hour), End: now})
 		require.NoError(t, sim.Backfill(ctx, simulate.EncoderSink{Enc: ndjson.NewEncoder(&file)}))
-		_, err := appingest.New(postgres.NewIngestStore(pool), fixedClock{now}, 300).Stream(ctx, ndjson.NewDecoder(bytes.NewReader(file.Bytes())), nil)
+		_, err := appingest.New(postgres.NewIngestStore(pool), fakeclock.At(now), 300).Stream(ctx, ndjson.NewDecoder(bytes.NewReader(file.Bytes())), nil)
 		require.NoError(t, err)
 		// One pair whose trades arrive out of order, so ingest's own re-derivation is compared too.
 		s := postgres.NewIngestStore(pool)

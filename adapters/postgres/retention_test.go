@@ -17,6 +17,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 )
 
 // derivedRows is every derived table, row by row as text in key order: what retention must leave
@@ -65,7 +66,7 @@ func TestRetentionKeepsEveryDerivedValue(t *testing.T) {
 			ctx := context.Background()
 			stream := propStream(seed, 5, 20, 600)
 			store := postgres.NewIngestStore(pgtest.Pool(t))
-			svc := appingest.New(store, fixedClock{propNow}, 0)
+			svc := appingest.New(store, fakeclock.At(propNow), 0)
 			for i, b := range propBatches(seed, stream) {
 				_, err := svc.Ingest(ctx, b)
 				require.NoError(t, err, "batch %d", i+1)

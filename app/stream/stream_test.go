@@ -21,6 +21,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
+	"github.com/tokenscope/tokenscope/internal/fakeclock"
 )
 
 func TestParse(t *testing.T) {
@@ -136,10 +137,6 @@ func (m *mkt) HotTokens(context.Context, market.HotRequest) (market.Tokens, erro
 	return readcache.Uncached(nil), nil
 }
 
-type clock struct{}
-
-func (clock) Now() time.Time { return time.UnixMilli(1_700_000_000_000) }
-
 func tr(sig, tok string, status trade.Status) trade.Trade {
 	return trade.Trade{Chain: chain.Sol, TransactionSignature: sig, Wallet: "W", PoolAddress: "P", Side: trade.Sell,
 		Status: status, TokenAddress: tok, SideTokenAddress: "So1", TokenAmount: decimal.RequireFromString("3"),
@@ -152,7 +149,7 @@ func tr(sig, tok string, status trade.Status) trade.Trade {
 func TestPublisher(t *testing.T) {
 	h := newHub("dex-trade:sol_T1", "dex-token-holding:sol_T1", "dex-token-stats:sol_T2")
 	m := &mkt{}
-	p := stream.New(h, m, clock{}, slog.New(slog.NewTextHandler(io.Discard, nil))).WithTick(10 * time.Millisecond)
+	p := stream.New(h, m, fakeclock.At(time.UnixMilli(1_700_000_000_000)), slog.New(slog.NewTextHandler(io.Discard, nil))).WithTick(10 * time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { p.Run(ctx); close(done) }()
@@ -197,7 +194,7 @@ func TestPublisher(t *testing.T) {
 // TestCommittedNeverBlocks: with the publisher not running, batches beyond the queue are dropped
 // and counted, and Committed returns at once.
 func TestCommittedNeverBlocks(t *testing.T) {
-	p := stream.New(newHub(), &mkt{}, clock{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	p := stream.New(newHub(), &mkt{}, fakeclock.At(time.UnixMilli(1_700_000_000_000)), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for range 1000 {
 		p.Committed(ingest.Batch{})
 		p.Derived()
@@ -209,7 +206,7 @@ func TestCommittedNeverBlocks(t *testing.T) {
 // never null or of another type; the list channels carry the batch's launches as one array.
 func TestNewTokenKeys(t *testing.T) {
 	h := newHub("dex-new-token:sol", "dex-new-tokens:sol")
-	p := stream.New(h, &mkt{}, clock{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	p := stream.New(h, &mkt{}, fakeclock.At(time.UnixMilli(1_700_000_000_000)), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { p.Run(ctx); close(done) }()
@@ -256,7 +253,7 @@ func TestWalletPnLPerPeriod(t *testing.T) {
 	}
 	m := &mkt{periods: []market.PnLPeriod{period(pnl.Resolution1d, entry(0, 0, "0"), 0, 0), period(pnl.Resolution7d, entry(1, 2, "820"), 2, 1),
 		period(pnl.Resolution30d, entry(2, 3, "900"), 3, 2), period(pnl.ResolutionAll, entry(3, 4, "920"), 4, 2)}}
-	p := stream.New(h, m, clock{}, slog.New(slog.NewTextHandler(io.Discard, nil))).WithTick(10 * time.Millisecond)
+	p := stream.New(h, m, fakeclock.At(time.UnixMilli(1_700_000_000_000)), slog.New(slog.NewTextHandler(io.Discard, nil))).WithTick(10 * time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { p.Run(ctx); close(done) }()
