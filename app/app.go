@@ -7,11 +7,11 @@ package app
 import (
 	"github.com/tokenscope/tokenscope/app/apikey"
 	"github.com/tokenscope/tokenscope/app/candle"
+	"github.com/tokenscope/tokenscope/app/compliance"
 	"github.com/tokenscope/tokenscope/app/ingest"
-	"github.com/tokenscope/tokenscope/app/job"
-	"github.com/tokenscope/tokenscope/app/kyt"
+	"github.com/tokenscope/tokenscope/app/jobrunner"
 	"github.com/tokenscope/tokenscope/app/market"
-	"github.com/tokenscope/tokenscope/app/webhook"
+	"github.com/tokenscope/tokenscope/app/webhookendpoint"
 )
 
 // Application gathers the use cases the driving adapters (HTTP, CLI) call.
@@ -25,10 +25,10 @@ type Application struct {
 	// Candles serves OHLCV candles of tokens, pools and pairs.
 	Candles *candle.Service
 	// KYT registers withdrawals and transfers (operations 10, 11).
-	KYT *kyt.Service
+	KYT *compliance.Service
 	// Webhooks manages endpoints (operations 13, 14 and the rest of the resource).
-	Webhooks *webhook.Service
+	Webhooks *webhookendpoint.Service
 	// Jobs starts and reads jobs; JobStream follows them for the SSE stream (operation 12).
-	Jobs      *job.Service
-	JobStream *job.Hub
+	Jobs      *jobrunner.Service
+	JobStream *jobrunner.Hub
 }

@@ -37,8 +37,8 @@ var rules = []rule{
 		return !(stdlib(imp) || imp == "github.com/shopspring/decimal" || strings.HasPrefix(imp, module+"domain")) || doesIO(imp)
 	}, "domain/ may import only the standard library (no I/O, no context), shopspring/decimal and domain/"},
 	// The events' wire format is adapters/ndjson; the domain keeps the events and their rules.
-	{"domain/ingest", func(imp string) bool { return imp == "encoding/json" },
-		"domain/ingest may not import encoding/json: decoding and encoding events is adapters/ndjson's"},
+	{"domain/chainevent", func(imp string) bool { return imp == "encoding/json" },
+		"domain/chainevent may not import encoding/json: decoding and encoding events is adapters/ndjson's"},
 	{"ports", func(imp string) bool {
 		return !(stdlib(imp) || imp == "github.com/shopspring/decimal" || strings.HasPrefix(imp, module+"domain"))
 	}, "ports/ may import only the standard library, shopspring/decimal and domain/"},
@@ -105,17 +105,17 @@ func TestLayerImports(t *testing.T) {
 // above cannot pass vacuously.
 func TestRuleCatchesForbiddenImports(t *testing.T) {
 	forbidden := map[string][]string{
-		"domain":        {"github.com/jackc/pgx/v5", "github.com/gofiber/fiber/v2", "go.temporal.io/sdk/workflow", module + "ports", module + "adapters/postgres", "io", "bufio", "context", "os"},
-		"domain/ingest": {"encoding/json"},
-		"ports":         {"github.com/jackc/pgx/v5", module + "adapters/httpapi"},
-		"app":           {"github.com/jackc/pgx/v5/pgxpool", "github.com/gofiber/fiber/v2", module + "adapters/postgres"},
-		"workflows":     {"github.com/jackc/pgx/v5", "github.com/gofiber/fiber/v2", module + "adapters/temporal", module + "app/ingest"},
+		"domain":            {"github.com/jackc/pgx/v5", "github.com/gofiber/fiber/v2", "go.temporal.io/sdk/workflow", module + "ports", module + "adapters/postgres", "io", "bufio", "context", "os"},
+		"domain/chainevent": {"encoding/json"},
+		"ports":             {"github.com/jackc/pgx/v5", module + "adapters/httpapi"},
+		"app":               {"github.com/jackc/pgx/v5/pgxpool", "github.com/gofiber/fiber/v2", module + "adapters/postgres"},
+		"workflows":         {"github.com/jackc/pgx/v5", "github.com/gofiber/fiber/v2", module + "adapters/temporal", module + "app/ingest"},
 	}
 	allowed := map[string][]string{
-		"domain":        {"time", "encoding/json", "net/url", "net/netip", "github.com/shopspring/decimal", module + "domain/fault"},
-		"domain/ingest": {"fmt", module + "domain/fault"},
-		"app":           {"context", module + "ports", module + "domain/token", "go.temporal.io/sdk/client"},
-		"workflows":     {"go.temporal.io/sdk/workflow", module + "ports", module + "domain/job"},
+		"domain":            {"time", "encoding/json", "net/url", "net/netip", "github.com/shopspring/decimal", module + "domain/fault"},
+		"domain/chainevent": {"fmt", module + "domain/fault"},
+		"app":               {"context", module + "ports", module + "domain/token", "go.temporal.io/sdk/client"},
+		"workflows":         {"go.temporal.io/sdk/workflow", module + "ports", module + "domain/job"},
 	}
 	for _, r := range rules {
 		for _, imp := range forbidden[r.layer] {

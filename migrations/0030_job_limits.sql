@@ -1,4 +1,4 @@
--- calculate-pnl is bounded per account (app/job, adapters/postgres JobStore.Insert): a request
+-- calculate-pnl is bounded per account (app/jobrunner, adapters/postgres JobStore.Insert): a request
 -- whose work (work_key = domain/job.PnLKey: chain, wallet, token set) matches one of the
 -- account's unfinished jobs is answered with that job, and an account has at most
 -- JOB_MAX_RUNNING unfinished jobs. Inserts of one account are serialised by an advisory lock;

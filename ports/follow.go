@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 )
 
 // BlockRef names a block (or a Solana slot) by its number and hash, with its parent's hash: what
@@ -22,7 +22,7 @@ type ChainSegment struct {
 	From, To int64
 	First    BlockRef
 	Last     BlockRef
-	Events   []ingest.Event
+	Events   []chainevent.Event
 }
 
 // ChainSource reads one chain's history as ingest events. The EVM adapter implements it for
@@ -42,7 +42,7 @@ type ChainHalt struct {
 	Reason string
 }
 
-// ChainCheckpoint is a follower's stored position (ingest.Checkpoint without Previous) and its
+// ChainCheckpoint is a follower's stored position (chainevent.Checkpoint without Previous) and its
 // halt, if any.
 type ChainCheckpoint struct {
 	Block  int64
@@ -63,13 +63,13 @@ type ChainCheckpointStore interface {
 // CheckpointedIngester applies a follower's events and its checkpoint in one transaction: both or
 // neither are written.
 type CheckpointedIngester interface {
-	IngestThrough(ctx context.Context, events []ingest.Event, cp ingest.Checkpoint) (ingest.Result, error)
+	IngestThrough(ctx context.Context, events []chainevent.Event, cp chainevent.Checkpoint) (chainevent.Result, error)
 }
 
 // CheckpointedStore is the store side of CheckpointedIngester (IngestStore.Apply plus the
 // checkpoint write in the batch's transaction; a moved checkpoint is a fault.Conflict).
 type CheckpointedStore interface {
-	ApplyThrough(ctx context.Context, b ingest.Batch, cp ingest.Checkpoint, now time.Time) (ingest.Result, error)
+	ApplyThrough(ctx context.Context, b chainevent.Batch, cp chainevent.Checkpoint, now time.Time) (chainevent.Result, error)
 }
 
 // ChainMonitor hears a follower's progress and halts (metrics).

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 )
 
 // IngestStore applies a batch of chain events and every number derived from them (positions,
@@ -21,15 +21,15 @@ import (
 // per flush; a crash between the two leaves the lists and marks, which the next Flush (of any
 // process, or the refresh loop) derives.
 type IngestStore interface {
-	Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error)
-	ApplyPending(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error)
+	Apply(ctx context.Context, b chainevent.Batch, now time.Time) (chainevent.Result, error)
+	ApplyPending(ctx context.Context, b chainevent.Batch, now time.Time) (chainevent.Result, error)
 	Flush(ctx context.Context, now time.Time) (int, error)
 }
 
 // Ingester is what the simulator, the importer and the HTTP endpoint feed events into: the ingest
 // use case, which validates and batches before calling an IngestStore.
 type Ingester interface {
-	Ingest(ctx context.Context, events []ingest.Event) (ingest.Result, error)
+	Ingest(ctx context.Context, events []chainevent.Event) (chainevent.Result, error)
 }
 
 // TokenRef names a token on a chain.

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -179,7 +179,7 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 			}
 			return res, a.halted(h)
 		}
-		r, err := a.Ingest.IngestThrough(ctx, seg.Events, ingest.Checkpoint{Chain: in.Chain, Block: seg.To, Hash: seg.Last.Hash, Previous: previous})
+		r, err := a.Ingest.IngestThrough(ctx, seg.Events, chainevent.Checkpoint{Chain: in.Chain, Block: seg.To, Hash: seg.Last.Hash, Previous: previous})
 		if err != nil {
 			return res, fmt.Errorf("write %s blocks %d–%d: %w", in.Chain, seg.From, seg.To, err)
 		}

@@ -13,7 +13,7 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/internal/fakeclock"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
@@ -41,7 +41,7 @@ func followEnv(t *testing.T) (*testsuite.TestWorkflowEnvironment, chainMocks) {
 	return env, m
 }
 
-func segment(from, to int64, parent string, events ...ingest.Event) ports.ChainSegment {
+func segment(from, to int64, parent string, events ...chainevent.Event) ports.ChainSegment {
 	return ports.ChainSegment{From: from, To: to, Events: events,
 		First: ports.BlockRef{Number: from, Parent: parent}, Last: ports.BlockRef{Number: to, Hash: hash(to)}}
 }
@@ -55,20 +55,20 @@ func hash(n int64) string {
 // retried; then the loop sleeps, continues as new, and the query reports block, head and lag.
 func TestChainFollowWorkflowWritesSegmentsUpToTheConfirmedHead(t *testing.T) {
 	env, m := followEnv(t)
-	trade := ingest.Trade{}
+	trade := chainevent.Trade{}
 	gomock.InOrder(
 		m.cps.EXPECT().Checkpoint(gomock.Any(), chain.Eth).Return(ports.ChainCheckpoint{Block: 100, Hash: hash(100)}, true, nil),
 		m.src.EXPECT().Head(gomock.Any()).Return(int64(0), errors.New("node unreachable")),
 		m.cps.EXPECT().Checkpoint(gomock.Any(), chain.Eth).Return(ports.ChainCheckpoint{Block: 100, Hash: hash(100)}, true, nil),
 		m.src.EXPECT().Head(gomock.Any()).Return(int64(120), nil),
 		m.src.EXPECT().Read(gomock.Any(), int64(101), int64(105)).Return(segment(101, 105, hash(100), trade), nil),
-		m.ing.EXPECT().IngestThrough(gomock.Any(), []ingest.Event{trade},
-			ingest.Checkpoint{Chain: chain.Eth, Block: 105, Hash: hash(105), Previous: 100}).Return(ingest.Result{Trades: 1}, nil),
+		m.ing.EXPECT().IngestThrough(gomock.Any(), []chainevent.Event{trade},
+			chainevent.Checkpoint{Chain: chain.Eth, Block: 105, Hash: hash(105), Previous: 100}).Return(chainevent.Result{Trades: 1}, nil),
 		m.cps.EXPECT().Checkpoint(gomock.Any(), chain.Eth).Return(ports.ChainCheckpoint{Block: 105, Hash: hash(105)}, true, nil),
 		m.src.EXPECT().Head(gomock.Any()).Return(int64(120), nil),
 		m.src.EXPECT().Read(gomock.Any(), int64(106), int64(110)).Return(segment(106, 110, hash(105), trade, trade), nil),
-		m.ing.EXPECT().IngestThrough(gomock.Any(), []ingest.Event{trade, trade},
-			ingest.Checkpoint{Chain: chain.Eth, Block: 110, Hash: hash(110), Previous: 105}).Return(ingest.Result{Trades: 2}, nil),
+		m.ing.EXPECT().IngestThrough(gomock.Any(), []chainevent.Event{trade, trade},
+			chainevent.Checkpoint{Chain: chain.Eth, Block: 110, Hash: hash(110), Previous: 105}).Return(chainevent.Result{Trades: 2}, nil),
 		m.cps.EXPECT().Checkpoint(gomock.Any(), chain.Eth).Return(ports.ChainCheckpoint{Block: 110, Hash: hash(110)}, true, nil),
 		m.src.EXPECT().Head(gomock.Any()).Return(int64(120), nil),
 	)
@@ -132,7 +132,7 @@ func TestChainFollowWorkflowBackfillsFromTheStartBlock(t *testing.T) {
 		m.src.EXPECT().Head(gomock.Any()).Return(int64(50), nil),
 		m.src.EXPECT().Read(gomock.Any(), int64(7), int64(48)).Return(segment(7, 48, "0xanything"), nil),
 		m.ing.EXPECT().IngestThrough(gomock.Any(), gomock.Len(0),
-			ingest.Checkpoint{Chain: chain.Eth, Block: 48, Hash: hash(48), Previous: -1}).Return(ingest.Result{}, nil),
+			chainevent.Checkpoint{Chain: chain.Eth, Block: 48, Hash: hash(48), Previous: -1}).Return(chainevent.Result{}, nil),
 		m.cps.EXPECT().Checkpoint(gomock.Any(), chain.Eth).Return(ports.ChainCheckpoint{Block: 48, Hash: hash(48)}, true, nil),
 		m.src.EXPECT().Head(gomock.Any()).Return(int64(50), nil),
 	)

@@ -24,11 +24,11 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/evm/evmtest"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/dexlog"
 	"github.com/tokenscope/tokenscope/domain/fault"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -48,7 +48,7 @@ type world struct {
 	store  *postgres.IngestStore
 	chains *postgres.ChainStore
 	reader *postgres.MarketReader
-	svc    *appingest.Service
+	svc    *ingest.Service
 }
 
 func newWorld(t *testing.T, wallets ...*ecdsa.PrivateKey) *world {
@@ -59,7 +59,7 @@ func newWorld(t *testing.T, wallets ...*ecdsa.PrivateKey) *world {
 	w.store = postgres.NewIngestStore(pool)
 	w.chains = postgres.NewChainStore(pool)
 	w.reader = postgres.NewMarketReader(pool)
-	w.svc = appingest.New(w.store, wallClock{}, 0)
+	w.svc = ingest.New(w.store, wallClock{}, 0)
 	return w
 }
 
@@ -221,10 +221,10 @@ type flaky struct {
 
 var errCrash = errors.New("worker killed")
 
-func (f *flaky) IngestThrough(ctx context.Context, evs []ingest.Event, cp ingest.Checkpoint) (ingest.Result, error) {
+func (f *flaky) IngestThrough(ctx context.Context, evs []chainevent.Event, cp chainevent.Checkpoint) (chainevent.Result, error) {
 	f.calls++
 	if f.beforeCommit[f.calls] {
-		return ingest.Result{}, errCrash
+		return chainevent.Result{}, errCrash
 	}
 	r, err := f.next.IngestThrough(ctx, evs, cp)
 	if err == nil && f.lostReply[f.calls] {
@@ -528,21 +528,21 @@ func TestCheckpointMovesOnlyFromTheBlockRead(t *testing.T) {
 	r := w.follow(t, w.activities(nil), 0, 100)
 	ing := w.svc.Checkpointed(w.store)
 
-	_, err := ing.IngestThrough(context.Background(), nil, ingest.Checkpoint{Chain: chain.Eth, Block: r.Block + 5, Hash: "0xnew", Previous: r.Block - 1})
+	_, err := ing.IngestThrough(context.Background(), nil, chainevent.Checkpoint{Chain: chain.Eth, Block: r.Block + 5, Hash: "0xnew", Previous: r.Block - 1})
 	f, ok := fault.As(err)
 	require.True(t, ok, "%v", err)
 	assert.Equal(t, fault.KindConflict, f.Kind)
 	tr := w.tradeOf(t, s)
 	tr.TransactionSignature, tr.InstructionIndex = "0xother", 0
-	_, err = ing.IngestThrough(context.Background(), []ingest.Event{ingest.Trade{Trade: tr}},
-		ingest.Checkpoint{Chain: chain.Eth, Block: r.Block + 5, Hash: "0xnew", Previous: -1})
+	_, err = ing.IngestThrough(context.Background(), []chainevent.Event{chainevent.Trade{Trade: tr}},
+		chainevent.Checkpoint{Chain: chain.Eth, Block: r.Block + 5, Hash: "0xnew", Previous: -1})
 	require.Error(t, err, "a writer that saw no checkpoint cannot overwrite one")
 	assert.Empty(t, w.trades(t, ports.TradeFilter{Signatures: []string{"0xother"}}), "nothing of the batch written")
 	cp, _, err := w.chains.Checkpoint(context.Background(), chain.Eth)
 	require.NoError(t, err)
 	assert.Equal(t, r.Block, cp.Block)
 
-	_, err = ing.IngestThrough(context.Background(), nil, ingest.Checkpoint{Chain: chain.Eth, Block: r.Block + 5, Hash: "0xnew", Previous: r.Block})
+	_, err = ing.IngestThrough(context.Background(), nil, chainevent.Checkpoint{Chain: chain.Eth, Block: r.Block + 5, Hash: "0xnew", Previous: r.Block})
 	require.NoError(t, err)
 	cp, _, err = w.chains.Checkpoint(context.Background(), chain.Eth)
 	require.NoError(t, err)

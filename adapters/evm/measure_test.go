@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -21,7 +21,7 @@ type timedIngest struct {
 	spent time.Duration
 }
 
-func (t *timedIngest) IngestThrough(ctx context.Context, evs []ingest.Event, cp ingest.Checkpoint) (ingest.Result, error) {
+func (t *timedIngest) IngestThrough(ctx context.Context, evs []chainevent.Event, cp chainevent.Checkpoint) (chainevent.Result, error) {
 	start := time.Now()
 	defer func() { t.spent += time.Since(start) }()
 	return t.next.IngestThrough(ctx, evs, cp)

@@ -19,7 +19,7 @@ import (
 	"github.com/tokenscope/tokenscope/app"
 	"github.com/tokenscope/tokenscope/app/apikey"
 	"github.com/tokenscope/tokenscope/app/market"
-	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
+	"github.com/tokenscope/tokenscope/app/webhookendpoint"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/fault"
@@ -401,7 +401,7 @@ func newServer(t testing.TB, logTo io.Writer, opts ...func(*httpapi.Deps)) *serv
 	a := &app.Application{
 		Keys:     keys,
 		Market:   market.New(newReaders(), market.WithCache(&testVersions{v: 1})), // as served, no write announced,
-		Webhooks: appwebhook.New(&endpointStore{ep: fixtureEndpointRecord(t)}, nil, nil, nil, wallClock{}),
+		Webhooks: webhookendpoint.New(&endpointStore{ep: fixtureEndpointRecord(t)}, nil, nil, nil, wallClock{}),
 	}
 	reg := prometheus.NewRegistry()
 	d := httpapi.Deps{

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokenscope/tokenscope/app/market"
-	"github.com/tokenscope/tokenscope/domain/candle"
+	"github.com/tokenscope/tokenscope/domain/ohlcv"
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -72,7 +72,7 @@ func TestGoldenEncodings(t *testing.T) {
 			return pnlPageOf(p).appendJSON(nil)
 		}},
 		{"candles.jsonl", 40, func(r *rand.Rand) []byte {
-			var list []candle.Candle
+			var list []ohlcv.Candle
 			fill(r, reflect.ValueOf(&list).Elem())
 			return encodeCandles(nil, list)
 		}},

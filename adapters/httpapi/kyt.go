@@ -8,7 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	appkyt "github.com/tokenscope/tokenscope/app/kyt"
+	"github.com/tokenscope/tokenscope/app/compliance"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/kyt"
 )
@@ -146,7 +146,7 @@ func summaryOf(r kyt.Registration) (map[string]any, error) {
 // idempotencyKey reads the optional Idempotency-Key header.
 func idempotencyKey(c *fiber.Ctx) (string, error) {
 	k := strings.TrimSpace(c.Get("Idempotency-Key"))
-	if len(k) > appkyt.MaxIdempotencyKeyLen || strings.IndexFunc(k, unicode.IsControl) >= 0 {
+	if len(k) > compliance.MaxIdempotencyKeyLen || strings.IndexFunc(k, unicode.IsControl) >= 0 {
 		return "", fault.Invalid("Idempotency-Key", k, "must be at most 255 printable characters")
 	}
 	return k, nil

@@ -8,10 +8,10 @@ import (
 
 	"github.com/tokenscope/tokenscope/app/market"
 	"github.com/tokenscope/tokenscope/domain/account"
-	"github.com/tokenscope/tokenscope/domain/candle"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/job"
 	"github.com/tokenscope/tokenscope/domain/kyt"
+	"github.com/tokenscope/tokenscope/domain/ohlcv"
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/ranking"
@@ -339,12 +339,12 @@ func candleOp(path, id, summary string, subject, chainParam, record schema) apiO
 		desc: "OHLCV, oldest first, a bare array; an interval without a successful trade has no candle. " +
 			"`limit=1` without `from`/`to` is the current candle.",
 		params: []schema{chainParam, subject,
-			requiredParam(param("query", "resolution", enumOf(allowedBy(parserOf(candle.ParseResolution))), "Interval (case-sensitive: `1m` a minute, `1M` a month).")),
-			param("query", "priceType", schema{"type": "string", "enum": allowedBy(parserOf(candle.ParsePriceType)), "default": "usd"},
+			requiredParam(param("query", "resolution", enumOf(allowedBy(parserOf(ohlcv.ParseResolution))), "Interval (case-sensitive: `1m` a minute, `1M` a month).")),
+			param("query", "priceType", schema{"type": "string", "enum": allowedBy(parserOf(ohlcv.ParsePriceType)), "default": "usd"},
 				"Price and volume unit (case-insensitive)."),
 			param("query", "from", schema{"type": "integer", "minimum": 0}, "Unix seconds or ms; the interval holding it is included."),
 			param("query", "to", schema{"type": "integer", "minimum": 0}, "Unix seconds or ms (default now); the interval holding it is included."),
-			param("query", "limit", schema{"type": "integer", "minimum": 1, "maximum": candle.MaxLimit, "default": candle.DefaultLimit}, "Intervals."),
+			param("query", "limit", schema{"type": "integer", "minimum": 1, "maximum": ohlcv.MaxLimit, "default": ohlcv.DefaultLimit}, "Intervals."),
 		},
 		ok: okJSON(arrayOf(record), "The candles.")}
 }

@@ -19,13 +19,13 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"github.com/tokenscope/tokenscope/adapters/httpapi"
-	"github.com/tokenscope/tokenscope/adapters/ratelimit"
+	"github.com/tokenscope/tokenscope/adapters/ratelimiter"
 	"github.com/tokenscope/tokenscope/domain/account"
-	domainrl "github.com/tokenscope/tokenscope/domain/ratelimit"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
 
-var defaultLimit = domainrl.Limit{PerMinute: 120, Burst: 30}
+var defaultLimit = ratelimit.Limit{PerMinute: 120, Burst: 30}
 
 // limitedServer is the API with a mocked limiter and defaultLimit as the default.
 func limitedServer(t *testing.T) (*server, *portsmock.MockRateLimiter) {
@@ -52,7 +52,7 @@ func metricValue(t *testing.T, s *server, name string) string {
 func TestRateLimitHeadersOnAllowedRequests(t *testing.T) {
 	s, lim := limitedServer(t)
 	id := keyID(s.key)
-	lim.EXPECT().Allow(gomock.Any(), id, defaultLimit).Return(domainrl.Decision{
+	lim.EXPECT().Allow(gomock.Any(), id, defaultLimit).Return(ratelimit.Decision{
 		Allowed: true, Limit: 150, Remaining: 149, ResetAfter: 500 * time.Millisecond}, nil)
 	r := s.get(t, "/v2/whoami")
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
@@ -62,7 +62,7 @@ func TestRateLimitHeadersOnAllowedRequests(t *testing.T) {
 	assert.Empty(t, r.header.Get("Retry-After"))
 
 	// The dex address's multi-detail route is limited the same way.
-	lim.EXPECT().Allow(gomock.Any(), id, defaultLimit).Return(domainrl.Decision{
+	lim.EXPECT().Allow(gomock.Any(), id, defaultLimit).Return(ratelimit.Decision{
 		Allowed: true, Limit: 150, Remaining: 7, ResetAfter: 61 * time.Second}, nil)
 	r = (&server{app: s.dex}).do(t, "GET", tokenEndpoints[3].path, "X-API-KEY", s.key)
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
@@ -73,7 +73,7 @@ func TestRateLimitHeadersOnAllowedRequests(t *testing.T) {
 
 func TestRateLimitRefusesWith429(t *testing.T) {
 	s, lim := limitedServer(t)
-	lim.EXPECT().Allow(gomock.Any(), keyID(s.key), defaultLimit).Return(domainrl.Decision{
+	lim.EXPECT().Allow(gomock.Any(), keyID(s.key), defaultLimit).Return(ratelimit.Decision{
 		Allowed: false, Limit: 150, Remaining: 0, RetryAfter: 1200 * time.Millisecond, ResetAfter: 75 * time.Second}, nil).Times(2)
 	for range 2 {
 		r := s.get(t, "/v2/ranking/sol/hotTokens/1h")
@@ -97,10 +97,10 @@ func TestRateLimitRefusesWith429(t *testing.T) {
 
 func TestRateLimitUsesTheKeysOwnLimit(t *testing.T) {
 	s, lim := limitedServer(t)
-	own := domainrl.Limit{PerMinute: 5, Burst: 1}
+	own := ratelimit.Limit{PerMinute: 5, Burst: 1}
 	full, key, err := s.keys.CreateLimited(context.Background(), fixtureAccount, "slow", account.AllScopes, own, nil)
 	require.NoError(t, err)
-	lim.EXPECT().Allow(gomock.Any(), key.ID, own).Return(domainrl.Decision{Allowed: true, Limit: 6, Remaining: 5}, nil)
+	lim.EXPECT().Allow(gomock.Any(), key.ID, own).Return(ratelimit.Decision{Allowed: true, Limit: 6, Remaining: 5}, nil)
 	r := s.do(t, "GET", "/v2/whoami", "Authorization", "Bearer "+full)
 	require.Equal(t, http.StatusOK, r.status)
 	assert.Equal(t, "6", r.header.Get("RateLimit-Limit"))
@@ -108,7 +108,7 @@ func TestRateLimitUsesTheKeysOwnLimit(t *testing.T) {
 
 func TestRateLimitFailingLimiterLetsRequestsThrough(t *testing.T) {
 	s, lim := limitedServer(t)
-	lim.EXPECT().Allow(gomock.Any(), gomock.Any(), gomock.Any()).Return(domainrl.Decision{}, errors.New("redis: connection refused")).Times(3)
+	lim.EXPECT().Allow(gomock.Any(), gomock.Any(), gomock.Any()).Return(ratelimit.Decision{}, errors.New("redis: connection refused")).Times(3)
 	for range 3 {
 		r := s.get(t, "/v2/whoami")
 		require.Equal(t, http.StatusOK, r.status)
@@ -144,7 +144,7 @@ func TestRateLimitZeroDefaultLeavesKeysUnlimited(t *testing.T) {
 // The real in-process limiter behind the real middleware: capacity, then 429.
 func TestRateLimitInProcess(t *testing.T) {
 	s := newServer(t, io.Discard, func(d *httpapi.Deps) {
-		d.RateLimit = httpapi.RateLimit{Limiter: ratelimit.NewLocal(), Default: domainrl.Limit{PerMinute: 1, Burst: 2}}
+		d.RateLimit = httpapi.RateLimit{Limiter: ratelimiter.NewLocal(), Default: ratelimit.Limit{PerMinute: 1, Burst: 2}}
 	})
 	for i := range 3 {
 		r := s.get(t, "/v2/whoami")
@@ -171,8 +171,8 @@ func BenchmarkRateLimit(b *testing.B) {
 			rl   httpapi.RateLimit
 		}{
 			{"nolimit", httpapi.RateLimit{}},
-			{"inprocess", httpapi.RateLimit{Limiter: ratelimit.NewLocal(),
-				Default: domainrl.Limit{PerMinute: domainrl.MaxPerMinute, Burst: domainrl.MaxBurst}}},
+			{"inprocess", httpapi.RateLimit{Limiter: ratelimiter.NewLocal(),
+				Default: ratelimit.Limit{PerMinute: ratelimit.MaxPerMinute, Burst: ratelimit.MaxBurst}}},
 		} {
 			s := newServer(b, devNull(b), func(d *httpapi.Deps) { d.RateLimit = v.rl })
 			body := reference(b, s, e.path)
@@ -199,9 +199,9 @@ func BenchmarkRateLimit(b *testing.B) {
 // then it gets 429 with Retry-After, without a lookup, as a key past its limit does. The same
 // unknown key repeated costs one lookup. Before: 5,000 lookups and 5,000 401s.
 func TestFailedAuthenticationsAreLimitedPerClient(t *testing.T) {
-	failures := domainrl.Limit{PerMinute: 30, Burst: 20}
+	failures := ratelimit.Limit{PerMinute: 30, Burst: 20}
 	s := newServer(t, io.Discard, func(d *httpapi.Deps) {
-		d.RateLimit = httpapi.RateLimit{Limiter: ratelimit.NewLocal(), Default: domainrl.Limit{PerMinute: domainrl.MaxPerMinute}}
+		d.RateLimit = httpapi.RateLimit{Limiter: ratelimiter.NewLocal(), Default: ratelimit.Limit{PerMinute: ratelimit.MaxPerMinute}}
 		d.FailedAuthLimit = failures
 	})
 	statuses := map[int]int{}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
+	"github.com/tokenscope/tokenscope/app/webhookendpoint"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/kyt"
 	"github.com/tokenscope/tokenscope/domain/webhook"
@@ -96,7 +96,7 @@ func TestDecodeCreate(t *testing.T) {
 			"channels":["sol.token.created"],"filter":"data.amount > 10","rateLimit":7,"metadata":{"k":"v"}}`))
 		require.NoError(t, err)
 		secret := "whsec_x"
-		assert.Equal(t, appwebhook.Creation{URL: "https://hooks.example/in", Secret: &secret, Fields: webhook.Patch{
+		assert.Equal(t, webhookendpoint.Creation{URL: "https://hooks.example/in", Secret: &secret, Fields: webhook.Patch{
 			Description: webhook.Value("mine"), Channels: webhook.Value([]webhook.Channel{webhook.TokenCreated}),
 			Filter: webhook.Value("data.amount > 10"), RateLimit: webhook.Value[int64](7),
 			Metadata: webhook.Value(map[string]string{"k": "v"})}}, c)
@@ -104,7 +104,7 @@ func TestDecodeCreate(t *testing.T) {
 	t.Run("a null secret is none", func(t *testing.T) {
 		c, err := decodeCreate([]byte(`{"url":"https://hooks.example/in","secret":null,"filter":null}`))
 		require.NoError(t, err)
-		assert.Equal(t, appwebhook.Creation{URL: "https://hooks.example/in", Fields: webhook.Patch{Filter: webhook.Null[string]()}}, c)
+		assert.Equal(t, webhookendpoint.Creation{URL: "https://hooks.example/in", Fields: webhook.Patch{Filter: webhook.Null[string]()}}, c)
 	})
 	for name, tc := range map[string]struct{ body, param string }{
 		"not json":         {`{`, ""},

@@ -4,14 +4,14 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/tokenscope/tokenscope/domain/account"
-	domainkyt "github.com/tokenscope/tokenscope/domain/kyt"
+	"github.com/tokenscope/tokenscope/domain/kyt"
 )
 
 // routes lists every operation of the main API. Keep one line per route; the scope guard is
 // part of the line so a route without one stands out in review.
 func routes(r fiber.Router, h *handlers) {
 	read := need(account.ScopeRead)
-	kyt := need(account.ScopeKYT)
+	kytScope := need(account.ScopeKYT)
 	webhook := need(account.ScopeWebhook)
 	ingest := need(account.ScopeIngest)
 
@@ -30,10 +30,10 @@ func routes(r fiber.Router, h *handlers) {
 	r.Get("/v2/token/:chain/pair/:pair/candles", read, h.pairCandles)
 	r.Get("/v2/token/:chain/:tokenAddress/candles", read, h.tokenCandles)
 	// KYT (operations 10, 11).
-	r.Post("/v2/kyt/withdrawal", kyt, h.registerWithdrawal)
-	r.Post("/v2/kyt/transfer", kyt, h.registerTransfer)
-	r.Get("/v2/kyt/withdrawal/:externalId/summary", kyt, h.kytSummary(domainkyt.KindWithdrawal))
-	r.Get("/v2/kyt/transfers/:externalId/summary", kyt, h.kytSummary(domainkyt.KindTransfer))
+	r.Post("/v2/kyt/withdrawal", kytScope, h.registerWithdrawal)
+	r.Post("/v2/kyt/transfer", kytScope, h.registerTransfer)
+	r.Get("/v2/kyt/withdrawal/:externalId/summary", kytScope, h.kytSummary(kyt.KindWithdrawal))
+	r.Get("/v2/kyt/transfers/:externalId/summary", kytScope, h.kytSummary(kyt.KindTransfer))
 	// Jobs (operation 12).
 	r.Post("/v2/wallet/:chain/:walletAddress/calculate-pnl", read, h.calculatePnL)
 	r.Get("/v2/job/:id", read, h.getJob)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
+	"github.com/tokenscope/tokenscope/app/webhookendpoint"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/text"
 	"github.com/tokenscope/tokenscope/domain/webhook"
@@ -92,9 +92,9 @@ func decodeIterator(c *fiber.Ctx, dst any) error {
 func pageLimit(c *fiber.Ctx) (int, error) {
 	n, err := queryInt64(c, "limit")
 	if err != nil || n == nil {
-		return appwebhook.MaxPageSize, err
+		return webhookendpoint.MaxPageSize, err
 	}
-	if *n < 1 || *n > appwebhook.MaxPageSize {
+	if *n < 1 || *n > webhookendpoint.MaxPageSize {
 		return 0, fault.Invalid("limit", strconv.FormatInt(*n, 10), "must be between 1 and 100")
 	}
 	return int(*n), nil

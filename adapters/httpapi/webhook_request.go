@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
+	"github.com/tokenscope/tokenscope/app/webhookendpoint"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/webhook"
 )
@@ -42,30 +42,30 @@ func decodePatch(body []byte) (endpointID string, p webhook.Patch, err error) {
 
 // decodeCreate reads a create body: url (required), an optional secret, and every member of a
 // PATCH but endpointId, which the server assigns.
-func decodeCreate(body []byte) (appwebhook.Creation, error) {
+func decodeCreate(body []byte) (webhookendpoint.Creation, error) {
 	obj, err := bodyObject(body)
 	if err != nil {
-		return appwebhook.Creation{}, err
+		return webhookendpoint.Creation{}, err
 	}
-	var c appwebhook.Creation
+	var c webhookendpoint.Creation
 	raw, ok := obj["url"]
 	if !ok || string(raw) == "null" {
-		return appwebhook.Creation{}, fault.Missing("url")
+		return webhookendpoint.Creation{}, fault.Missing("url")
 	}
 	if json.Unmarshal(raw, &c.URL) != nil {
-		return appwebhook.Creation{}, fault.Invalid("url", string(raw), "must be a string")
+		return webhookendpoint.Creation{}, fault.Invalid("url", string(raw), "must be a string")
 	}
 	if raw, ok := obj["secret"]; ok && string(raw) != "null" {
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
-			return appwebhook.Creation{}, fault.Invalid("secret", "…", "must be a string")
+			return webhookendpoint.Creation{}, fault.Invalid("secret", "…", "must be a string")
 		}
 		c.Secret = &s
 	}
 	delete(obj, "url")
 	delete(obj, "secret")
 	if _, ok := obj["endpointId"]; ok {
-		return appwebhook.Creation{}, fault.Invalid("endpointId", "…", "is assigned by the server")
+		return webhookendpoint.Creation{}, fault.Invalid("endpointId", "…", "is assigned by the server")
 	}
 	// A create error has always repeated a mistyped member in compact form (<, > and & escaped),
 	// as json.Marshal writes it; kept so the 400s stay the same.

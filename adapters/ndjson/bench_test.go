@@ -9,21 +9,21 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/token"
 )
 
 // benchEvents is an import-shaped mix: mostly trades, some tokens and labels.
-func benchEvents() []ingest.Event {
-	var events []ingest.Event
+func benchEvents() []chainevent.Event {
+	var events []chainevent.Event
 	for i := 0; i < 1000; i++ {
 		tr := sampleTrade()
 		tr.TransactionSignature = "sig" + strconv.Itoa(i)
-		events = append(events, ingest.Trade{Trade: tr})
+		events = append(events, chainevent.Trade{Trade: tr})
 		if i%20 == 0 {
-			events = append(events, ingest.TokenCreated{Token: token.Token{Address: "t" + strconv.Itoa(i), Chain: chain.Sol,
+			events = append(events, chainevent.TokenCreated{Token: token.Token{Address: "t" + strconv.Itoa(i), Chain: chain.Sol,
 				Decimals: 6, Name: "Token", Symbol: "TOK", LaunchpadTag: token.PumpFun}, TotalSupply: d("1000000000")},
-				ingest.WalletLabel{Chain: chain.Sol, Wallet: "w" + strconv.Itoa(i), Label: token.Kol})
+				chainevent.WalletLabel{Chain: chain.Sol, Wallet: "w" + strconv.Itoa(i), Label: token.Kol})
 		}
 	}
 	return events

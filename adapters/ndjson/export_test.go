@@ -3,7 +3,7 @@ package ndjson
 import (
 	"encoding/json"
 
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 )
 
 // Functions only the tests use: nothing reachable from the binaries calls them (make deadcode).
@@ -13,7 +13,7 @@ func (d *Decoder) Line() int { return d.line }
 
 // UnmarshalGeneral is Unmarshal without its one-pass path for lines that begin with "type": what
 // every line went through before that path existed.
-func UnmarshalGeneral(b []byte) (ingest.Event, string, error) {
+func UnmarshalGeneral(b []byte) (chainevent.Event, string, error) {
 	var head struct {
 		Type string `json:"type"`
 	}

@@ -1,9 +1,9 @@
 // Package ndjson is the wire format of chain events: one JSON object per line, "type" naming the
 // event. It is shared by POST /v2/ingest, `tokenscope import` and `tokenscope simulate` (whose
-// output import reads back), so it lives here rather than in the HTTP adapter; domain/ingest
+// output import reads back), so it lives here rather than in the HTTP adapter; domain/chainevent
 // keeps the events and their validation. Decoding keeps decimals as text until they are parsed
 // with their field name at hand (never through float64), refuses unknown members, and reports a
-// bad line as ingest.LineError naming the line and the field. It may import the standard
+// bad line as chainevent.LineError naming the line and the field. It may import the standard
 // library, shopspring/decimal and domain packages.
 package ndjson
 
@@ -22,8 +22,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/fault"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
 	"github.com/tokenscope/tokenscope/domain/text"
@@ -91,7 +91,7 @@ func NewDecoder(r io.Reader) *Decoder {
 
 // Next returns the next event, io.EOF after the last one. Blank lines are skipped. A malformed or
 // invalid line yields a *fault.Error naming the line and the field.
-func (d *Decoder) Next() (ingest.Event, error) {
+func (d *Decoder) Next() (chainevent.Event, error) {
 	for d.s.Scan() {
 		d.line++
 		b := bytes.TrimSpace(d.s.Bytes())
@@ -100,16 +100,16 @@ func (d *Decoder) Next() (ingest.Event, error) {
 		}
 		e, field, err := Unmarshal(b)
 		if err != nil {
-			return nil, ingest.LineError(d.line, field, err)
+			return nil, chainevent.LineError(d.line, field, err)
 		}
 		if err := e.Validate(); err != nil {
-			return nil, ingest.LineError(d.line, "", err)
+			return nil, chainevent.LineError(d.line, "", err)
 		}
 		return e, nil
 	}
 	if err := d.s.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, ingest.LineError(d.line+1, "", fmt.Errorf("line longer than %d bytes", MaxLineBytes))
+			return nil, chainevent.LineError(d.line+1, "", fmt.Errorf("line longer than %d bytes", MaxLineBytes))
 		}
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (d *Decoder) Next() (ingest.Event, error) {
 // Unmarshal decodes one NDJSON object into its event without validating it; on error it also
 // returns the offending field ("" when the line is not JSON at all). A NUL in any string is
 // refused first (text.CheckJSON): Postgres cannot store it, and no field is decoded past it.
-func Unmarshal(b []byte) (ingest.Event, string, error) {
+func Unmarshal(b []byte) (chainevent.Event, string, error) {
 	if err := text.CheckJSON(b); err != nil {
 		fe, _ := fault.As(err)
 		return nil, fe.Param, err
@@ -144,7 +144,7 @@ var typeFirst = []byte(`{"type":"`)
 // reads "type" first, then decodes), unless the result is certainly the same: the line decoded
 // without error, nothing follows the object, and the decoded "type" (the last one, should a line
 // repeat it) is the word it began with.
-func unmarshalTypeFirst(b []byte) (ingest.Event, bool) {
+func unmarshalTypeFirst(b []byte) (chainevent.Event, bool) {
 	if !bytes.HasPrefix(b, typeFirst) {
 		return nil, false
 	}
@@ -154,7 +154,7 @@ func unmarshalTypeFirst(b []byte) (ingest.Event, bool) {
 		return nil, false
 	}
 	typ := string(rest[:end])
-	if typ == string(ingest.TypeTrade) {
+	if typ == string(chainevent.TypeTrade) {
 		var tw tradeWire
 		if scanTrade(b, &tw) && tw.Type == typ {
 			p := &parser{}
@@ -164,7 +164,7 @@ func unmarshalTypeFirst(b []byte) (ingest.Event, bool) {
 			return nil, false
 		}
 	}
-	w := newWire(ingest.Type(typ))
+	w := newWire(chainevent.Type(typ))
 	if w == nil {
 		return nil, false
 	}
@@ -185,40 +185,40 @@ func unmarshalTypeFirst(b []byte) (ingest.Event, bool) {
 }
 
 // newWire is the wire form of events of type t, nil for an unknown type.
-func newWire(t ingest.Type) wire {
+func newWire(t chainevent.Type) wire {
 	switch t {
-	case ingest.TypeTokenCreated:
+	case chainevent.TypeTokenCreated:
 		return &tokenWire{}
-	case ingest.TypeTokenMigrated:
+	case chainevent.TypeTokenMigrated:
 		return &migratedWire{}
-	case ingest.TypePoolCreated:
+	case chainevent.TypePoolCreated:
 		return &poolWire{}
-	case ingest.TypeTrade:
+	case chainevent.TypeTrade:
 		return &tradeWire{}
-	case ingest.TypePoolSnapshot:
+	case chainevent.TypePoolSnapshot:
 		return &snapshotWire{}
-	case ingest.TypeRedPacketCreated:
+	case chainevent.TypeRedPacketCreated:
 		return &packetWire{}
-	case ingest.TypeRedPacketClaimed:
+	case chainevent.TypeRedPacketClaimed:
 		return &claimWire{}
-	case ingest.TypeRedPacketExpired:
+	case chainevent.TypeRedPacketExpired:
 		return &expiredWire{}
-	case ingest.TypeWalletLabel:
+	case chainevent.TypeWalletLabel:
 		return &labelWire{}
 	}
 	return nil
 }
 
 // unmarshalAs decodes b as an event of type typ (Unmarshal's general path).
-func unmarshalAs(b []byte, typ string) (ingest.Event, string, error) {
-	w := newWire(ingest.Type(typ))
+func unmarshalAs(b []byte, typ string) (chainevent.Event, string, error) {
+	w := newWire(chainevent.Type(typ))
 	switch {
 	case w != nil:
 	case typ == "":
 		return nil, "type", fault.Missing("type")
 	default:
-		allowed := make([]string, len(ingest.AllTypes))
-		for i, t := range ingest.AllTypes {
+		allowed := make([]string, len(chainevent.AllTypes))
+		for i, t := range chainevent.AllTypes {
 			allowed[i] = string(t)
 		}
 		return nil, "type", fault.InvalidParam("type", typ, allowed...)
@@ -278,7 +278,7 @@ func (p *parser) dec(field string, n Num) decimal.Decimal {
 	if n == "" {
 		return decimal.Zero
 	}
-	if err := ingest.CheckDecimalText(field, string(n)); err != nil {
+	if err := chainevent.CheckDecimalText(field, string(n)); err != nil {
 		p.fail(field, err)
 		return decimal.Zero
 	}
@@ -299,8 +299,8 @@ func (p *parser) dec(field string, n Num) decimal.Decimal {
 // amount parses an integer amount in smallest units; a text longer than any such amount ingest
 // takes is refused before it is parsed.
 func (p *parser) amount(field, s string) decimal.Decimal {
-	if len(s) > ingest.MaxSmallestUnitDigits {
-		p.fail(field, fault.Invalid(field, text.Shown(s), "must have at most "+strconv.Itoa(ingest.MaxSmallestUnitDigits)+" digits"))
+	if len(s) > chainevent.MaxSmallestUnitDigits {
+		p.fail(field, fault.Invalid(field, text.Shown(s), "must have at most "+strconv.Itoa(chainevent.MaxSmallestUnitDigits)+" digits"))
 		return decimal.Zero
 	}
 	d, err := redpacket.ParseAmount(field, s)
@@ -318,7 +318,9 @@ func (p *parser) group(field, s string) token.HolderGroup {
 	return g
 }
 
-type wire interface{ event(p *parser) ingest.Event }
+type wire interface {
+	event(p *parser) chainevent.Event
+}
 
 type tokenWire struct {
 	Type                    string            `json:"type"`
@@ -350,13 +352,13 @@ type tokenWire struct {
 	CurveTargetInNative     Num               `json:"curveTargetInNative,omitempty"`
 }
 
-func (w *tokenWire) event(p *parser) ingest.Event {
+func (w *tokenWire) event(p *parser) chainevent.Event {
 	socials, err := token.NewSocials(w.SocialMedias)
 	if err != nil {
 		p.fail("socialMedias", err)
 	}
 	creators := append(make([]token.Creator, 0, len(w.TokenCreators)), w.TokenCreators...)
-	e := ingest.TokenCreated{
+	e := chainevent.TokenCreated{
 		Token: token.Token{
 			Address: w.Address, Chain: chain.Chain(w.Chain), Decimals: w.Decimals, Name: w.Name, Symbol: w.Symbol,
 			VendorCoinID: w.VendorCoinID, Description: w.Description, DevLastTokenCreatedAt: w.DevLastTokenCreatedAt,
@@ -387,8 +389,8 @@ type migratedWire struct {
 	MigratedAt               int64  `json:"migratedAt"`
 }
 
-func (w *migratedWire) event(*parser) ingest.Event {
-	return ingest.TokenMigrated{Chain: chain.Chain(w.Chain), Address: w.Address, PoolAddress: w.MigratedToPoolAddress,
+func (w *migratedWire) event(*parser) chainevent.Event {
+	return chainevent.TokenMigrated{Chain: chain.Chain(w.Chain), Address: w.Address, PoolAddress: w.MigratedToPoolAddress,
 		ProgramAddress: w.MigratedToProgramAddress, ProtocolFamily: w.MigratedToProtocolFamily, At: w.MigratedAt}
 }
 
@@ -408,8 +410,8 @@ type poolWire struct {
 	CreatedAt      int64  `json:"createdAt"`
 }
 
-func (w *poolWire) event(*parser) ingest.Event {
-	return ingest.PoolCreated{Pool: pool.Pool{Chain: chain.Chain(w.Chain), Address: w.PoolAddress, ProgramAddress: w.ProgramAddress,
+func (w *poolWire) event(*parser) chainevent.Event {
+	return chainevent.PoolCreated{Pool: pool.Pool{Chain: chain.Chain(w.Chain), Address: w.PoolAddress, ProgramAddress: w.ProgramAddress,
 		ProtocolFamily: w.ProtocolFamily, ProtocolName: w.ProtocolName, Image: w.Image, TokenAAddress: w.TokenAAddress,
 		TokenADecimals: w.TokenADecimals, TokenBAddress: w.TokenBAddress, TokenBDecimals: w.TokenBDecimals},
 		IsBondingCurve: w.IsBondingCurve, At: w.CreatedAt}
@@ -452,12 +454,12 @@ type tradeWire struct {
 
 // The wire names the side "type" like the trade record does, but "type" already names the event,
 // so a trade line carries BUY/SELL in "side".
-func (w *tradeWire) event(p *parser) ingest.Event {
+func (w *tradeWire) event(p *parser) chainevent.Event {
 	side, err := trade.ParseSide("side", w.Side)
 	if err != nil {
 		p.fail("side", err)
 	}
-	return ingest.Trade{Trade: trade.Trade{
+	return chainevent.Trade{Trade: trade.Trade{
 		Chain: chain.Chain(w.Chain), TransactionSignature: w.TransactionSignature, InstructionIndex: w.InstructionIndex,
 		BlockHeight: w.BlockHeight, BlockSlot: w.BlockSlot, BlockTimestamp: w.BlockTimestamp, Wallet: w.AccountOwnerAddress,
 		PoolAddress: w.PoolAddress, Side: side, Status: status(w.Status),
@@ -519,8 +521,8 @@ type snapshotWire struct {
 	TVLInUSD       Num      `json:"tvlInUsd"`
 }
 
-func (w *snapshotWire) event(p *parser) ingest.Event {
-	return ingest.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Chain(w.Chain), PoolAddress: w.PoolAddress, BlockHeight: w.BlockHeight,
+func (w *snapshotWire) event(p *parser) chainevent.Event {
+	return chainevent.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Chain(w.Chain), PoolAddress: w.PoolAddress, BlockHeight: w.BlockHeight,
 		BlockSlot: w.BlockSlot, BlockTimestamp: w.BlockTimestamp, SnapshotTime: w.SnapshotTime,
 		TokenA: w.TokenA.side(p, "tokenA"), TokenB: w.TokenB.side(p, "tokenB"),
 		TVLInNative: p.dec("tvlInNative", w.TVLInNative), TVLInUSD: p.dec("tvlInUsd", w.TVLInUSD)}}
@@ -544,12 +546,12 @@ type packetWire struct {
 	TxHash     string `json:"txHash,omitempty"`
 }
 
-func (w *packetWire) event(p *parser) ingest.Event {
+func (w *packetWire) event(p *parser) chainevent.Event {
 	expiredAt := w.ExpiredAt
 	if expiredAt == 0 {
 		expiredAt = redpacket.ExpiresAt(w.CreatedAt, w.Expiration)
 	}
-	return ingest.RedPacketCreated{Packet: redpacket.RedPacket{ID: w.ID, Chain: chain.Chain(w.Chain), Creator: w.Creator,
+	return chainevent.RedPacketCreated{Packet: redpacket.RedPacket{ID: w.ID, Chain: chain.Chain(w.Chain), Creator: w.Creator,
 		ClaimAuthority: w.ClaimAuthority, Mint: w.Mint, MaxClaims: w.MaxClaims,
 		TotalAmount: p.amount("totalAmount", w.TotalAmount), ClaimedAmount: decimal.Zero, RefundedAmount: decimal.Zero,
 		CreatedAt: w.CreatedAt, ExpiredAt: expiredAt, Expiration: w.Expiration, Memo: w.Memo, ShareID: w.ShareID, TxHash: w.TxHash}}
@@ -567,8 +569,8 @@ type claimWire struct {
 	TxHash    string `json:"txHash,omitempty"`
 }
 
-func (w *claimWire) event(p *parser) ingest.Event {
-	return ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: w.PacketID, Chain: chain.Chain(w.Chain), Claimer: w.Claimer,
+func (w *claimWire) event(p *parser) chainevent.Event {
+	return chainevent.RedPacketClaimed{Claim: redpacket.Claim{PacketID: w.PacketID, Chain: chain.Chain(w.Chain), Claimer: w.Claimer,
 		Mint: w.Mint, Creator: w.Creator, Amount: p.amount("amount", w.Amount), ClaimedAt: w.ClaimedAt, TxHash: w.TxHash}}
 }
 
@@ -578,8 +580,8 @@ type expiredWire struct {
 	ExpiredAt int64  `json:"expiredAt"`
 }
 
-func (w *expiredWire) event(*parser) ingest.Event {
-	return ingest.RedPacketExpired{PacketID: w.PacketID, At: w.ExpiredAt}
+func (w *expiredWire) event(*parser) chainevent.Event {
+	return chainevent.RedPacketExpired{PacketID: w.PacketID, At: w.ExpiredAt}
 }
 
 type labelWire struct {
@@ -589,18 +591,18 @@ type labelWire struct {
 	Label  string `json:"label"`
 }
 
-func (w *labelWire) event(p *parser) ingest.Event {
-	return ingest.WalletLabel{Chain: chain.Chain(w.Chain), Wallet: w.Wallet, Label: p.group("label", w.Label)}
+func (w *labelWire) event(p *parser) chainevent.Event {
+	return chainevent.WalletLabel{Chain: chain.Chain(w.Chain), Wallet: w.Wallet, Label: p.group("label", w.Label)}
 }
 
 // Marshal renders e as one NDJSON object (without the newline). Decimals are written as strings.
-func Marshal(e ingest.Event) ([]byte, error) {
+func Marshal(e chainevent.Event) ([]byte, error) {
 	var w any
 	switch v := e.(type) {
-	case ingest.TokenCreated:
+	case chainevent.TokenCreated:
 		t := v.Token
 		creators := append(make([]token.Creator, 0, len(t.Creators)), t.Creators...)
-		w = tokenWire{Type: string(ingest.TypeTokenCreated), Chain: string(t.Chain), Address: t.Address, Decimals: t.Decimals,
+		w = tokenWire{Type: string(chainevent.TypeTokenCreated), Chain: string(t.Chain), Address: t.Address, Decimals: t.Decimals,
 			Name: t.Name, Symbol: t.Symbol, VendorCoinID: t.VendorCoinID, Description: t.Description, ImageURL: t.ImageURL,
 			Market: t.Market, MetadataAddress: t.MetadataAddress, URI: t.URI, DevTotalTokens: t.DevTotalTokens,
 			DevLastTokenCreatedAt: t.DevLastTokenCreatedAt, TokenCreatedAt: t.CreatedAt,
@@ -609,19 +611,19 @@ func Marshal(e ingest.Event) ([]byte, error) {
 			SocialMedias: t.Socials.Map(), LaunchpadTag: string(t.LaunchpadTag),
 			TotalSupply: num(v.TotalSupply), CirculatingSupply: num(v.CirculatingSupply), Creator: v.Creator,
 			CurvePool: v.CurvePool, CurveTargetInNative: num(v.CurveTargetInNative)}
-	case ingest.TokenMigrated:
-		w = migratedWire{Type: string(ingest.TypeTokenMigrated), Chain: string(v.Chain), Address: v.Address,
+	case chainevent.TokenMigrated:
+		w = migratedWire{Type: string(chainevent.TypeTokenMigrated), Chain: string(v.Chain), Address: v.Address,
 			MigratedToPoolAddress: v.PoolAddress, MigratedToProgramAddress: v.ProgramAddress,
 			MigratedToProtocolFamily: v.ProtocolFamily, MigratedAt: v.At}
-	case ingest.PoolCreated:
+	case chainevent.PoolCreated:
 		p := v.Pool
-		w = poolWire{Type: string(ingest.TypePoolCreated), Chain: string(p.Chain), PoolAddress: p.Address,
+		w = poolWire{Type: string(chainevent.TypePoolCreated), Chain: string(p.Chain), PoolAddress: p.Address,
 			ProgramAddress: p.ProgramAddress, ProtocolFamily: p.ProtocolFamily, ProtocolName: p.ProtocolName, Image: p.Image,
 			TokenAAddress: p.TokenAAddress, TokenADecimals: p.TokenADecimals, TokenBAddress: p.TokenBAddress,
 			TokenBDecimals: p.TokenBDecimals, IsBondingCurve: v.IsBondingCurve, CreatedAt: v.At}
-	case ingest.Trade:
+	case chainevent.Trade:
 		t := v.Trade
-		w = tradeWire{Type: string(ingest.TypeTrade), Chain: string(t.Chain), TransactionSignature: t.TransactionSignature,
+		w = tradeWire{Type: string(chainevent.TypeTrade), Chain: string(t.Chain), TransactionSignature: t.TransactionSignature,
 			InstructionIndex: t.InstructionIndex, BlockHeight: t.BlockHeight, BlockSlot: t.BlockSlot,
 			BlockTimestamp: t.BlockTimestamp, AccountOwnerAddress: t.Wallet, PoolAddress: t.PoolAddress,
 			Side: string(t.Side), Status: string(t.Status), TokenAddress: t.TokenAddress, TokenName: t.TokenName,
@@ -633,25 +635,25 @@ func Marshal(e ingest.Event) ([]byte, error) {
 			SideTokenAmountInNative: num(t.SideTokenAmountInNative), SideTokenAmountInUSD: num(t.SideTokenAmountInUSD),
 			SideTokenPriceInNative: num(t.SideTokenPriceInNative), SideTokenPriceInUSD: num(t.SideTokenPriceInUSD),
 			DexImage: t.DexImage, DexProgramAddress: t.DexProgramAddress, DexProtocolFamily: t.DexProtocolFamily}
-	case ingest.PoolSnapshot:
+	case chainevent.PoolSnapshot:
 		s := v.Snapshot
-		w = snapshotWire{Type: string(ingest.TypePoolSnapshot), Chain: string(s.Chain), PoolAddress: s.PoolAddress,
+		w = snapshotWire{Type: string(chainevent.TypePoolSnapshot), Chain: string(s.Chain), PoolAddress: s.PoolAddress,
 			BlockHeight: s.BlockHeight, BlockSlot: s.BlockSlot, BlockTimestamp: s.BlockTimestamp, SnapshotTime: s.SnapshotTime,
 			TokenA: sideOut(s.TokenA), TokenB: sideOut(s.TokenB), TVLInNative: num(s.TVLInNative), TVLInUSD: num(s.TVLInUSD)}
-	case ingest.RedPacketCreated:
+	case chainevent.RedPacketCreated:
 		p := v.Packet
-		w = packetWire{Type: string(ingest.TypeRedPacketCreated), ID: p.ID, Chain: string(p.Chain), Creator: p.Creator,
+		w = packetWire{Type: string(chainevent.TypeRedPacketCreated), ID: p.ID, Chain: string(p.Chain), Creator: p.Creator,
 			ClaimAuthority: p.ClaimAuthority, Mint: p.Mint, MaxClaims: p.MaxClaims, TotalAmount: p.TotalAmount.String(),
 			CreatedAt: p.CreatedAt, Expiration: p.Expiration, ExpiredAt: p.ExpiredAt, Memo: p.Memo, ShareID: p.ShareID,
 			TxHash: p.TxHash}
-	case ingest.RedPacketClaimed:
+	case chainevent.RedPacketClaimed:
 		c := v.Claim
-		w = claimWire{Type: string(ingest.TypeRedPacketClaimed), PacketID: c.PacketID, Chain: string(c.Chain), Claimer: c.Claimer,
+		w = claimWire{Type: string(chainevent.TypeRedPacketClaimed), PacketID: c.PacketID, Chain: string(c.Chain), Claimer: c.Claimer,
 			Mint: c.Mint, Creator: c.Creator, Amount: c.Amount.String(), ClaimedAt: c.ClaimedAt, TxHash: c.TxHash}
-	case ingest.RedPacketExpired:
-		w = expiredWire{Type: string(ingest.TypeRedPacketExpired), PacketID: v.PacketID, ExpiredAt: v.At}
-	case ingest.WalletLabel:
-		w = labelWire{Type: string(ingest.TypeWalletLabel), Chain: string(v.Chain), Wallet: v.Wallet, Label: string(v.Label)}
+	case chainevent.RedPacketExpired:
+		w = expiredWire{Type: string(chainevent.TypeRedPacketExpired), PacketID: v.PacketID, ExpiredAt: v.At}
+	case chainevent.WalletLabel:
+		w = labelWire{Type: string(chainevent.TypeWalletLabel), Chain: string(v.Chain), Wallet: v.Wallet, Label: string(v.Label)}
 	default:
 		return nil, fmt.Errorf("marshal event: unknown type %T", e)
 	}
@@ -680,7 +682,7 @@ type Encoder struct{ w io.Writer }
 func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w} }
 
 // Encode writes e and a newline.
-func (enc *Encoder) Encode(e ingest.Event) error {
+func (enc *Encoder) Encode(e chainevent.Event) error {
 	b, err := Marshal(e)
 	if err != nil {
 		return err

@@ -13,8 +13,8 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/fault"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -37,22 +37,22 @@ func sampleTrade() trade.Trade {
 func TestRoundTrip(t *testing.T) {
 	socials, err := token.NewSocials(map[string]string{"twitter": "@x"})
 	require.NoError(t, err)
-	events := []ingest.Event{
-		ingest.TokenCreated{Token: token.Token{Address: "t1", Chain: chain.Sol, Decimals: 6, Name: "One", Symbol: "ONE",
+	events := []chainevent.Event{
+		chainevent.TokenCreated{Token: token.Token{Address: "t1", Chain: chain.Sol, Decimals: 6, Name: "One", Symbol: "ONE",
 			CreatedAt: i64(1_700_000_000_000), CreatedBlockHeight: i64(99), Socials: socials, LaunchpadTag: token.PumpFun,
 			Creators: []token.Creator{{Address: "dev", Share: 100}}},
 			TotalSupply: d("1000000000"), CirculatingSupply: d("800000000"), Creator: "dev", CurvePool: "c1", CurveTargetInNative: d("85")},
-		ingest.TokenMigrated{Chain: chain.Sol, Address: "t1", PoolAddress: "p2", ProgramAddress: "prog", ProtocolFamily: "fam", At: 5},
-		ingest.PoolCreated{Pool: pool.Pool{Chain: chain.Sol, Address: "p1", TokenAAddress: "t1", TokenBAddress: "So11", TokenADecimals: 6, TokenBDecimals: 9}, IsBondingCurve: true, At: 3},
-		ingest.Trade{Trade: sampleTrade()},
-		ingest.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Sol, PoolAddress: "p1", BlockHeight: 7, BlockTimestamp: 8, SnapshotTime: 9,
+		chainevent.TokenMigrated{Chain: chain.Sol, Address: "t1", PoolAddress: "p2", ProgramAddress: "prog", ProtocolFamily: "fam", At: 5},
+		chainevent.PoolCreated{Pool: pool.Pool{Chain: chain.Sol, Address: "p1", TokenAAddress: "t1", TokenBAddress: "So11", TokenADecimals: 6, TokenBDecimals: 9}, IsBondingCurve: true, At: 3},
+		chainevent.Trade{Trade: sampleTrade()},
+		chainevent.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Sol, PoolAddress: "p1", BlockHeight: 7, BlockTimestamp: 8, SnapshotTime: 9,
 			TokenA: pool.Side{TokenAddress: "t1", VaultAmount: "123", AmountInUSD: d("1.5")}, TokenB: pool.Side{TokenAddress: "So11", VaultAmount: "0"},
 			TVLInNative: d("2"), TVLInUSD: d("3")}},
-		ingest.RedPacketCreated{Packet: redpacket.RedPacket{ID: "rp1", Chain: chain.Sol, Creator: "c", Mint: "t1", MaxClaims: 3,
+		chainevent.RedPacketCreated{Packet: redpacket.RedPacket{ID: "rp1", Chain: chain.Sol, Creator: "c", Mint: "t1", MaxClaims: 3,
 			TotalAmount: d("900"), ClaimedAmount: decimal.Zero, RefundedAmount: decimal.Zero, CreatedAt: 1000, Expiration: 24, ExpiredAt: 25000}},
-		ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "rp1", Chain: chain.Sol, Claimer: "w", Mint: "t1", Amount: d("300"), ClaimedAt: 2000}},
-		ingest.RedPacketExpired{PacketID: "rp1", At: 25000},
-		ingest.WalletLabel{Chain: chain.Sol, Wallet: "w", Label: token.Kol},
+		chainevent.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "rp1", Chain: chain.Sol, Claimer: "w", Mint: "t1", Amount: d("300"), ClaimedAt: 2000}},
+		chainevent.RedPacketExpired{PacketID: "rp1", At: 25000},
+		chainevent.WalletLabel{Chain: chain.Sol, Wallet: "w", Label: token.Kol},
 	}
 	var buf bytes.Buffer
 	enc := ndjson.NewEncoder(&buf)
@@ -130,7 +130,7 @@ func TestDecodeErrorsNameLineAndField(t *testing.T) {
 func TestDecodeKeepsEscapedBackslash(t *testing.T) {
 	e, err := ndjson.NewDecoder(strings.NewReader(`{"type":"wallet.label","chain":"sol","wallet":"w\\u0000","label":"kol"}`)).Next()
 	require.NoError(t, err)
-	assert.Equal(t, `w\u0000`, e.(ingest.WalletLabel).Wallet)
+	assert.Equal(t, `w\u0000`, e.(chainevent.WalletLabel).Wallet)
 }
 
 func TestNumAcceptsNumbers(t *testing.T) {
@@ -138,7 +138,7 @@ func TestNumAcceptsNumbers(t *testing.T) {
 		`"side":"sell","status":"SUCCEEDED","tokenAddress":"t","sideTokenAddress":"q","tokenAmount":12.50,"tokenPriceInUsd":"0.1"}`
 	e, err := ndjson.NewDecoder(strings.NewReader(line)).Next()
 	require.NoError(t, err)
-	tr := e.(ingest.Trade)
+	tr := e.(chainevent.Trade)
 	assert.True(t, tr.TokenAmount.Equal(d("12.5")))
 	assert.Equal(t, trade.Sell, tr.Side)
 }
@@ -147,7 +147,7 @@ func TestNumAcceptsNumbers(t *testing.T) {
 // path does, including on a repeated "type", trailing data, escapes, a differently cased key, a
 // bad value and a line the general path refuses.
 func TestTypeFirstLinesDecodeAsTheGeneralPath(t *testing.T) {
-	trade, err := ndjson.Marshal(ingest.Trade{Trade: sampleTrade()})
+	trade, err := ndjson.Marshal(chainevent.Trade{Trade: sampleTrade()})
 	require.NoError(t, err)
 	tr := string(trade)
 	require.True(t, strings.HasPrefix(tr, `{"type":"trade",`), tr)
@@ -188,7 +188,7 @@ func TestTypeFirstLinesDecodeAsTheGeneralPath(t *testing.T) {
 // cover what the scanner decides itself (numbers, whitespace, repeated keys, non-ASCII) and what
 // it must hand over (null, escapes, wrong kinds, overflows, unknown or differently cased keys).
 func FuzzTradeLinesDecodeAsTheGeneralPath(f *testing.F) {
-	line, err := ndjson.Marshal(ingest.Trade{Trade: sampleTrade()})
+	line, err := ndjson.Marshal(chainevent.Trade{Trade: sampleTrade()})
 	require.NoError(f, err)
 	tr := string(line)
 	body := strings.TrimPrefix(tr, `{"type":"trade",`)
@@ -251,7 +251,7 @@ func FuzzTradeLinesDecodeAsTheGeneralPath(f *testing.F) {
 // short prefix of it repeated; a decimal's text too long for any valid decimal is refused before
 // it is parsed (a 500,000-digit number took 2.8 s and 230 MB on its way to a 500).
 func TestDecodeRefusesUnboundedValues(t *testing.T) {
-	line, err := ndjson.Marshal(ingest.Trade{Trade: sampleTrade()})
+	line, err := ndjson.Marshal(chainevent.Trade{Trade: sampleTrade()})
 	require.NoError(t, err)
 	tr := string(line)
 	replace := func(old, new string) string {
@@ -298,13 +298,13 @@ func TestDecodeRefusesUnboundedValues(t *testing.T) {
 
 // A status is upper-cased; a zero keeps no exponent.
 func TestDecodeNormalisesStatusAndZero(t *testing.T) {
-	line, err := ndjson.Marshal(ingest.Trade{Trade: sampleTrade()})
+	line, err := ndjson.Marshal(chainevent.Trade{Trade: sampleTrade()})
 	require.NoError(t, err)
 	l := strings.Replace(string(line), `"status":"SUCCEEDED"`, `"status":"failed"`, 1)
 	l = strings.Replace(l, `"tokenAmountInUsd":"100"`, `"tokenAmountInUsd":"0e-100"`, 1)
 	e, err := ndjson.NewDecoder(strings.NewReader(l)).Next()
 	require.NoError(t, err)
-	got := e.(ingest.Trade)
+	got := e.(chainevent.Trade)
 	assert.Equal(t, trade.Failed, got.Status)
 	assert.Equal(t, "0", got.TokenAmountInUSD.String())
 }

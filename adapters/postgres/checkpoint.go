@@ -12,14 +12,14 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/fault"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
 // This file is the chain follower's part of the store: its checkpoints (chain_checkpoints) and
 // the one addition to a batch's transaction it needs, the checkpoint write. It leaves the engine
-// (ingest.go and the engine_* files) as it is: ApplyThrough runs the same applyIn.
+// (chainevent.go and the engine_* files) as it is: ApplyThrough runs the same applyIn.
 
 var (
 	_ ports.CheckpointedStore    = (*IngestStore)(nil)
@@ -29,8 +29,8 @@ var (
 // ApplyThrough is Apply plus cp written in the batch's transaction: both commit or neither does.
 // A checkpoint another writer moved since cp.Previous was read (or a halted chain) is a
 // fault.Conflict, and nothing of the batch is written. An empty batch writes the checkpoint alone.
-func (s *IngestStore) ApplyThrough(ctx context.Context, b ingest.Batch, cp ingest.Checkpoint, now time.Time) (ingest.Result, error) {
-	var res ingest.Result
+func (s *IngestStore) ApplyThrough(ctx context.Context, b chainevent.Batch, cp chainevent.Checkpoint, now time.Time) (chainevent.Result, error) {
+	var res chainevent.Result
 	err := writeAnnouncedBy(ctx, s.pool, func(tx pgx.Tx) (marketChange, error) {
 		var touched []ports.TokenRef
 		if b.Len() > 0 {
@@ -47,16 +47,16 @@ func (s *IngestStore) ApplyThrough(ctx context.Context, b ingest.Batch, cp inges
 	})
 	if err != nil {
 		if _, ok := fault.As(err); ok {
-			return ingest.Result{}, err
+			return chainevent.Result{}, err
 		}
-		return ingest.Result{}, interpretError(err, "ingest batch through block", strconv.FormatInt(cp.Block, 10))
+		return chainevent.Result{}, interpretError(err, "ingest batch through block", strconv.FormatInt(cp.Block, 10))
 	}
 	res.Events = b.Len() + b.Duplicates
 	res.Skipped += b.Duplicates
 	return res, nil
 }
 
-func advanceCheckpoint(ctx context.Context, tx pgx.Tx, cp ingest.Checkpoint, now time.Time) error {
+func advanceCheckpoint(ctx context.Context, tx pgx.Tx, cp chainevent.Checkpoint, now time.Time) error {
 	n, err := dbsqlc.New().AdvanceChainCheckpoint(ctx, tx, dbsqlc.AdvanceChainCheckpointParams{
 		Chain: string(cp.Chain), BlockNumber: cp.Block, BlockHash: cp.Hash, UpdatedAt: now, PreviousBlock: cp.Previous})
 	if err != nil {

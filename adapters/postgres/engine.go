@@ -1,4 +1,4 @@
-// The market engine: what an ingest batch (IngestStore.Apply, ingest.go) derives after writing its
+// The market engine: what an ingest batch (IngestStore.Apply, chainevent.go) derives after writing its
 // events, and what the refresh loop keeps current; docs/engine.md describes it. By responsibility:
 //
 //   - engine_positions.go: the batch's new trades folded into wallet_positions (position.go holds
@@ -23,7 +23,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -75,7 +75,7 @@ func lockDerivedState(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) err
 
 // batchChains is every chain whose derived state b may write: the chains its events name.
 // A red packet expiry names none; it writes only its packet's row, which the store locks.
-func batchChains(b ingest.Batch) []chain.Chain {
+func batchChains(b chainevent.Batch) []chain.Chain {
 	var cs []chain.Chain
 	for _, e := range b.TokensCreated {
 		cs = append(cs, e.Token.Chain)

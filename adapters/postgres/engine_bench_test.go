@@ -24,9 +24,9 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/simulate"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 )
 
 type wallClock struct{}
@@ -84,7 +84,7 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		in, err := os.Open(file)
 		require.NoError(b, err)
-		svc := appingest.New(postgres.NewIngestStore(pool), wallClock{}, appingest.DefaultBatchSize).WithFlushInterval(benchFlush())
+		svc := ingest.New(postgres.NewIngestStore(pool), wallClock{}, ingest.DefaultBatchSize).WithFlushInterval(benchFlush())
 		stopProfile := profileIngest(b)
 		cpu0 := cpuNow(b, ctx, pool)
 		start := time.Now()
@@ -109,7 +109,7 @@ func BenchmarkIngestVersusCopy(b *testing.B) {
 				break
 			}
 			require.NoError(b, err)
-			if tr, ok := e.(ingest.Trade); ok {
+			if tr, ok := e.(chainevent.Trade); ok {
 				t := tr.Trade
 				rows = append(rows, []any{string(t.Chain), t.TransactionSignature, t.InstructionIndex, t.BlockHeight, t.BlockSlot,
 					t.BlockTimestamp, t.Wallet, t.PoolAddress, string(t.Side), string(t.Status), t.TokenAddress, t.TokenAmount,
@@ -196,7 +196,7 @@ func BenchmarkFreshness(b *testing.B) {
 	if secs <= 0 {
 		secs = 30
 	}
-	svc := appingest.New(postgres.NewIngestStore(pool), wallClock{}, 0)
+	svc := ingest.New(postgres.NewIngestStore(pool), wallClock{}, 0)
 	end := time.Now().UTC()
 	sim := simulate.New(simulate.Config{Seed: 9, Tokens: 100, Wallets: 1000, Trades: 2000, Start: end.Add(-10 * time.Minute), End: end})
 	require.NoError(b, sim.Backfill(ctx, &simulate.IngestSink{Ingester: svc}))
@@ -265,13 +265,13 @@ func (s cpuSample) since(s0 cpuSample) (self, db time.Duration) {
 }
 
 type recordingSink struct {
-	svc    *appingest.Service
-	buf    []ingest.Event
+	svc    *ingest.Service
+	buf    []chainevent.Event
 	delays []time.Duration
-	last   *ingest.Trade
+	last   *chainevent.Trade
 }
 
-func (r *recordingSink) Emit(_ context.Context, e ingest.Event) error {
+func (r *recordingSink) Emit(_ context.Context, e chainevent.Event) error {
 	r.buf = append(r.buf, e)
 	return nil
 }
@@ -286,7 +286,7 @@ func (r *recordingSink) Flush(ctx context.Context) error {
 	}
 	r.delays = append(r.delays, time.Since(start))
 	for _, e := range r.buf {
-		if tr, ok := e.(ingest.Trade); ok && tr.Succeeded() {
+		if tr, ok := e.(chainevent.Trade); ok && tr.Succeeded() {
 			t := tr
 			r.last = &t
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
@@ -33,7 +33,7 @@ func TestPendingBatchesWaitForTheFlush(t *testing.T) {
 		return n
 	}
 
-	_, err := s.ApplyPending(ctx, ingest.NewBatch([]ingest.Event{tokenEvent(chain.Sol, "tok1"),
+	_, err := s.ApplyPending(ctx, chainevent.NewBatch([]chainevent.Event{tokenEvent(chain.Sol, "tok1"),
 		swap("a", trade.Buy, "10", "2", 30*time.Second, "p1")}), now)
 	require.NoError(t, err)
 	assert.Equal(t, 1, count(`SELECT count(*) FROM trades`), "operation 3 serves the trade at once")
@@ -59,7 +59,7 @@ func TestPendingBatchesWaitForTheFlush(t *testing.T) {
 	assert.Zero(t, n)
 
 	// Trades another batch listed, on a token already derived, wait for the flush too.
-	_, err = s.ApplyPending(ctx, ingest.NewBatch([]ingest.Event{swap("b", trade.Buy, "5", "3", 20*time.Second, "p2")}), now)
+	_, err = s.ApplyPending(ctx, chainevent.NewBatch([]chainevent.Event{swap("b", trade.Buy, "5", "3", 20*time.Second, "p2")}), now)
 	require.NoError(t, err)
 	assert.Equal(t, 0, count(`SELECT count(*) FROM market_pending`), "a token only traded is not marked: its trades are listed")
 	assert.Equal(t, 1, count(`SELECT trades FROM token_stats WHERE address = 'tok1' AND window_name = '1m'`))
@@ -83,7 +83,7 @@ func TestFlushDerivesEveryChain(t *testing.T) {
 	s := postgres.NewIngestStore(db)
 	ethTrade := swap("w", trade.Buy, "4", "3", 10*time.Second, "0xe1")
 	ethTrade.Chain, ethTrade.TokenAddress, ethTrade.PoolAddress = chain.Eth, "0xtok", "0xpool"
-	_, err := s.ApplyPending(ctx, ingest.NewBatch([]ingest.Event{tokenEvent(chain.Sol, "tok1"), tokenEvent(chain.Eth, "0xtok"),
+	_, err := s.ApplyPending(ctx, chainevent.NewBatch([]chainevent.Event{tokenEvent(chain.Sol, "tok1"), tokenEvent(chain.Eth, "0xtok"),
 		tokenEvent(chain.Bsc, "0xbsc"), swap("a", trade.Buy, "10", "2", 30*time.Second, "p1"), ethTrade}), now)
 	require.NoError(t, err)
 	n, err := s.Flush(ctx, now)

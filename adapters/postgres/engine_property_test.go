@@ -25,9 +25,9 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
@@ -159,12 +159,12 @@ func (g *propGen) snapshot(t *propToken, poolAddr string, height int64) pool.Sna
 // then trades (block times over the last ~30 h, some on window edges, some after now, bursts in
 // one block), snapshots (an older one late), labels (some after the wallet holds), migrations
 // and red packets shuffled together, every earlier event replayed now and then.
-func propStream(seed uint64, nTokens, nWallets, nTrades int) []ingest.Event {
+func propStream(seed uint64, nTokens, nWallets, nTrades int) []chainevent.Event {
 	g := &propGen{rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), held: map[string]decimal.Decimal{}}
 	for i := range nWallets {
 		g.wallets = append(g.wallets, fmt.Sprintf("w%02d", i))
 	}
-	var prefix, body, snaps, lates []ingest.Event
+	var prefix, body, snaps, lates []chainevent.Event
 	nowMs := propNow.UnixMilli()
 	for i := range nTokens {
 		ch := propSol
@@ -182,20 +182,20 @@ func propStream(seed uint64, nTokens, nWallets, nTrades int) []ingest.Event {
 		g.tokens = append(g.tokens, t)
 		created := t.createdAt
 		h := t.created
-		prefix = append(prefix, ingest.TokenCreated{Token: token.Token{Chain: ch.c, Address: t.addr, Decimals: 6,
+		prefix = append(prefix, chainevent.TokenCreated{Token: token.Token{Chain: ch.c, Address: t.addr, Decimals: 6,
 			Name: "Token " + t.addr, Symbol: strings.ToUpper(t.addr), CreatedAt: &created, CreatedBlockHeight: &h},
 			TotalSupply: t.total, CirculatingSupply: t.circ, Creator: t.creator, CurvePool: t.curve, CurveTargetInNative: t.target})
-		prefix = append(prefix, ingest.PoolCreated{Pool: pool.Pool{Chain: ch.c, Address: t.curve, TokenAAddress: t.addr,
+		prefix = append(prefix, chainevent.PoolCreated{Pool: pool.Pool{Chain: ch.c, Address: t.curve, TokenAAddress: t.addr,
 			TokenBAddress: ch.native, TokenADecimals: 6, TokenBDecimals: 9}, IsBondingCurve: true, At: created})
 		if t.dex != "" {
-			prefix = append(prefix, ingest.PoolCreated{Pool: pool.Pool{Chain: ch.c, Address: t.dex, TokenAAddress: t.addr,
+			prefix = append(prefix, chainevent.PoolCreated{Pool: pool.Pool{Chain: ch.c, Address: t.dex, TokenAAddress: t.addr,
 				TokenBAddress: ch.native, TokenADecimals: 6, TokenBDecimals: 9}, At: created})
-			body = append(body, ingest.TokenMigrated{Chain: ch.c, Address: t.addr, PoolAddress: t.dex,
+			body = append(body, chainevent.TokenMigrated{Chain: ch.c, Address: t.addr, PoolAddress: t.dex,
 				ProgramAddress: "dexprogram", ProtocolFamily: "Raydium", At: created + 3_600_000})
 		}
 		// Snipers: first buys in the creation block and the blocks after it (the fifth is not one).
 		for k := range 1 + g.pick(4) {
-			body = append(body, ingest.Trade{Trade: g.newTrade(t, g.wallets[g.pick(nWallets)], trade.Buy,
+			body = append(body, chainevent.Trade{Trade: g.newTrade(t, g.wallets[g.pick(nWallets)], trade.Buy,
 				t.createdAt+int64(k)*ch.blockMs, t.created+int64(k))})
 		}
 		// Snapshots of each pool, and one older than the rest that arrives last of all.
@@ -210,10 +210,10 @@ func propStream(seed uint64, nTokens, nWallets, nTrades int) []ingest.Event {
 			slices.Sort(heights)
 			heights = slices.Compact(heights)
 			for _, h := range heights {
-				snaps = append(snaps, ingest.PoolSnapshot{Snapshot: g.snapshot(t, p, h)})
+				snaps = append(snaps, chainevent.PoolSnapshot{Snapshot: g.snapshot(t, p, h)})
 			}
 			if len(heights) > 1 {
-				lates = append(lates, ingest.PoolSnapshot{Snapshot: g.snapshot(t, p, heights[0]-1)})
+				lates = append(lates, chainevent.PoolSnapshot{Snapshot: g.snapshot(t, p, heights[0]-1)})
 			}
 		}
 	}
@@ -234,7 +234,7 @@ func propStream(seed uint64, nTokens, nWallets, nTrades int) []ingest.Event {
 		if g.chance(40) {
 			side = trade.Sell
 		}
-		body = append(body, ingest.Trade{Trade: g.newTrade(t, g.wallets[g.pick(nWallets)], side, at, t.ch.height(at))})
+		body = append(body, chainevent.Trade{Trade: g.newTrade(t, g.wallets[g.pick(nWallets)], side, at, t.ch.height(at))})
 	}
 	// A burst per token: several trades in one block at one block time; the first token's is its
 	// newest, so its price is the newest of trades that tie on block time.
@@ -248,7 +248,7 @@ func propStream(seed uint64, nTokens, nWallets, nTrades int) []ingest.Event {
 			if g.chance(30) {
 				side = trade.Sell
 			}
-			body = append(body, ingest.Trade{Trade: g.newTrade(t, g.wallets[g.pick(nWallets)], side, at, t.ch.height(at))})
+			body = append(body, chainevent.Trade{Trade: g.newTrade(t, g.wallets[g.pick(nWallets)], side, at, t.ch.height(at))})
 		}
 	}
 	// Labels: half known before any trade, half arriving somewhere in the stream.
@@ -262,7 +262,7 @@ func propStream(seed uint64, nTokens, nWallets, nTrades int) []ingest.Event {
 			if g.chance(20) {
 				c = propEth.c
 			}
-			e := ingest.WalletLabel{Chain: c, Wallet: w, Label: l}
+			e := chainevent.WalletLabel{Chain: c, Wallet: w, Label: l}
 			if g.chance(50) {
 				prefix = append(prefix, e)
 			} else {
@@ -282,7 +282,7 @@ func propStream(seed uint64, nTokens, nWallets, nTrades int) []ingest.Event {
 		p := redpacket.RedPacket{ID: fmt.Sprintf("packet%d", i), Creator: t.creator, ClaimAuthority: t.creator, Mint: t.addr,
 			Chain: t.ch.c, MaxClaims: maxClaims, TotalAmount: each.Mul(decimal.NewFromInt(int64(maxClaims))),
 			CreatedAt: createdAt, Expiration: expiration, ExpiredAt: redpacket.ExpiresAt(createdAt, expiration), Memo: "gm"}
-		seq := []ingest.Event{ingest.RedPacketCreated{Packet: p}}
+		seq := []chainevent.Event{chainevent.RedPacketCreated{Packet: p}}
 		claimers := map[string]bool{}
 		for k := range g.pick(int(maxClaims) + 1) {
 			w := g.wallets[g.pick(nWallets)]
@@ -290,11 +290,11 @@ func propStream(seed uint64, nTokens, nWallets, nTrades int) []ingest.Event {
 				continue
 			}
 			claimers[w] = true
-			seq = append(seq, ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: p.ID, Claimer: w, Mint: p.Mint,
+			seq = append(seq, chainevent.RedPacketClaimed{Claim: redpacket.Claim{PacketID: p.ID, Claimer: w, Mint: p.Mint,
 				Chain: p.Chain, Amount: each, ClaimedAt: createdAt + int64(k+1)*1000, Creator: p.Creator}})
 		}
 		if p.ExpiredAt < nowMs && g.chance(70) {
-			seq = append(seq, ingest.RedPacketExpired{PacketID: p.ID, At: p.ExpiredAt + int64(g.pick(5000))})
+			seq = append(seq, chainevent.RedPacketExpired{PacketID: p.ID, At: p.ExpiredAt + int64(g.pick(5000))})
 		}
 		pos := 0
 		for _, e := range seq {
@@ -315,9 +315,9 @@ func propStream(seed uint64, nTokens, nWallets, nTrades int) []ingest.Event {
 
 // propBatches cuts the stream into random batches; some carry duplicates of their own events,
 // and now and then an earlier batch is sent again whole.
-func propBatches(seed uint64, stream []ingest.Event) [][]ingest.Event {
+func propBatches(seed uint64, stream []chainevent.Event) [][]chainevent.Event {
 	rng := rand.New(rand.NewPCG(seed, 0xba7c4))
-	var out [][]ingest.Event
+	var out [][]chainevent.Event
 	for i := 0; i < len(stream); {
 		n := min(1+rng.IntN(60), len(stream)-i)
 		b := slices.Clone(stream[i : i+n])
@@ -338,52 +338,52 @@ func propBatches(seed uint64, stream []ingest.Event) [][]ingest.Event {
 // propRef is the recomputation from the raw events: each distinct event once (its idempotency
 // key), red packets replayed in stream order through domain/redpacket.
 type propRef struct {
-	tokens   map[string]ingest.TokenCreated // chain|address
+	tokens   map[string]chainevent.TokenCreated // chain|address
 	migrated map[string]bool
-	pools    map[string]ingest.PoolCreated // chain|address
-	snaps    map[string]pool.Snapshot      // newest per pool by block height
+	pools    map[string]chainevent.PoolCreated // chain|address
+	snaps    map[string]pool.Snapshot          // newest per pool by block height
 	trades   map[trade.Key]trade.Trade
 	labels   map[string][]token.HolderGroup // chain|wallet
 	packets  map[string]*redpacket.RedPacket
 	claims   map[string]redpacket.Claim // packet|claimer
 }
 
-func newPropRef(t *testing.T, stream []ingest.Event) *propRef {
-	r := &propRef{tokens: map[string]ingest.TokenCreated{}, migrated: map[string]bool{}, pools: map[string]ingest.PoolCreated{},
+func newPropRef(t *testing.T, stream []chainevent.Event) *propRef {
+	r := &propRef{tokens: map[string]chainevent.TokenCreated{}, migrated: map[string]bool{}, pools: map[string]chainevent.PoolCreated{},
 		snaps: map[string]pool.Snapshot{}, trades: map[trade.Key]trade.Trade{}, labels: map[string][]token.HolderGroup{},
 		packets: map[string]*redpacket.RedPacket{}, claims: map[string]redpacket.Claim{}}
 	for _, e := range stream {
 		switch v := e.(type) {
-		case ingest.TokenCreated:
+		case chainevent.TokenCreated:
 			k := string(v.Token.Chain) + "|" + v.Token.Address
 			if _, ok := r.tokens[k]; !ok {
 				r.tokens[k] = v
 			}
-		case ingest.TokenMigrated:
+		case chainevent.TokenMigrated:
 			r.migrated[string(v.Chain)+"|"+v.Address] = true
-		case ingest.PoolCreated:
+		case chainevent.PoolCreated:
 			r.pools[string(v.Pool.Chain)+"|"+v.Pool.Address] = v
-		case ingest.PoolSnapshot:
+		case chainevent.PoolSnapshot:
 			k := string(v.Chain) + "|" + v.PoolAddress
 			if cur, ok := r.snaps[k]; !ok || v.BlockHeight > cur.BlockHeight {
 				r.snaps[k] = v.Snapshot
 			}
-		case ingest.Trade:
+		case chainevent.Trade:
 			if _, ok := r.trades[v.Key()]; !ok {
 				r.trades[v.Key()] = v.Trade
 			}
-		case ingest.WalletLabel:
+		case chainevent.WalletLabel:
 			k := string(v.Chain) + "|" + v.Wallet
 			if !slices.Contains(r.labels[k], v.Label) {
 				r.labels[k] = append(r.labels[k], v.Label)
 			}
-		case ingest.RedPacketCreated:
+		case chainevent.RedPacketCreated:
 			if _, ok := r.packets[v.Packet.ID]; !ok {
 				p := v.Packet
 				p.ClaimedCount, p.ClaimedAmount, p.RefundedAmount, p.Expired, p.Claimers = 0, decimal.Zero, decimal.Zero, false, nil
 				r.packets[p.ID] = &p
 			}
-		case ingest.RedPacketClaimed:
+		case chainevent.RedPacketClaimed:
 			p := r.packets[v.Claim.PacketID]
 			require.NotNil(t, p, "generator: claim before its packet")
 			if slices.Contains(p.Claimers, v.Claim.Claimer) {
@@ -391,7 +391,7 @@ func newPropRef(t *testing.T, stream []ingest.Event) *propRef {
 			}
 			require.NoError(t, p.ApplyClaim(v.Claim), "generator: a claim the packet cannot honour")
 			r.claims[v.Claim.PacketID+"|"+v.Claim.Claimer] = v.Claim
-		case ingest.RedPacketExpired:
+		case chainevent.RedPacketExpired:
 			p := r.packets[v.PacketID]
 			require.NotNil(t, p, "generator: expiry before its packet")
 			require.NoError(t, p.Expire(v.At))
@@ -487,7 +487,7 @@ type groupRow struct {
 	Ratio    decimal.Decimal `json:"ratio"`
 }
 
-func (r *propRef) market(tc ingest.TokenCreated, positions map[string]pnl.Position, at time.Time) propMarket {
+func (r *propRef) market(tc chainevent.TokenCreated, positions map[string]pnl.Position, at time.Time) propMarket {
 	c, addr := tc.Token.Chain, tc.Token.Address
 	trades := r.tokenTrades(c, addr)
 	var succ []trade.Trade
@@ -900,7 +900,7 @@ func TestEngineMatchesRecomputation(t *testing.T) {
 			stream := propStream(c.seed, c.tokens, c.wallets, c.trades)
 			batches := propBatches(c.seed, stream)
 			store := postgres.NewIngestStore(pgtest.Pool(t))
-			svc := appingest.New(store, fakeclock.At(propNow), 0)
+			svc := ingest.New(store, fakeclock.At(propNow), 0)
 			for i, b := range batches {
 				_, err := svc.Ingest(ctx, b)
 				require.NoError(t, err, "batch %d of %d", i+1, len(batches))
@@ -929,7 +929,7 @@ func TestStreamedEngineMatchesRecomputation(t *testing.T) {
 			var traded []trade.Trade
 			whole, flushes, rederived := 0, 0, 0
 			for i, b := range batches {
-				batch := ingest.NewBatch(b)
+				batch := chainevent.NewBatch(b)
 				var err error
 				if rng.IntN(100) < 15 {
 					whole++
@@ -963,7 +963,7 @@ func TestStreamedEngineMatchesRecomputation(t *testing.T) {
 
 // checkEngine compares the derived state after the stream was ingested with the recomputation,
 // then after each refresh round of propRefreshes.
-func checkEngine(t *testing.T, store *postgres.IngestStore, stream []ingest.Event, batches int) {
+func checkEngine(t *testing.T, store *postgres.IngestStore, stream []chainevent.Event, batches int) {
 	ctx := context.Background()
 	ref := newPropRef(t, stream)
 	kinds := map[string]int{}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/fault"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
@@ -64,19 +64,19 @@ var tradeColumns = []string{
 	"dex_protocol_family", "ingested_at_ms",
 }
 
-// Apply writes the batch and its derivations in one transaction, in ingest.AllTypes order.
-func (s *IngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+// Apply writes the batch and its derivations in one transaction, in chainevent.AllTypes order.
+func (s *IngestStore) Apply(ctx context.Context, b chainevent.Batch, now time.Time) (chainevent.Result, error) {
 	return s.apply(ctx, b, now, false)
 }
 
 // ApplyPending is Apply that leaves the market data and windows of the touched tokens to the next
 // Flush, marking them in market_pending in the batch's transaction.
-func (s *IngestStore) ApplyPending(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+func (s *IngestStore) ApplyPending(ctx context.Context, b chainevent.Batch, now time.Time) (chainevent.Result, error) {
 	return s.apply(ctx, b, now, true)
 }
 
-func (s *IngestStore) apply(ctx context.Context, b ingest.Batch, now time.Time, pending bool) (ingest.Result, error) {
-	var res ingest.Result
+func (s *IngestStore) apply(ctx context.Context, b chainevent.Batch, now time.Time, pending bool) (chainevent.Result, error) {
+	var res chainevent.Result
 	// The batch changes the details of the tokens it touches (their rows, pools and, unless
 	// pending, market data and windows).
 	err := writeAnnouncedBy(ctx, s.pool, func(tx pgx.Tx) (marketChange, error) {
@@ -86,9 +86,9 @@ func (s *IngestStore) apply(ctx context.Context, b ingest.Batch, now time.Time, 
 	})
 	if err != nil {
 		if _, ok := fault.As(err); ok {
-			return ingest.Result{}, err
+			return chainevent.Result{}, err
 		}
-		return ingest.Result{}, interpretError(err, "ingest batch", "")
+		return chainevent.Result{}, interpretError(err, "ingest batch", "")
 	}
 	res.Events = b.Len() + b.Duplicates
 	res.Skipped += b.Duplicates
@@ -104,16 +104,16 @@ func (s *IngestStore) apply(ctx context.Context, b ingest.Batch, now time.Time, 
 const deferBelow = 2500
 
 // applyIn applies the batch in tx (see Apply) and returns the tokens it touched.
-func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pending bool) (ingest.Result, []ports.TokenRef, error) {
+func applyIn(ctx context.Context, tx pgx.Tx, b chainevent.Batch, now time.Time, pending bool) (chainevent.Result, []ports.TokenRef, error) {
 	if err := lockDerivedState(ctx, tx, batchChains(b)...); err != nil {
-		return ingest.Result{}, nil, err
+		return chainevent.Result{}, nil, err
 	}
 	// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
 	if _, err := tx.Exec(ctx, tempTables); err != nil {
-		return ingest.Result{}, nil, fmt.Errorf("temp tables: %w", err)
+		return chainevent.Result{}, nil, fmt.Errorf("temp tables: %w", err)
 	}
 	if err := keyedJoins(ctx, tx); err != nil {
-		return ingest.Result{}, nil, err
+		return chainevent.Result{}, nil, err
 	}
 	deferred := pending && len(b.Trades) < deferBelow
 	a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{},
@@ -123,7 +123,7 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 		for _, c := range batchChains(b) {
 			refs, err := deriveDeferred(ctx, tx, c, now)
 			if err != nil {
-				return ingest.Result{}, nil, err
+				return chainevent.Result{}, nil, err
 			}
 			for _, r := range refs {
 				a.touched[r] = true
@@ -135,14 +135,14 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 	if deferred {
 		derive = a.deferTrades
 	}
-	steps := []func(context.Context, ingest.Batch) error{
+	steps := []func(context.Context, chainevent.Batch) error{
 		a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.lockPackets, a.claims, a.expiries,
-		func(ctx context.Context, _ ingest.Batch) error { return derive(ctx) },
-		func(ctx context.Context, _ ingest.Batch) error { return a.derivedTotals(ctx) },
+		func(ctx context.Context, _ chainevent.Batch) error { return derive(ctx) },
+		func(ctx context.Context, _ chainevent.Batch) error { return a.derivedTotals(ctx) },
 	}
 	for _, step := range steps {
 		if err := step(ctx, b); err != nil {
-			return ingest.Result{}, nil, err
+			return chainevent.Result{}, nil, err
 		}
 	}
 	touched := a.touchedRefs()
@@ -156,7 +156,7 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 		// The tokens of its trades are derived with the trades; those its other events touched
 		// are marked.
 		if err := markPending(ctx, tx, touched, windowed); err != nil {
-			return ingest.Result{}, nil, err
+			return chainevent.Result{}, nil, err
 		}
 		for r := range a.traded {
 			if !a.touched[r] {
@@ -164,7 +164,7 @@ func applyIn(ctx context.Context, tx pgx.Tx, b ingest.Batch, now time.Time, pend
 			}
 		}
 	} else if err := deriveMarket(ctx, tx, touched, windowed, now); err != nil {
-		return ingest.Result{}, nil, err
+		return chainevent.Result{}, nil, err
 	}
 	return a.res, touched, nil
 }
@@ -173,7 +173,7 @@ type applier struct {
 	tx      pgx.Tx
 	q       *dbsqlc.Queries
 	now     time.Time
-	res     ingest.Result
+	res     chainevent.Result
 	touched map[ports.TokenRef]bool
 	// newTrades are the trades this batch actually inserted (replays excluded).
 	newTrades []trade.Trade
@@ -269,7 +269,7 @@ func (a *applier) outbox(ctx context.Context, db dbsqlc.DBTX, eventID, channel s
 		CreatedAtMs: a.now.UnixMilli()})
 }
 
-func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {
+func (a *applier) tokens(ctx context.Context, b chainevent.Batch) error {
 	if len(b.TokensCreated) == 0 {
 		return nil
 	}
@@ -323,7 +323,7 @@ func (a *applier) tokens(ctx context.Context, b ingest.Batch) error {
 	return nil
 }
 
-func (a *applier) pools(ctx context.Context, b ingest.Batch) error {
+func (a *applier) pools(ctx context.Context, b chainevent.Batch) error {
 	inserts := &queued{}
 	for _, e := range b.PoolsCreated {
 		p := e.Pool
@@ -342,7 +342,7 @@ func (a *applier) pools(ctx context.Context, b ingest.Batch) error {
 	return nil
 }
 
-func (a *applier) labels(ctx context.Context, b ingest.Batch) error {
+func (a *applier) labels(ctx context.Context, b chainevent.Batch) error {
 	inserts := &queued{}
 	for _, e := range b.Labels {
 		_, _ = a.q.InsertWalletLabel(ctx, inserts, dbsqlc.InsertWalletLabelParams{Chain: string(e.Chain), Wallet: e.Wallet,
@@ -352,7 +352,7 @@ func (a *applier) labels(ctx context.Context, b ingest.Batch) error {
 	if err != nil {
 		return fmt.Errorf("insert wallet labels: %w", err)
 	}
-	var added []ingest.WalletLabel
+	var added []chainevent.WalletLabel
 	for i, e := range b.Labels {
 		a.count(n[i] == 1)
 		if n[i] == 1 {
@@ -364,7 +364,7 @@ func (a *applier) labels(ctx context.Context, b ingest.Batch) error {
 
 // labelHoldings moves the holdings of each newly labelled wallet into the label's group in every
 // token it holds, unless it was in that group already as the token's creator or a sniper.
-func (a *applier) labelHoldings(ctx context.Context, added []ingest.WalletLabel) error {
+func (a *applier) labelHoldings(ctx context.Context, added []chainevent.WalletLabel) error {
 	if len(added) == 0 {
 		return nil
 	}
@@ -397,7 +397,7 @@ func (a *applier) labelHoldings(ctx context.Context, added []ingest.WalletLabel)
 	return nil
 }
 
-func labelChains(ls []ingest.WalletLabel) []string {
+func labelChains(ls []chainevent.WalletLabel) []string {
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		out[i] = string(l.Chain)
@@ -405,7 +405,7 @@ func labelChains(ls []ingest.WalletLabel) []string {
 	return out
 }
 
-func labelWallets(ls []ingest.WalletLabel) []string {
+func labelWallets(ls []chainevent.WalletLabel) []string {
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		out[i] = l.Wallet
@@ -419,7 +419,7 @@ func scanRef(row pgx.CollectableRow) (ports.TokenRef, error) {
 	return ports.TokenRef{Chain: chain.Chain(c), Address: addr}, err
 }
 
-func (a *applier) trades(ctx context.Context, b ingest.Batch) error {
+func (a *applier) trades(ctx context.Context, b chainevent.Batch) error {
 	if len(b.Trades) == 0 {
 		return nil
 	}
@@ -621,7 +621,7 @@ var snapshotColumns = []string{
 	"tvl_native", "tvl_usd",
 }
 
-func (a *applier) snapshots(ctx context.Context, b ingest.Batch) error {
+func (a *applier) snapshots(ctx context.Context, b chainevent.Batch) error {
 	if len(b.Snapshots) == 0 {
 		return nil
 	}
@@ -699,7 +699,7 @@ func solPriceUSD(ctx context.Context, q pgx.Tx) (decimal.Decimal, error) {
 	return p, nil
 }
 
-func (a *applier) migrations(ctx context.Context, b ingest.Batch) error {
+func (a *applier) migrations(ctx context.Context, b chainevent.Batch) error {
 	for _, e := range b.TokensMigrated {
 		_, err := a.q.MigrateToken(ctx, a.tx, dbsqlc.MigrateTokenParams{Chain: string(e.Chain), Address: e.Address,
 			MigratedAtMs: &e.At, MigratedPoolAddress: &e.PoolAddress, MigratedProgramAddress: &e.ProgramAddress,
@@ -738,7 +738,7 @@ func storedToken(ctx context.Context, tx pgx.Tx, c chain.Chain, addr string) (ma
 	return out, json.Unmarshal(body, &out)
 }
 
-func (a *applier) packets(ctx context.Context, b ingest.Batch) error {
+func (a *applier) packets(ctx context.Context, b chainevent.Batch) error {
 	for _, e := range b.RedPacketsCreated {
 		p := e.Packet
 		n, err := a.q.InsertRedPacket(ctx, a.tx, dbsqlc.InsertRedPacketParams{ID: p.ID, Chain: string(p.Chain), Creator: p.Creator,
@@ -772,7 +772,7 @@ func savePacket(ctx context.Context, tx pgx.Tx, p redpacket.RedPacket) error {
 }
 
 // lockPackets locks the rows of every packet b's claims and expiries name, in id order.
-func (a *applier) lockPackets(ctx context.Context, b ingest.Batch) error {
+func (a *applier) lockPackets(ctx context.Context, b chainevent.Batch) error {
 	if len(b.Claims)+len(b.Expiries) == 0 {
 		return nil
 	}
@@ -789,7 +789,7 @@ func (a *applier) lockPackets(ctx context.Context, b ingest.Batch) error {
 	return nil
 }
 
-func (a *applier) claims(ctx context.Context, b ingest.Batch) error {
+func (a *applier) claims(ctx context.Context, b chainevent.Batch) error {
 	for _, e := range b.Claims {
 		c := e.Claim
 		p, err := loadPacket(ctx, a.tx, c.PacketID)
@@ -828,7 +828,7 @@ func slicesContains(ss []string, s string) bool {
 	return false
 }
 
-func (a *applier) expiries(ctx context.Context, b ingest.Batch) error {
+func (a *applier) expiries(ctx context.Context, b chainevent.Batch) error {
 	for _, e := range b.Expiries {
 		p, err := loadPacket(ctx, a.tx, e.PacketID)
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -29,17 +29,17 @@ func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 // now is the pinned clock of these tests: 2023-11-14T22:13:20Z.
 var now = time.UnixMilli(1_700_000_000_000).UTC()
 
-func tokenEvent(c chain.Chain, addr string) ingest.TokenCreated {
+func tokenEvent(c chain.Chain, addr string) chainevent.TokenCreated {
 	created := now.Add(-time.Hour).UnixMilli()
 	height := int64(1000)
-	return ingest.TokenCreated{Token: token.Token{Chain: c, Address: addr, Decimals: 6, Name: "Token " + addr, Symbol: "T",
+	return chainevent.TokenCreated{Token: token.Token{Chain: c, Address: addr, Decimals: 6, Name: "Token " + addr, Symbol: "T",
 		CreatedAt: &created, CreatedBlockHeight: &height}, TotalSupply: dec("1000"), CirculatingSupply: dec("1000"), Creator: "dev"}
 }
 
 // buy/sell build a trade of `amount` tokens at `price` USD each, `ago` before now.
-func swap(wallet string, side trade.Side, amount, price string, ago time.Duration, sig string) ingest.Trade {
+func swap(wallet string, side trade.Side, amount, price string, ago time.Duration, sig string) chainevent.Trade {
 	a, p := dec(amount), dec(price)
-	return ingest.Trade{Trade: trade.Trade{Chain: chain.Sol, TransactionSignature: sig, BlockHeight: 2000 - int64(ago/time.Second),
+	return chainevent.Trade{Trade: trade.Trade{Chain: chain.Sol, TransactionSignature: sig, BlockHeight: 2000 - int64(ago/time.Second),
 		BlockTimestamp: now.Add(-ago).UnixMilli(), Wallet: wallet, PoolAddress: "pool1", Side: side, Status: trade.Succeeded,
 		TokenAddress: "tok1", TokenAmount: a, TokenAmountInNative: a.Mul(p).Div(dec("100")), TokenAmountInUSD: a.Mul(p),
 		TokenPriceInNative: p.Div(dec("100")), TokenPriceInUSD: p, SideTokenAddress: "So11", SideTokenAmount: a.Mul(p).Div(dec("100")),
@@ -47,9 +47,9 @@ func swap(wallet string, side trade.Side, amount, price string, ago time.Duratio
 		SideTokenPriceInUSD: dec("100")}}
 }
 
-func apply(t *testing.T, s *postgres.IngestStore, events ...ingest.Event) ingest.Result {
+func apply(t *testing.T, s *postgres.IngestStore, events ...chainevent.Event) chainevent.Result {
 	t.Helper()
-	res, err := s.Apply(context.Background(), ingest.NewBatch(events), now)
+	res, err := s.Apply(context.Background(), chainevent.NewBatch(events), now)
 	require.NoError(t, err)
 	return res
 }
@@ -78,7 +78,7 @@ func TestIngestPnL(t *testing.T) {
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	tests := []struct {
 		name   string
-		events []ingest.Event // applied one batch per event, in this order
+		events []chainevent.Event // applied one batch per event, in this order
 		// expected position of wallet "w" and its entry at the token's last trade price
 		balance, cost, realized, unrealized, total, price string
 		rederived                                         int
@@ -88,7 +88,7 @@ func TestIngestPnL(t *testing.T) {
 			// cost removed 150 × 2 = $300, realized 600 − 300 = $300; 50 tokens left costing $100.
 			// Another wallet then trades at $5: unrealized 50 × 5 − 100 = $150; total 300 + 150 = $450.
 			name: "issue example in order",
-			events: []ingest.Event{swap("w", trade.Buy, "100", "1", 40*time.Second, "a"), swap("w", trade.Buy, "100", "3", 30*time.Second, "b"),
+			events: []chainevent.Event{swap("w", trade.Buy, "100", "1", 40*time.Second, "a"), swap("w", trade.Buy, "100", "3", 30*time.Second, "b"),
 				swap("w", trade.Sell, "150", "4", 20*time.Second, "c"), swap("x", trade.Buy, "1", "5", 10*time.Second, "d")},
 			balance: "50", cost: "100", realized: "300", unrealized: "150", total: "450", price: "5",
 		},
@@ -97,7 +97,7 @@ func TestIngestPnL(t *testing.T) {
 			// known (all $600 profit); each later, earlier-dated buy forces a rebuild, ending where the
 			// in-order case ends.
 			name: "issue example out of order",
-			events: []ingest.Event{swap("w", trade.Sell, "150", "4", 20*time.Second, "c"), swap("w", trade.Buy, "100", "1", 40*time.Second, "a"),
+			events: []chainevent.Event{swap("w", trade.Sell, "150", "4", 20*time.Second, "c"), swap("w", trade.Buy, "100", "1", 40*time.Second, "a"),
 				swap("w", trade.Buy, "100", "3", 30*time.Second, "b"), swap("x", trade.Buy, "1", "5", 10*time.Second, "d")},
 			balance: "50", cost: "100", realized: "300", unrealized: "150", total: "450", price: "5", rederived: 2,
 		},
@@ -106,7 +106,7 @@ func TestIngestPnL(t *testing.T) {
 			// the whole $100 basis; the extra 50 cost nothing. realized 300 − 100 = $200, balance 0.
 			// Price stays $2 (the last trade): unrealized 0 × 2 − 0 = 0; total $200.
 			name:    "selling more than was bought",
-			events:  []ingest.Event{swap("w", trade.Buy, "100", "1", 40*time.Second, "a"), swap("w", trade.Sell, "150", "2", 30*time.Second, "b")},
+			events:  []chainevent.Event{swap("w", trade.Buy, "100", "1", 40*time.Second, "a"), swap("w", trade.Sell, "150", "2", 30*time.Second, "b")},
 			balance: "0", cost: "0", realized: "200", unrealized: "0", total: "200", price: "2",
 		},
 	}
@@ -198,7 +198,7 @@ func TestIngestMarketHoldersAndOutbox(t *testing.T) {
 	sniper := swap("sn", trade.Buy, "100", "1", 50*time.Second, "x1")
 	sniper.BlockHeight = 1002 // created at 1000: within stats.SniperBlocks
 	apply(t, s, tokenEvent(chain.Sol, "tok1"), tokenEvent(chain.Eth, "tokE"),
-		ingest.WalletLabel{Chain: chain.Sol, Wallet: "k", Label: token.Kol},
+		chainevent.WalletLabel{Chain: chain.Sol, Wallet: "k", Label: token.Kol},
 		sniper,
 		swap("dev", trade.Buy, "50", "1", 40*time.Second, "x2"),
 		swap("k", trade.Buy, "30", "1", 30*time.Second, "x3"),
@@ -220,8 +220,8 @@ func TestIngestMarketHoldersAndOutbox(t *testing.T) {
 	assert.Equal(t, "100", groups["sniper"]["holdings"])
 	assert.Equal(t, "0", groups["kol"]["holders"]) // the kol sold everything
 
-	apply(t, s, ingest.TokenMigrated{Chain: chain.Sol, Address: "tok1", PoolAddress: "amm1", At: now.UnixMilli()},
-		ingest.TokenMigrated{Chain: chain.Eth, Address: "tokE", PoolAddress: "amm2", At: now.UnixMilli()})
+	apply(t, s, chainevent.TokenMigrated{Chain: chain.Sol, Address: "tok1", PoolAddress: "amm1", At: now.UnixMilli()},
+		chainevent.TokenMigrated{Chain: chain.Eth, Address: "tokE", PoolAddress: "amm2", At: now.UnixMilli()})
 	rows, err := pgtest.Pool(t).Query(context.Background(), `SELECT channel, payload->>'address' FROM outbox ORDER BY seq`)
 	require.NoError(t, err)
 	var got []string
@@ -244,15 +244,15 @@ func TestIngestRedPackets(t *testing.T) {
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	p := redpacket.RedPacket{ID: "rp", Chain: chain.Sol, Creator: "c", Mint: "tok1", MaxClaims: 3, TotalAmount: dec("1000"),
 		CreatedAt: 1000, Expiration: 60, ExpiredAt: 61_000}
-	claim := func(w, amount string) ingest.Event {
-		return ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "rp", Chain: chain.Sol, Claimer: w, Mint: "tok1",
+	claim := func(w, amount string) chainevent.Event {
+		return chainevent.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "rp", Chain: chain.Sol, Claimer: w, Mint: "tok1",
 			Amount: dec(amount), ClaimedAt: 2000}}
 	}
-	apply(t, s, ingest.RedPacketCreated{Packet: p}, claim("a", "300"), claim("b", "200"), claim("a", "300"))
+	apply(t, s, chainevent.RedPacketCreated{Packet: p}, claim("a", "300"), claim("b", "200"), claim("a", "300"))
 	// A replayed claim changes nothing.
 	res := apply(t, s, claim("b", "200"))
 	assert.Equal(t, 0, res.Inserted)
-	apply(t, s, ingest.RedPacketExpired{PacketID: "rp", At: 61_000})
+	apply(t, s, chainevent.RedPacketExpired{PacketID: "rp", At: 61_000})
 	var count int32
 	var claimed, refunded decimal.Decimal
 	var expired bool

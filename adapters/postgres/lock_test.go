@@ -11,7 +11,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/token"
 )
 
@@ -32,7 +32,7 @@ func TestDerivedStateLocksPerChain(t *testing.T) {
 	apply := func(c chain.Chain, w string) <-chan error {
 		done := make(chan error, 1)
 		go func() {
-			_, err := s.ApplyPending(ctx, ingest.NewBatch([]ingest.Event{ingest.WalletLabel{Chain: c, Wallet: w, Label: token.Kol}}), now)
+			_, err := s.ApplyPending(ctx, chainevent.NewBatch([]chainevent.Event{chainevent.WalletLabel{Chain: c, Wallet: w, Label: token.Kol}}), now)
 			done <- err
 		}()
 		return done

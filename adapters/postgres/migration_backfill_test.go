@@ -12,7 +12,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/migrations"
 )
@@ -57,7 +57,7 @@ func TestMigrationBackfillMatchesTheEngine(t *testing.T) {
 	// Within the last 90 minutes: second buckets are kept for two hours, by the engine as of each
 	// batch and by the migration as of its run.
 	sim := simulate.New(simulate.Config{Seed: 5, Tokens: 8, Wallets: 40, Trades: 1500, Start: end.Add(-90 * time.Minute), End: end})
-	require.NoError(t, sim.Backfill(ctx, &simulate.IngestSink{Ingester: appingest.New(store, wallClock{}, 300)}))
+	require.NoError(t, sim.Backfill(ctx, &simulate.IngestSink{Ingester: ingest.New(store, wallClock{}, 300)}))
 
 	conn, err := pgx.Connect(ctx, pgtest.URL(t))
 	require.NoError(t, err)

@@ -7,12 +7,12 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
-	"github.com/tokenscope/tokenscope/domain/candle"
+	"github.com/tokenscope/tokenscope/domain/ohlcv"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
 // CandleStore reads candle parts from the trades and the engine's time buckets
-// (queries/candle.sql). It implements ports.CandleStore.
+// (queries/ohlcv.sql). It implements ports.CandleStore.
 type CandleStore struct {
 	pool ReadDB
 	q    *dbsqlc.Queries
@@ -33,35 +33,35 @@ type candleRow struct {
 	Trades                 int64
 }
 
-func toCandles[R any](rows []R, conv func(R) candleRow) []candle.Candle {
-	out := make([]candle.Candle, len(rows))
+func toCandles[R any](rows []R, conv func(R) candleRow) []ohlcv.Candle {
+	out := make([]ohlcv.Candle, len(rows))
 	for i, r := range rows {
 		c := conv(r)
-		out[i] = candle.Candle{Start: c.PartMs, Open: c.Open, High: c.High, Low: c.Low, Close: c.Close,
+		out[i] = ohlcv.Candle{Start: c.PartMs, Open: c.Open, High: c.High, Low: c.Low, Close: c.Close,
 			Volume: c.Volume, VolumeInToken: c.VolumeInToken, Trades: c.Trades}
 	}
 	return out
 }
 
 // Candles implements ports.CandleStore.
-func (s *CandleStore) Candles(ctx context.Context, p ports.CandleParts) ([]candle.Candle, error) {
-	ch, addr, native := string(p.Subject.Chain), p.Subject.Address, p.Price == candle.Native
+func (s *CandleStore) Candles(ctx context.Context, p ports.CandleParts) ([]ohlcv.Candle, error) {
+	ch, addr, native := string(p.Subject.Chain), p.Subject.Address, p.Price == ohlcv.Native
 	var (
-		out []candle.Candle
+		out []ohlcv.Candle
 		err error
 	)
 	switch {
-	case p.Source != candle.Trades:
+	case p.Source != ohlcv.Trades:
 		var rows []dbsqlc.CandleTokenBucketsRow
 		rows, err = s.q.CandleTokenBuckets(ctx, s.pool, dbsqlc.CandleTokenBucketsParams{StepMs: p.Step, Chain: ch,
 			Address: addr, ResMs: p.Source.BucketMs(), FromMs: p.From, ToMs: p.To})
 		out = toCandles(rows, func(r dbsqlc.CandleTokenBucketsRow) candleRow { return candleRow(r) })
-	case p.Subject.Kind == candle.Token:
+	case p.Subject.Kind == ohlcv.Token:
 		var rows []dbsqlc.CandleTokenTradesRow
 		rows, err = s.q.CandleTokenTrades(ctx, s.pool, dbsqlc.CandleTokenTradesParams{StepMs: p.Step, Native: native,
 			Chain: ch, Address: addr, FromMs: p.From, ToMs: p.To})
 		out = toCandles(rows, func(r dbsqlc.CandleTokenTradesRow) candleRow { return candleRow(r) })
-	case p.Subject.Kind == candle.Pool:
+	case p.Subject.Kind == ohlcv.Pool:
 		var rows []dbsqlc.CandlePoolTradesRow
 		rows, err = s.q.CandlePoolTrades(ctx, s.pool, dbsqlc.CandlePoolTradesParams{StepMs: p.Step, Native: native,
 			Chain: ch, Address: addr, FromMs: p.From, ToMs: p.To})

@@ -13,7 +13,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/app/market"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/internal/fakeclock"
@@ -25,9 +25,9 @@ import (
 // 00:00, 7d May 4 00:00, 30d April 11 00:00.
 var periodNow = time.Date(2024, 5, 10, 13, 45, 0, 0, time.UTC)
 
-func periodTrade(tok string, side trade.Side, at time.Time, amount, price, sig string) ingest.Trade {
+func periodTrade(tok string, side trade.Side, at time.Time, amount, price, sig string) chainevent.Trade {
 	a, p := dec(amount), dec(price)
-	return ingest.Trade{Trade: trade.Trade{Chain: chain.Sol, TransactionSignature: sig, BlockHeight: at.Unix() / 10,
+	return chainevent.Trade{Trade: trade.Trade{Chain: chain.Sol, TransactionSignature: sig, BlockHeight: at.Unix() / 10,
 		BlockTimestamp: at.UnixMilli(), Wallet: "W", PoolAddress: "pool-" + tok, Side: side, Status: trade.Succeeded,
 		TokenAddress: tok, TokenAmount: a, TokenAmountInNative: a.Mul(p).Div(dec("100")), TokenAmountInUSD: a.Mul(p),
 		TokenPriceInNative: p.Div(dec("100")), TokenPriceInUSD: p, SideTokenAddress: "So11", SideTokenAmount: a.Mul(p).Div(dec("100")),
@@ -107,9 +107,9 @@ func TestPnLOverPeriods(t *testing.T) {
 	}
 	svc := market.New(postgres.NewMarketReader(pool), market.WithClock(fakeclock.At(periodNow)))
 	store := postgres.NewIngestStore(pool)
-	ingestEach := func(t *testing.T, events ...ingest.Trade) {
+	ingestEach := func(t *testing.T, events ...chainevent.Trade) {
 		for _, e := range events {
-			_, err := store.Apply(ctx, ingest.NewBatch([]ingest.Event{e}), periodNow)
+			_, err := store.Apply(ctx, chainevent.NewBatch([]chainevent.Event{e}), periodNow)
 			require.NoError(t, err, e.TransactionSignature)
 		}
 	}
@@ -169,7 +169,7 @@ func TestPnLOverPeriods(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, res.Done)
 		require.Equal(t, 0, countTrades(t, "token_address = 'T' AND block_timestamp_ms < $1", day(4, 30, 0).UnixMilli()))
-		r, err := store.Apply(ctx, ingest.NewBatch([]ingest.Event{t5}), periodNow)
+		r, err := store.Apply(ctx, chainevent.NewBatch([]chainevent.Event{t5}), periodNow)
 		require.NoError(t, err)
 		require.Equal(t, 1, r.Rederived, "t5 sorts before t6 and t7")
 		check(t)
@@ -189,8 +189,8 @@ func TestPnLPeriodsAfterUpgrade(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
 	store := postgres.NewIngestStore(pool)
-	for _, e := range []ingest.Trade{t1, t2, u1, u2, t3, t4, t5, t6} {
-		_, err := store.Apply(ctx, ingest.NewBatch([]ingest.Event{e}), periodNow)
+	for _, e := range []chainevent.Trade{t1, t2, u1, u2, t3, t4, t5, t6} {
+		_, err := store.Apply(ctx, chainevent.NewBatch([]chainevent.Event{e}), periodNow)
 		require.NoError(t, err)
 	}
 	// As before the upgrade: no marks; then the migration's backfill statement.
@@ -202,7 +202,7 @@ func TestPnLPeriodsAfterUpgrade(t *testing.T) {
 	_, err = pool.Exec(ctx, stmt)
 	require.NoError(t, err)
 	// After the upgrade, t7 (May 10 10:00, the day of t6, T's last trade before it).
-	_, err = store.Apply(ctx, ingest.NewBatch([]ingest.Event{t7}), periodNow)
+	_, err = store.Apply(ctx, chainevent.NewBatch([]chainevent.Event{t7}), periodNow)
 	require.NoError(t, err)
 
 	svc := market.New(postgres.NewMarketReader(pool), market.WithClock(fakeclock.At(periodNow)))
@@ -253,16 +253,16 @@ func TestPnLProfitableAndLosingDays(t *testing.T) {
 	store := postgres.NewIngestStore(pool)
 	for _, tc := range []struct {
 		name   string
-		events []ingest.Trade
+		events []chainevent.Trade
 	}{
-		{"in order", []ingest.Trade{t1, t2, l1, u1, u2, l2, t3, t4, t5, l3, l4, l5, t6, t7}},
+		{"in order", []chainevent.Trade{t1, t2, l1, u1, u2, l2, t3, t4, t5, l3, l4, l5, t6, t7}},
 		// l2 and t3 arrive last: each re-derives its pair's marks.
-		{"out of order", []ingest.Trade{t1, t2, l1, u1, u2, t4, t5, l3, l4, l5, t6, t7, l2, t3}},
+		{"out of order", []chainevent.Trade{t1, t2, l1, u1, u2, t4, t5, l3, l4, l5, t6, t7, l2, t3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pgtest.Truncate(t, engineTables...)
 			for _, e := range tc.events {
-				_, err := store.Apply(ctx, ingest.NewBatch([]ingest.Event{e}), periodNow)
+				_, err := store.Apply(ctx, chainevent.NewBatch([]chainevent.Event{e}), periodNow)
 				require.NoError(t, err, e.TransactionSignature)
 			}
 			periods, err := svc.PnLPeriods(ctx, chain.Sol, "W", []string{"T", "U", "L"})

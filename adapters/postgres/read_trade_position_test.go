@@ -12,15 +12,15 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/fault"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
 // readTrade is swap on any token and pool, with an instruction index.
-func readTrade(wallet string, side trade.Side, token, pool, amount, price string, ago time.Duration, sig string, idx int32) ingest.Trade {
+func readTrade(wallet string, side trade.Side, token, pool, amount, price string, ago time.Duration, sig string, idx int32) chainevent.Trade {
 	tr := swap(wallet, side, amount, price, ago, sig)
 	tr.TokenAddress, tr.PoolAddress, tr.InstructionIndex = token, pool, idx
 	return tr
@@ -36,7 +36,7 @@ func seedReads(t *testing.T) {
 	apply(t, s, tokenEvent(chain.Sol, "tok1"), tokenEvent(chain.Sol, "tok2"), tokenEvent(chain.Eth, "tokE"))
 	eth := readTrade("w1", trade.Buy, "tokE", "poolE", "1", "1", 5*time.Second, "e1", 0)
 	eth.Chain = chain.Eth
-	for _, tr := range []ingest.Trade{
+	for _, tr := range []chainevent.Trade{
 		readTrade("w1", trade.Buy, "tok1", "pool1", "100", "1", 50*time.Second, "s1", 0),
 		readTrade("w2", trade.Sell, "tok1", "pool1", "5", "1.5", 40*time.Second, "s2", 0),
 		readTrade("w1", trade.Buy, "tok2", "pool2", "7", "2", 40*time.Second, "s3", 0),
@@ -283,7 +283,7 @@ func TestPricedPositionsOfATokenWithoutARow(t *testing.T) {
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	failed := readTrade("w2", trade.Buy, "tokY", "poolY", "1", "100", 10*time.Second, "y9", 0)
 	failed.Status = trade.Failed
-	for _, tr := range []ingest.Trade{
+	for _, tr := range []chainevent.Trade{
 		readTrade("w1", trade.Buy, "tokY", "poolY", "10", "4", 40*time.Second, "y1", 0),
 		readTrade("w2", trade.Buy, "tokY", "poolY", "5", "7", 20*time.Second, "y3", 0),
 		// Same time and height as y3; "y2" sorts before "y3", so y3 is the newer.

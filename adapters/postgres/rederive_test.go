@@ -18,11 +18,11 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/fault"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/internal/fakeclock"
 )
@@ -55,7 +55,7 @@ func assertPosition(t *testing.T, wallet, want string) {
 	assert.True(t, same, "position\n got %s\nwant %s", got, want)
 }
 
-func batchOf(events ...ingest.Event) ingest.Batch { return ingest.NewBatch(events) }
+func batchOf(events ...chainevent.Event) chainevent.Batch { return chainevent.NewBatch(events) }
 
 // corruptPosition overwrites the figures of the (sol, wallet, tok1) row with nonsense.
 func corruptPosition(t *testing.T, wallet string) {
@@ -252,7 +252,7 @@ func TestRederiveAndIngestWriteTheSameRows(t *testing.T) {
 		var file bytes.Buffer
 		sim := simulate.New(simulate.Config{Seed: 7, Tokens: 8, Wallets: 60, Trades: 1500, Start: now.Add(-3 * time.Hour), End: now})
 		require.NoError(t, sim.Backfill(ctx, simulate.EncoderSink{Enc: ndjson.NewEncoder(&file)}))
-		_, err := appingest.New(postgres.NewIngestStore(pool), fakeclock.At(now), 300).Stream(ctx, ndjson.NewDecoder(bytes.NewReader(file.Bytes())), nil)
+		_, err := ingest.New(postgres.NewIngestStore(pool), fakeclock.At(now), 300).Stream(ctx, ndjson.NewDecoder(bytes.NewReader(file.Bytes())), nil)
 		require.NoError(t, err)
 		// One pair whose trades arrive out of order, so ingest's own re-derivation is compared too.
 		s := postgres.NewIngestStore(pool)

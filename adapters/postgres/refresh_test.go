@@ -14,14 +14,14 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
 // tradeOf is swap on another token.
-func tradeOf(tok, wallet string, ago time.Duration, sig string) ingest.Trade {
+func tradeOf(tok, wallet string, ago time.Duration, sig string) chainevent.Trade {
 	tr := swap(wallet, trade.Buy, "10", "2", ago, sig)
 	tr.TokenAddress = tok
 	return tr
@@ -211,7 +211,7 @@ func TestRefreshWindowsFailedRoundLeavesStateUnchanged(t *testing.T) {
 	ctx := context.Background()
 	s := postgres.NewIngestStore(pgtest.Pool(t))
 	// 250 tokens, more than one chunk of 200; t249 sorts into the second.
-	var events []ingest.Event
+	var events []chainevent.Event
 	for i := range 250 {
 		tok := fmt.Sprintf("t%03d", i)
 		events = append(events, tokenEvent(chain.Sol, tok), tradeOf(tok, "w", 30*time.Second, "sig-"+tok))

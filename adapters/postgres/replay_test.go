@@ -13,7 +13,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/internal/fakeclock"
@@ -41,7 +41,7 @@ func TestImportingTheSameFileTwiceChangesNothing(t *testing.T) {
 	sim := simulate.New(simulate.Config{Seed: 42, Tokens: 15, Wallets: 150, Trades: 2500, Start: end.Add(-3 * time.Hour), End: end})
 	require.NoError(t, sim.Backfill(context.Background(), simulate.EncoderSink{Enc: ndjson.NewEncoder(&file)}))
 
-	svc := appingest.New(postgres.NewIngestStore(pgtest.Pool(t)), fakeclock.At(end), 700)
+	svc := ingest.New(postgres.NewIngestStore(pgtest.Pool(t)), fakeclock.At(end), 700)
 	first, err := svc.Stream(context.Background(), ndjson.NewDecoder(bytes.NewReader(file.Bytes())), nil)
 	require.NoError(t, err)
 	require.Positive(t, first.Trades)
@@ -60,7 +60,7 @@ func TestImportingTheSameFileTwiceChangesNothing(t *testing.T) {
 func TestStreamStopsAtAMalformedLine(t *testing.T) {
 	t.Parallel()
 	pgtest.Fresh(t)
-	svc := appingest.New(postgres.NewIngestStore(pgtest.Pool(t)), fakeclock.At(now), 1)
+	svc := ingest.New(postgres.NewIngestStore(pgtest.Pool(t)), fakeclock.At(now), 1)
 	body := `{"type":"wallet.label","chain":"sol","wallet":"w1","label":"kol"}` + "\n" +
 		`{"type":"wallet.label","chain":"sol","wallet":"w2","label":"kol","extra":1}` + "\n"
 	res, err := svc.Stream(context.Background(), ndjson.NewDecoder(strings.NewReader(body)), nil)

@@ -13,9 +13,9 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/fault"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/internal/fakeclock"
 )
@@ -66,7 +66,7 @@ func TestRetentionKeepsEveryDerivedValue(t *testing.T) {
 			ctx := context.Background()
 			stream := propStream(seed, 5, 20, 600)
 			store := postgres.NewIngestStore(pgtest.Pool(t))
-			svc := appingest.New(store, fakeclock.At(propNow), 0)
+			svc := ingest.New(store, fakeclock.At(propNow), 0)
 			for i, b := range propBatches(seed, stream) {
 				_, err := svc.Ingest(ctx, b)
 				require.NoError(t, err, "batch %d", i+1)
@@ -101,7 +101,7 @@ func TestRetentionKeepsEveryDerivedValue(t *testing.T) {
 			r, err := svc.Ingest(ctx, late)
 			require.NoError(t, err)
 			assert.Positive(t, r.Rederived, "the late trades re-derived their positions")
-			ref := newPropRef(t, append(append([]ingest.Event{}, stream...), late...))
+			ref := newPropRef(t, append(append([]chainevent.Event{}, stream...), late...))
 			d := &diffs{t: t, name: "after retention and late trades"}
 			checkPositions(t, d, ref)
 			d.done()
@@ -109,7 +109,7 @@ func TestRetentionKeepsEveryDerivedValue(t *testing.T) {
 			// The calculate-pnl job's re-derivation starts from the bases too.
 			rederiver := postgres.NewWalletRederiver(pgtest.Pool(t))
 			for _, e := range late {
-				tr := e.(ingest.Trade)
+				tr := e.(chainevent.Trade)
 				_, err := rederiver.RederivePosition(ctx, tr.Chain, tr.Wallet, tr.TokenAddress, propNow)
 				require.NoError(t, err)
 			}
@@ -119,10 +119,10 @@ func TestRetentionKeepsEveryDerivedValue(t *testing.T) {
 
 			// A new trade before the cut is refused, and nothing of its batch is written; a replay of a
 			// kept trade is still skipped.
-			tooOld := late[0].(ingest.Trade)
+			tooOld := late[0].(chainevent.Trade)
 			tooOld.TransactionSignature, tooOld.BlockTimestamp = "sig-too-old", cut.UnixMilli()-1
 			n := countTrades(t, "true")
-			_, err = svc.Ingest(ctx, []ingest.Event{late[1], tooOld})
+			_, err = svc.Ingest(ctx, []chainevent.Event{late[1], tooOld})
 			require.Error(t, err)
 			f, ok := fault.As(err)
 			require.True(t, ok, "%v", err)
@@ -142,8 +142,8 @@ func TestRetentionKeepsEveryDerivedValue(t *testing.T) {
 			assert.Equal(t, tokens, res.Kept, "one trade kept per token")
 			assert.Equal(t, tokens, countTrades(t, "true"))
 			require.Equal(t, before, derivedRows(t), "retention changed derived state")
-			kept := keptTrade(t, append(append([]ingest.Event{}, stream...), late...), propNow.Add(time.Hour))
-			r, err = svc.Ingest(ctx, []ingest.Event{kept})
+			kept := keptTrade(t, append(append([]chainevent.Event{}, stream...), late...), propNow.Add(time.Hour))
+			r, err = svc.Ingest(ctx, []chainevent.Event{kept})
 			require.NoError(t, err)
 			assert.Equal(t, 1, r.Skipped)
 		})
@@ -153,12 +153,12 @@ func TestRetentionKeepsEveryDerivedValue(t *testing.T) {
 // lateTrades makes, for pairs with successful trades on both sides of cut, a buy placed just
 // before the pair's last trade (after the cut): an out-of-order trade its position must be
 // re-derived for.
-func lateTrades(stream []ingest.Event, cut time.Time) []ingest.Event {
+func lateTrades(stream []chainevent.Event, cut time.Time) []chainevent.Event {
 	type pair struct{ wallet, token string }
 	first, last := map[pair]trade.Trade{}, map[pair]trade.Trade{}
 	var order []pair
 	for _, e := range stream {
-		tr, ok := e.(ingest.Trade)
+		tr, ok := e.(chainevent.Trade)
 		if !ok || !tr.Succeeded() {
 			continue
 		}
@@ -173,7 +173,7 @@ func lateTrades(stream []ingest.Event, cut time.Time) []ingest.Event {
 			last[p] = tr.Trade
 		}
 	}
-	var out []ingest.Event
+	var out []chainevent.Event
 	for _, p := range order {
 		f, l := first[p], last[p]
 		if f.BlockTimestamp >= cut.UnixMilli() || l.BlockTimestamp <= cut.UnixMilli()+1 {
@@ -186,7 +186,7 @@ func lateTrades(stream []ingest.Event, cut time.Time) []ingest.Event {
 		tr.Side = trade.Buy
 		tr.TokenAmount = decimal.RequireFromString("12.5")
 		tr.TokenAmountInUSD = tr.TokenAmount.Mul(tr.TokenPriceInUSD)
-		out = append(out, ingest.Trade{Trade: tr})
+		out = append(out, chainevent.Trade{Trade: tr})
 		if len(out) == 8 {
 			break
 		}
@@ -196,17 +196,17 @@ func lateTrades(stream []ingest.Event, cut time.Time) []ingest.Event {
 
 // keptTrade is one trade of stream before cut that retention kept (a token's newest successful
 // trade).
-func keptTrade(t *testing.T, stream []ingest.Event, cut time.Time) ingest.Trade {
+func keptTrade(t *testing.T, stream []chainevent.Event, cut time.Time) chainevent.Trade {
 	t.Helper()
 	var sig string
 	var ix int32
 	require.NoError(t, pgtest.Pool(t).QueryRow(context.Background(), `SELECT tx_signature, instruction_index FROM trades
 		WHERE block_timestamp_ms < $1 ORDER BY tx_signature LIMIT 1`, cut.UnixMilli()).Scan(&sig, &ix))
 	for _, e := range stream {
-		if tr, ok := e.(ingest.Trade); ok && tr.TransactionSignature == sig && tr.InstructionIndex == ix {
+		if tr, ok := e.(chainevent.Trade); ok && tr.TransactionSignature == sig && tr.InstructionIndex == ix {
 			return tr
 		}
 	}
 	t.Fatalf("trade %s/%d is not in the stream", sig, ix)
-	return ingest.Trade{}
+	return chainevent.Trade{}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
@@ -51,8 +51,8 @@ func TestTVLInSolOfOtherChainsIsDividedAt18Places(t *testing.T) {
 	solTrade := swap("w", trade.Buy, "1", "1", time.Minute, "solprice")
 	solTrade.SideTokenPriceInUSD = dec("3")
 	apply(t, s, solTrade)
-	pc := ingest.PoolCreated{Pool: pool.Pool{Chain: chain.Eth, Address: "0xpool", TokenAAddress: "0xtok", TokenBAddress: "0xweth"}}
-	snap := ingest.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Eth, PoolAddress: "0xpool", BlockHeight: 5,
+	pc := chainevent.PoolCreated{Pool: pool.Pool{Chain: chain.Eth, Address: "0xpool", TokenAAddress: "0xtok", TokenBAddress: "0xweth"}}
+	snap := chainevent.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Eth, PoolAddress: "0xpool", BlockHeight: 5,
 		BlockTimestamp: now.UnixMilli(), SnapshotTime: now.UnixMilli(),
 		TokenA: pool.Side{TokenAddress: "0xtok", VaultAmount: "1"}, TokenB: pool.Side{TokenAddress: "0xweth", VaultAmount: "1"},
 		TVLInNative: dec("1"), TVLInUSD: dec("20")}}

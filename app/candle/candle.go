@@ -8,7 +8,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tokenscope/tokenscope/domain/candle"
+	"github.com/tokenscope/tokenscope/domain/ohlcv"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -24,30 +24,30 @@ func New(store ports.CandleStore, clock ports.Clock) *Service {
 }
 
 // Query is one validated candle request. From and To are Unix ms (nil when absent); Limit is
-// the number of intervals covered (1..candle.MaxLimit).
+// the number of intervals covered (1..ohlcv.MaxLimit).
 type Query struct {
-	Subject  candle.Subject
-	Res      candle.Resolution
-	Price    candle.PriceType
+	Subject  ohlcv.Subject
+	Res      ohlcv.Resolution
+	Price    ohlcv.PriceType
 	From, To *int64
 	Limit    int
 }
 
-// Candles returns the candles of the request's window (candle.WindowOf), oldest first; an
+// Candles returns the candles of the request's window (ohlcv.WindowOf), oldest first; an
 // interval without a successful trade has none.
-func (s *Service) Candles(ctx context.Context, q Query) ([]candle.Candle, error) {
-	w := candle.WindowOf(q.Res, q.From, q.To, s.clock.Now().UnixMilli(), q.Limit)
+func (s *Service) Candles(ctx context.Context, q Query) ([]ohlcv.Candle, error) {
+	w := ohlcv.WindowOf(q.Res, q.From, q.To, s.clock.Now().UnixMilli(), q.Limit)
 	if w.Empty() {
-		return []candle.Candle{}, nil
+		return []ohlcv.Candle{}, nil
 	}
 	parts, err := s.store.Candles(ctx, ports.CandleParts{Subject: q.Subject, Price: q.Price,
-		Source: candle.SourceOf(q.Subject, q.Res, q.Price), Step: q.Res.Step(), From: w.From, To: w.To})
+		Source: ohlcv.SourceOf(q.Subject, q.Res, q.Price), Step: q.Res.Step(), From: w.From, To: w.To})
 	if err != nil {
 		return nil, fmt.Errorf("candles of %s: %w", q.Subject.Address, err)
 	}
-	out := candle.Merge(parts, q.Res)
+	out := ohlcv.Merge(parts, q.Res)
 	if out == nil {
-		out = []candle.Candle{}
+		out = []ohlcv.Candle{}
 	}
 	return out, nil
 }

@@ -3,7 +3,7 @@ package ingest
 import (
 	"context"
 
-	domain "github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -24,13 +24,13 @@ func (s *Service) Checkpointed(store ports.CheckpointedStore) *Checkpointed {
 
 // IngestThrough validates events and applies them, with cp, as one batch; no events move the
 // checkpoint alone. An invalid event fails the call before anything is written.
-func (c *Checkpointed) IngestThrough(ctx context.Context, events []domain.Event, cp domain.Checkpoint) (domain.Result, error) {
+func (c *Checkpointed) IngestThrough(ctx context.Context, events []chainevent.Event, cp chainevent.Checkpoint) (chainevent.Result, error) {
 	for i, e := range events {
 		if err := e.Validate(); err != nil {
-			return domain.Result{}, domain.LineError(i+1, "", err)
+			return chainevent.Result{}, chainevent.LineError(i+1, "", err)
 		}
 	}
-	b := domain.NewBatch(events)
+	b := chainevent.NewBatch(events)
 	res, err := c.store.ApplyThrough(ctx, b, cp, c.svc.clock.Now())
 	if err != nil {
 		return res, err

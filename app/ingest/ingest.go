@@ -8,7 +8,7 @@ import (
 	"context"
 	"time"
 
-	domain "github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -45,7 +45,7 @@ func (s *Service) WithListener(l ports.CommitListener) *Service {
 	return s
 }
 
-func (s *Service) committed(b domain.Batch) {
+func (s *Service) committed(b chainevent.Batch) {
 	if s.listener != nil {
 		s.listener.Committed(b)
 	}
@@ -59,16 +59,16 @@ func (s *Service) derived() {
 
 // Ingest validates events and applies them as one batch (all or nothing). An invalid event fails
 // the call before anything is written; the error names its position (1-based) as the line.
-func (s *Service) Ingest(ctx context.Context, events []domain.Event) (domain.Result, error) {
+func (s *Service) Ingest(ctx context.Context, events []chainevent.Event) (chainevent.Result, error) {
 	for i, e := range events {
 		if err := e.Validate(); err != nil {
-			return domain.Result{}, domain.LineError(i+1, "", err)
+			return chainevent.Result{}, chainevent.LineError(i+1, "", err)
 		}
 	}
 	if len(events) == 0 {
-		return domain.Result{}, nil
+		return chainevent.Result{}, nil
 	}
-	b := domain.NewBatch(events)
+	b := chainevent.NewBatch(events)
 	res, err := s.store.Apply(ctx, b, s.clock.Now())
 	if err != nil {
 		return res, err
@@ -79,13 +79,13 @@ func (s *Service) Ingest(ctx context.Context, events []domain.Event) (domain.Res
 }
 
 // Progress is called after each committed batch of a stream with the running totals.
-type Progress func(total domain.Result)
+type Progress func(total chainevent.Result)
 
 // Source yields a stream's events in order: the NDJSON decoder (adapters/ndjson) of an import
 // file or an ingest request body. Next returns io.EOF after the last event; a malformed or
-// invalid event is an error naming its line and field (domain.LineError).
+// invalid event is an error naming its line and field (chainevent.LineError).
 type Source interface {
-	Next() (domain.Event, error)
+	Next() (chainevent.Event, error)
 }
 
 // FlushInterval is how often a stream derives the market data its batches left pending
@@ -116,7 +116,7 @@ func (s *Service) WithFlushInterval(d time.Duration) *Service {
 // store locks derived state per chain), so decoding, each chain's batches and the database's
 // work on them overlap; the order between events of one chain, and between the events of one red
 // packet, is kept.
-func (s *Service) Stream(ctx context.Context, src Source, progress Progress) (domain.Result, error) {
+func (s *Service) Stream(ctx context.Context, src Source, progress Progress) (chainevent.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	st := &stream{svc: s, progress: progress, flushed: time.Now(), cancel: cancel}

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/fault"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/internal/fakeclock"
 )
@@ -29,12 +29,12 @@ type recordingStore struct {
 	calls   []string
 }
 
-func (s *recordingStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+func (s *recordingStore) Apply(ctx context.Context, b chainevent.Batch, now time.Time) (chainevent.Result, error) {
 	s.calls = append(s.calls, "apply")
 	return s.record(ctx, b, now)
 }
 
-func (s *recordingStore) ApplyPending(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+func (s *recordingStore) ApplyPending(ctx context.Context, b chainevent.Batch, now time.Time) (chainevent.Result, error) {
 	s.calls = append(s.calls, "pending")
 	return s.record(ctx, b, now)
 }
@@ -44,30 +44,30 @@ func (s *recordingStore) Flush(context.Context, time.Time) (int, error) {
 	return 0, nil
 }
 
-func (s *recordingStore) record(_ context.Context, b ingest.Batch, _ time.Time) (ingest.Result, error) {
+func (s *recordingStore) record(_ context.Context, b chainevent.Batch, _ time.Time) (chainevent.Result, error) {
 	if len(s.batches)+1 == s.failAt {
-		return ingest.Result{}, errors.New("store down")
+		return chainevent.Result{}, errors.New("store down")
 	}
 	var wallets []string
 	for _, l := range b.Labels {
 		wallets = append(wallets, l.Wallet)
 	}
 	s.batches = append(s.batches, wallets)
-	return ingest.Result{Events: b.Len(), Inserted: b.Len()}, nil
+	return chainevent.Result{Events: b.Len(), Inserted: b.Len()}, nil
 }
 
 // source hands out events in order, then failAt's error (when set) or io.EOF: what the NDJSON
 // decoder does with a stream whose line failAt is malformed.
 type source struct {
-	events []ingest.Event
+	events []chainevent.Event
 	failAt int // 1-based; 0 never
 	next   int
 }
 
-func (s *source) Next() (ingest.Event, error) {
+func (s *source) Next() (chainevent.Event, error) {
 	s.next++
 	if s.next == s.failAt {
-		return nil, ingest.LineError(s.next, "extra", errors.New("unknown field"))
+		return nil, chainevent.LineError(s.next, "extra", errors.New("unknown field"))
 	}
 	if s.next > len(s.events) {
 		return nil, io.EOF
@@ -75,10 +75,10 @@ func (s *source) Next() (ingest.Event, error) {
 	return s.events[s.next-1], nil
 }
 
-func labels(wallets ...string) []ingest.Event {
-	out := make([]ingest.Event, 0, len(wallets))
+func labels(wallets ...string) []chainevent.Event {
+	out := make([]chainevent.Event, 0, len(wallets))
 	for _, w := range wallets {
-		out = append(out, ingest.WalletLabel{Chain: chain.Sol, Wallet: w, Label: token.Kol})
+		out = append(out, chainevent.WalletLabel{Chain: chain.Sol, Wallet: w, Label: token.Kol})
 	}
 	return out
 }
@@ -86,8 +86,8 @@ func labels(wallets ...string) []ingest.Event {
 func TestStreamAppliesBatchesInOrder(t *testing.T) {
 	store := &recordingStore{}
 	var seen []int
-	res, err := appingest.New(store, clock(), 2).Stream(context.Background(), &source{events: labels("a", "b", "c", "d", "e")},
-		func(total ingest.Result) { seen = append(seen, total.Inserted) })
+	res, err := ingest.New(store, clock(), 2).Stream(context.Background(), &source{events: labels("a", "b", "c", "d", "e")},
+		func(total chainevent.Result) { seen = append(seen, total.Inserted) })
 	require.NoError(t, err)
 	// Five events in batches of two: [a b] [c d] [e], progress after each with running totals 2, 4, 5.
 	assert.Equal(t, [][]string{{"a", "b"}, {"c", "d"}, {"e"}}, store.batches)
@@ -100,7 +100,7 @@ func TestStreamAppliesBatchesInOrder(t *testing.T) {
 func TestStreamStopsAtAMalformedLineAfterTheBatchesBeforeIt(t *testing.T) {
 	store := &recordingStore{}
 	src := &source{events: labels("a", "b", "c", "d", "e"), failAt: 4}
-	res, err := appingest.New(store, clock(), 2).Stream(context.Background(), src, nil)
+	res, err := ingest.New(store, clock(), 2).Stream(context.Background(), src, nil)
 	require.Error(t, err)
 	fe, ok := fault.As(err)
 	require.True(t, ok)
@@ -113,7 +113,7 @@ func TestStreamStopsAtAMalformedLineAfterTheBatchesBeforeIt(t *testing.T) {
 
 func TestStreamStopsAtAFailedBatch(t *testing.T) {
 	store := &recordingStore{failAt: 2}
-	res, err := appingest.New(store, clock(), 2).Stream(context.Background(), &source{events: labels("a", "b", "c", "d", "e", "f", "g")}, nil)
+	res, err := ingest.New(store, clock(), 2).Stream(context.Background(), &source{events: labels("a", "b", "c", "d", "e", "f", "g")}, nil)
 	require.EqualError(t, err, "store down")
 	// The second batch failed: the first stays counted, nothing after the failure is applied.
 	assert.Equal(t, [][]string{{"a", "b"}}, store.batches)
@@ -124,7 +124,7 @@ func TestStreamStopsAtAFailedBatch(t *testing.T) {
 // the store's calls shows.
 type listener struct{ store *recordingStore }
 
-func (l listener) Committed(b ingest.Batch) {
+func (l listener) Committed(b chainevent.Batch) {
 	l.store.calls = append(l.store.calls, "committed "+b.Labels[0].Wallet)
 }
 func (l listener) Derived() { l.store.calls = append(l.store.calls, "derived") }
@@ -133,13 +133,13 @@ func (l listener) Derived() { l.store.calls = append(l.store.calls, "derived") }
 // each flush after it, and never a batch whose commit failed.
 func TestListenerHearsOnlyCommittedBatches(t *testing.T) {
 	store := &recordingStore{failAt: 2}
-	svc := appingest.New(store, clock(), 2).WithListener(listener{store})
+	svc := ingest.New(store, clock(), 2).WithListener(listener{store})
 	_, err := svc.Stream(context.Background(), &source{events: labels("a", "b", "c", "d")}, nil)
 	require.Error(t, err)
 	assert.Equal(t, []string{"pending", "committed a", "pending"}, store.calls, "the failed second batch is not heard")
 
 	store = &recordingStore{failAt: 1}
-	svc = appingest.New(store, clock(), 0).WithListener(listener{store})
+	svc = ingest.New(store, clock(), 0).WithListener(listener{store})
 	_, err = svc.Ingest(context.Background(), labels("x"))
 	require.Error(t, err)
 	assert.Equal(t, []string{"apply"}, store.calls, "a failed apply is not heard")

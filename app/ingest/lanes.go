@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	domain "github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 )
 
 // stream is one Stream call: its lanes and what they committed.
@@ -17,11 +17,11 @@ type stream struct {
 	progress Progress
 	cancel   context.CancelFunc
 
-	lanes map[string]chan domain.Batch
+	lanes map[string]chan chainevent.Batch
 	wg    sync.WaitGroup
 
 	mu      sync.Mutex
-	total   domain.Result
+	total   chainevent.Result
 	err     error     // the first failure of a lane
 	flushed time.Time // the last flush, or the stream's start
 }
@@ -32,7 +32,7 @@ type stream struct {
 // It stops early, without error, when ctx ends (a lane failed).
 func (st *stream) split(ctx context.Context, src Source) error {
 	size := st.svc.batchSize
-	pending := map[string][]domain.Event{}
+	pending := map[string][]chainevent.Event{}
 	packets := map[string]string{} // red packet id → the lane of its first event in the stream
 	for ctx.Err() == nil {
 		e, err := src.Next()
@@ -46,7 +46,7 @@ func (st *stream) split(ctx context.Context, src Source) error {
 		pending[key] = append(pending[key], e)
 		if len(pending[key]) >= size {
 			st.send(ctx, key, pending[key])
-			pending[key] = make([]domain.Event, 0, size)
+			pending[key] = make([]chainevent.Event, 0, size)
 		}
 	}
 	keys := make([]string, 0, len(pending))
@@ -66,25 +66,25 @@ func (st *stream) split(ctx context.Context, src Source) error {
 // packet's first event in the stream (its creation, usually), so one packet's events keep their
 // order. An expiry, which names no chain, of a packet the stream has not shown goes to the lane
 // without a chain.
-func laneKey(e domain.Event, packets map[string]string) string {
+func laneKey(e chainevent.Event, packets map[string]string) string {
 	switch v := e.(type) {
-	case domain.TokenCreated:
+	case chainevent.TokenCreated:
 		return string(v.Token.Chain)
-	case domain.TokenMigrated:
+	case chainevent.TokenMigrated:
 		return string(v.Chain)
-	case domain.PoolCreated:
+	case chainevent.PoolCreated:
 		return string(v.Pool.Chain)
-	case domain.Trade:
+	case chainevent.Trade:
 		return string(v.Chain)
-	case domain.PoolSnapshot:
+	case chainevent.PoolSnapshot:
 		return string(v.Chain)
-	case domain.WalletLabel:
+	case chainevent.WalletLabel:
 		return string(v.Chain)
-	case domain.RedPacketCreated:
+	case chainevent.RedPacketCreated:
 		return packetLane(packets, v.Packet.ID, string(v.Packet.Chain))
-	case domain.RedPacketClaimed:
+	case chainevent.RedPacketClaimed:
 		return packetLane(packets, v.Claim.PacketID, string(v.Claim.Chain))
-	case domain.RedPacketExpired:
+	case chainevent.RedPacketExpired:
 		return packetLane(packets, v.PacketID, "")
 	}
 	return ""
@@ -100,19 +100,19 @@ func packetLane(packets map[string]string, id, lane string) string {
 
 // send hands events to lane key as one batch, starting the lane on its first batch; it gives up
 // when ctx ends.
-func (st *stream) send(ctx context.Context, key string, events []domain.Event) {
+func (st *stream) send(ctx context.Context, key string, events []chainevent.Event) {
 	ch, ok := st.lanes[key]
 	if !ok {
 		if st.lanes == nil {
-			st.lanes = map[string]chan domain.Batch{}
+			st.lanes = map[string]chan chainevent.Batch{}
 		}
-		ch = make(chan domain.Batch, 1)
+		ch = make(chan chainevent.Batch, 1)
 		st.lanes[key] = ch
 		st.wg.Add(1)
 		go st.run(ctx, ch)
 	}
 	select {
-	case ch <- domain.NewBatch(events):
+	case ch <- chainevent.NewBatch(events):
 	case <-ctx.Done():
 	}
 }
@@ -127,7 +127,7 @@ func (st *stream) wait() {
 
 // run applies a lane's batches in order until the lane is closed; after a failure anywhere in
 // the stream it only drains.
-func (st *stream) run(ctx context.Context, batches <-chan domain.Batch) {
+func (st *stream) run(ctx context.Context, batches <-chan chainevent.Batch) {
 	defer st.wg.Done()
 	for b := range batches {
 		if ctx.Err() != nil {
@@ -141,7 +141,7 @@ func (st *stream) run(ctx context.Context, batches <-chan domain.Batch) {
 
 // apply commits one batch, counts it, and flushes when the flush interval has passed since the
 // stream's last flush (one lane flushes for all).
-func (st *stream) apply(ctx context.Context, b domain.Batch) error {
+func (st *stream) apply(ctx context.Context, b chainevent.Batch) error {
 	s := st.svc
 	res, err := s.store.ApplyPending(ctx, b, s.clock.Now())
 	if err != nil {

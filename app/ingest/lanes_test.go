@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
 	"github.com/tokenscope/tokenscope/domain/token"
 )
@@ -38,11 +38,11 @@ type laneStore struct {
 	cancelled string
 }
 
-func (s *laneStore) Apply(context.Context, ingest.Batch, time.Time) (ingest.Result, error) {
-	return ingest.Result{}, errors.New("a stream applies pending batches only")
+func (s *laneStore) Apply(context.Context, chainevent.Batch, time.Time) (chainevent.Result, error) {
+	return chainevent.Result{}, errors.New("a stream applies pending batches only")
 }
 
-func (s *laneStore) ApplyPending(ctx context.Context, b ingest.Batch, _ time.Time) (ingest.Result, error) {
+func (s *laneStore) ApplyPending(ctx context.Context, b chainevent.Batch, _ time.Time) (chainevent.Result, error) {
 	names := batchNames(b)
 	if s.release != "" && slices.Contains(names, s.release) {
 		close(s.released)
@@ -51,24 +51,24 @@ func (s *laneStore) ApplyPending(ctx context.Context, b ingest.Batch, _ time.Tim
 		select {
 		case <-s.released:
 		case <-time.After(time.Minute):
-			return ingest.Result{}, errors.New("the other lane never started while this batch was held: lanes ran one after the other")
+			return chainevent.Result{}, errors.New("the other lane never started while this batch was held: lanes ran one after the other")
 		}
 	}
 	if s.fail != "" && slices.Contains(names, s.fail) {
-		return ingest.Result{}, errors.New("store down")
+		return chainevent.Result{}, errors.New("store down")
 	}
 	if s.cancelled != "" && slices.Contains(names, s.cancelled) {
 		select {
 		case <-ctx.Done():
-			return ingest.Result{}, ctx.Err()
+			return chainevent.Result{}, ctx.Err()
 		case <-time.After(time.Minute):
-			return ingest.Result{}, errors.New("the stream was not cancelled after the failed batch")
+			return chainevent.Result{}, errors.New("the stream was not cancelled after the failed batch")
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.batches = append(s.batches, names)
-	return ingest.Result{Events: b.Len(), Inserted: b.Len()}, nil
+	return chainevent.Result{Events: b.Len(), Inserted: b.Len()}, nil
 }
 
 func (s *laneStore) Flush(context.Context, time.Time) (int, error) {
@@ -78,7 +78,7 @@ func (s *laneStore) Flush(context.Context, time.Time) (int, error) {
 	return 0, nil
 }
 
-func batchNames(b ingest.Batch) []string {
+func batchNames(b chainevent.Batch) []string {
 	var out []string
 	for _, l := range b.Labels {
 		out = append(out, string(l.Chain)+":"+l.Wallet)
@@ -95,8 +95,8 @@ func batchNames(b ingest.Batch) []string {
 	return out
 }
 
-func label(c chain.Chain, w string) ingest.Event {
-	return ingest.WalletLabel{Chain: c, Wallet: w, Label: token.Kol}
+func label(c chain.Chain, w string) chainevent.Event {
+	return chainevent.WalletLabel{Chain: c, Wallet: w, Label: token.Kol}
 }
 
 // sorted returns the batches in a fixed order (lanes commit in any order between them).
@@ -114,19 +114,19 @@ func (s *laneStore) sorted() [][]string {
 // lane without a chain; the progress totals add up over every lane.
 func TestStreamSplitsIntoLanesByChain(t *testing.T) {
 	store := &laneStore{}
-	events := []ingest.Event{
+	events := []chainevent.Event{
 		label(chain.Sol, "s1"), label(chain.Eth, "e1"), label(chain.Sol, "s2"),
-		ingest.RedPacketCreated{Packet: redpacket.RedPacket{ID: "p1", Chain: chain.Bsc}},
+		chainevent.RedPacketCreated{Packet: redpacket.RedPacket{ID: "p1", Chain: chain.Bsc}},
 		label(chain.Eth, "e2"), label(chain.Sol, "s3"),
-		ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "p1", Chain: chain.Bsc}},
-		ingest.RedPacketExpired{PacketID: "p1"},
-		ingest.RedPacketExpired{PacketID: "old"},
+		chainevent.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "p1", Chain: chain.Bsc}},
+		chainevent.RedPacketExpired{PacketID: "p1"},
+		chainevent.RedPacketExpired{PacketID: "old"},
 		label(chain.Sol, "s4"), label(chain.Eth, "e3"),
 	}
 	var mu sync.Mutex
 	var last int
-	res, err := appingest.New(store, clock(), 2).Stream(context.Background(), &source{events: events},
-		func(total ingest.Result) {
+	res, err := ingest.New(store, clock(), 2).Stream(context.Background(), &source{events: events},
+		func(total chainevent.Result) {
 			mu.Lock()
 			defer mu.Unlock()
 			assert.Greater(t, total.Inserted, last, "running totals grow")
@@ -151,8 +151,8 @@ func TestStreamSplitsIntoLanesByChain(t *testing.T) {
 // applying its batch meanwhile.
 func TestStreamLanesRunSideBySide(t *testing.T) {
 	store := &laneStore{hold: "sol:s1", release: "eth:e1", released: make(chan struct{})}
-	events := []ingest.Event{label(chain.Sol, "s1"), label(chain.Sol, "s2"), label(chain.Eth, "e1"), label(chain.Eth, "e2")}
-	res, err := appingest.New(store, clock(), 2).Stream(context.Background(), &source{events: events}, nil)
+	events := []chainevent.Event{label(chain.Sol, "s1"), label(chain.Sol, "s2"), label(chain.Eth, "e1"), label(chain.Eth, "e2")}
+	res, err := ingest.New(store, clock(), 2).Stream(context.Background(), &source{events: events}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 4, res.Inserted)
 }
@@ -162,9 +162,9 @@ func TestStreamLanesRunSideBySide(t *testing.T) {
 // applies nothing it was handed after it.
 func TestStreamStopsAllLanesAtAFailedBatch(t *testing.T) {
 	store := &laneStore{fail: "eth:e1", cancelled: "sol:s2"}
-	events := []ingest.Event{label(chain.Sol, "s1"), label(chain.Sol, "s2"), label(chain.Eth, "e1"), label(chain.Sol, "s3"),
+	events := []chainevent.Event{label(chain.Sol, "s1"), label(chain.Sol, "s2"), label(chain.Eth, "e1"), label(chain.Sol, "s3"),
 		label(chain.Sol, "s4"), label(chain.Eth, "e2")}
-	res, err := appingest.New(store, clock(), 1).Stream(context.Background(), &source{events: events}, nil)
+	res, err := ingest.New(store, clock(), 1).Stream(context.Background(), &source{events: events}, nil)
 	require.EqualError(t, err, "store down", "the first failure, not the cancellation it caused")
 	assert.Equal(t, [][]string{{"sol:s1"}}, store.sorted())
 	assert.Equal(t, 1, res.Inserted)

@@ -22,7 +22,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -42,7 +42,7 @@ type Config struct {
 
 // Sink receives events in order.
 type Sink interface {
-	Emit(ctx context.Context, e ingest.Event) error
+	Emit(ctx context.Context, e chainevent.Event) error
 	Flush(ctx context.Context) error
 }
 
@@ -232,7 +232,7 @@ func (s *Simulator) wallet(ctx context.Context, sink Sink, c chain.Chain, i int)
 		// About one wallet in eight carries a label.
 		if s.rng.IntN(8) == 0 {
 			labels := []token.HolderGroup{token.Bluechip, token.Bundle, token.Fresh, token.Insider, token.Kol, token.Pro, token.Sandwish}
-			if err := sink.Emit(ctx, ingest.WalletLabel{Chain: c, Wallet: w, Label: labels[s.rng.IntN(len(labels))]}); err != nil {
+			if err := sink.Emit(ctx, chainevent.WalletLabel{Chain: c, Wallet: w, Label: labels[s.rng.IntN(len(labels))]}); err != nil {
 				return "", err
 			}
 		}
@@ -304,7 +304,7 @@ func (s *Simulator) launch(ctx context.Context, sink Sink, at int64) error {
 		return err
 	}
 	created := at
-	tokenEvent := ingest.TokenCreated{
+	tokenEvent := chainevent.TokenCreated{
 		Token: token.Token{Address: t.address, Chain: info.c, Decimals: t.decimals, Name: t.name,
 			Symbol: fmt.Sprintf("T%d", n), CreatedAt: &created, CreatedBlockHeight: &h, CreatedSlot: &h,
 			CreatedTxSignature: s.txid(info.c), Creators: []token.Creator{{Address: dev, Share: 100}},
@@ -317,7 +317,7 @@ func (s *Simulator) launch(ctx context.Context, sink Sink, at int64) error {
 	if err := sink.Emit(ctx, tokenEvent); err != nil {
 		return err
 	}
-	if err := sink.Emit(ctx, ingest.PoolCreated{Pool: pool.Pool{Chain: info.c, Address: t.pool, ProgramAddress: curve,
+	if err := sink.Emit(ctx, chainevent.PoolCreated{Pool: pool.Pool{Chain: info.c, Address: t.pool, ProgramAddress: curve,
 		ProtocolFamily: lp.family, ProtocolName: lp.name, TokenAAddress: t.address, TokenADecimals: t.decimals,
 		TokenBAddress: info.native, TokenBDecimals: 9}, IsBondingCurve: true, At: at}); err != nil {
 		return err
@@ -399,7 +399,7 @@ func (s *Simulator) swap(ctx context.Context, sink Sink, t *simToken, walletIdx 
 	if s.rng.IntN(200) == 0 {
 		tr.Status = trade.Failed
 	}
-	if err := sink.Emit(ctx, ingest.Trade{Trade: tr}); err != nil {
+	if err := sink.Emit(ctx, chainevent.Trade{Trade: tr}); err != nil {
 		return err
 	}
 	if !t.snapped || t.trades%snapshotEvery == 0 {
@@ -420,7 +420,7 @@ func (s *Simulator) snapshot(ctx context.Context, sink Sink, t *simToken, at, h 
 	a := t.amm.ReserveA.Truncate(t.decimals)
 	b := t.amm.ReserveB.Truncate(9)
 	aNative := a.Mul(priceNative).Round(9)
-	return sink.Emit(ctx, ingest.PoolSnapshot{Snapshot: pool.Snapshot{Chain: t.info.c, PoolAddress: t.pool, BlockHeight: h,
+	return sink.Emit(ctx, chainevent.PoolSnapshot{Snapshot: pool.Snapshot{Chain: t.info.c, PoolAddress: t.pool, BlockHeight: h,
 		BlockTimestamp: at, SnapshotTime: at,
 		TokenA: pool.Side{TokenAddress: t.address, Decimals: t.decimals, AmountInNative: aNative, AmountInUSD: aNative.Mul(nativeUSD),
 			PriceNative: priceNative, PriceUSD: priceNative.Mul(nativeUSD), VaultAmount: pool.VaultAmount(a.Shift(t.decimals).String())},
@@ -434,12 +434,12 @@ func (s *Simulator) migrate(ctx context.Context, sink Sink, t *simToken, at, h i
 	t.migrated = true
 	t.pool = s.address(t.info.c)
 	t.program, t.family = program(t.info.c, t.lp.migrateFamily), t.lp.migrateFamily
-	if err := sink.Emit(ctx, ingest.PoolCreated{Pool: pool.Pool{Chain: t.info.c, Address: t.pool, ProgramAddress: t.program,
+	if err := sink.Emit(ctx, chainevent.PoolCreated{Pool: pool.Pool{Chain: t.info.c, Address: t.pool, ProgramAddress: t.program,
 		ProtocolFamily: t.family, ProtocolName: t.lp.migrateName, TokenAAddress: t.address, TokenADecimals: t.decimals,
 		TokenBAddress: t.info.native, TokenBDecimals: 9}, At: at}); err != nil {
 		return err
 	}
-	if err := sink.Emit(ctx, ingest.TokenMigrated{Chain: t.info.c, Address: t.address, PoolAddress: t.pool,
+	if err := sink.Emit(ctx, chainevent.TokenMigrated{Chain: t.info.c, Address: t.address, PoolAddress: t.pool,
 		ProgramAddress: t.program, ProtocolFamily: t.family, At: at}); err != nil {
 		return err
 	}
@@ -457,7 +457,7 @@ func (s *Simulator) redPackets(ctx context.Context, sink Sink, at int64) error {
 	for _, p := range s.packets {
 		switch {
 		case at >= p.p.ExpiredAt:
-			if err := sink.Emit(ctx, ingest.RedPacketExpired{PacketID: p.p.ID, At: at}); err != nil {
+			if err := sink.Emit(ctx, chainevent.RedPacketExpired{PacketID: p.p.ID, At: at}); err != nil {
 				return err
 			}
 		case int(p.p.ClaimedCount) < int(p.p.MaxClaims) && s.rng.IntN(3) == 0:
@@ -469,7 +469,7 @@ func (s *Simulator) redPackets(ctx context.Context, sink Sink, at int64) error {
 			if !p.claimed[w] {
 				p.claimed[w] = true
 				p.p.ClaimedCount++
-				if err := sink.Emit(ctx, ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: p.p.ID, Claimer: w, Mint: p.p.Mint,
+				if err := sink.Emit(ctx, chainevent.RedPacketClaimed{Claim: redpacket.Claim{PacketID: p.p.ID, Claimer: w, Mint: p.p.Mint,
 					Chain: p.p.Chain, Amount: p.each, ClaimedAt: at, Creator: p.p.Creator, TxHash: s.txid(p.p.Chain)}}); err != nil {
 					return err
 				}
@@ -494,7 +494,7 @@ func (s *Simulator) redPackets(ctx context.Context, sink Sink, at int64) error {
 		RefundedAmount: decimal.Zero, CreatedAt: at, Expiration: expiration, ExpiredAt: redpacket.ExpiresAt(at, expiration),
 		Memo: "gm", ShareID: s.hex(8), TxHash: s.txid(t.info.c)}
 	s.packets = append(s.packets, &simPacket{p: p, claimed: map[string]bool{}, each: each})
-	return sink.Emit(ctx, ingest.RedPacketCreated{Packet: p})
+	return sink.Emit(ctx, chainevent.RedPacketCreated{Packet: p})
 }
 
 // Step emits one market moment at time at: sometimes a launch, one trade, red packet activity.
@@ -593,12 +593,12 @@ type IngestSink struct {
 	Ingester ports.Ingester
 	// BatchSize is how many events go into one call; 0 means 2000.
 	BatchSize int
-	Total     ingest.Result
-	buf       []ingest.Event
+	Total     chainevent.Result
+	buf       []chainevent.Event
 }
 
 // Emit queues e, flushing a full batch.
-func (k *IngestSink) Emit(ctx context.Context, e ingest.Event) error {
+func (k *IngestSink) Emit(ctx context.Context, e chainevent.Event) error {
 	k.buf = append(k.buf, e)
 	size := k.BatchSize
 	if size <= 0 {
@@ -627,14 +627,14 @@ func (k *IngestSink) Flush(ctx context.Context) error {
 // Encoder writes one event to a file or stream; adapters/ndjson's Encoder is the one
 // `tokenscope simulate` writes with.
 type Encoder interface {
-	Encode(e ingest.Event) error
+	Encode(e chainevent.Event) error
 }
 
 // EncoderSink writes events through an Encoder (NDJSON, for `tokenscope import` to read back).
 type EncoderSink struct{ Enc Encoder }
 
 // Emit writes e.
-func (k EncoderSink) Emit(_ context.Context, e ingest.Event) error { return k.Enc.Encode(e) }
+func (k EncoderSink) Emit(_ context.Context, e chainevent.Event) error { return k.Enc.Encode(e) }
 
 // Flush does nothing; the caller owns the writer.
 func (k EncoderSink) Flush(context.Context) error { return nil }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/app/simulate"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/internal/fakeclock"
 )
 
@@ -33,7 +33,7 @@ func TestBackfillIsDeterministic(t *testing.T) {
 
 func TestBackfillCoversEveryEventType(t *testing.T) {
 	dec := ndjson.NewDecoder(bytes.NewReader(generate(t, 1)))
-	counts := map[ingest.Type]int{}
+	counts := map[chainevent.Type]int{}
 	chains := map[string]bool{}
 	for {
 		e, err := dec.Next()
@@ -42,29 +42,29 @@ func TestBackfillCoversEveryEventType(t *testing.T) {
 		}
 		require.NoError(t, err, "every generated line decodes and validates")
 		counts[e.Type()]++
-		if tr, ok := e.(ingest.Trade); ok {
+		if tr, ok := e.(chainevent.Trade); ok {
 			chains[string(tr.Chain)] = true
 		}
 	}
-	for _, typ := range ingest.AllTypes {
+	for _, typ := range chainevent.AllTypes {
 		assert.Positive(t, counts[typ], "events of type %s", typ)
 	}
-	assert.Equal(t, 20, counts[ingest.TypeTokenCreated])
-	assert.GreaterOrEqual(t, counts[ingest.TypeTrade], 3000, "every step trades, launches add dev and sniper buys")
+	assert.Equal(t, 20, counts[chainevent.TypeTokenCreated])
+	assert.GreaterOrEqual(t, counts[chainevent.TypeTrade], 3000, "every step trades, launches add dev and sniper buys")
 	assert.Equal(t, map[string]bool{"sol": true, "eth": true, "bsc": true}, chains)
 }
 
 // recorder keeps the events of a run and ends Live after stop trades.
 type recorder struct {
-	events []ingest.Event
+	events []chainevent.Event
 	trades int
 	stop   int
 	cancel context.CancelFunc
 }
 
-func (r *recorder) Emit(_ context.Context, e ingest.Event) error {
+func (r *recorder) Emit(_ context.Context, e chainevent.Event) error {
 	r.events = append(r.events, e)
-	if _, ok := e.(ingest.Trade); ok {
+	if _, ok := e.(chainevent.Trade); ok {
 		r.trades++
 		if r.stop > 0 && r.trades == r.stop {
 			r.cancel()
@@ -77,16 +77,16 @@ func (r *recorder) Flush(context.Context) error { return nil }
 
 // unsnapped lists the pools events trade without a snapshot of the pool at or after the pool's
 // first trade among them, and how many pools they trade.
-func unsnapped(events []ingest.Event) (missing []string, traded int) {
+func unsnapped(events []chainevent.Event) (missing []string, traded int) {
 	first := map[string]int64{}
 	snapped := map[string]bool{}
 	for _, e := range events {
 		switch v := e.(type) {
-		case ingest.Trade:
+		case chainevent.Trade:
 			if _, ok := first[v.PoolAddress]; !ok {
 				first[v.PoolAddress] = v.BlockTimestamp
 			}
-		case ingest.PoolSnapshot:
+		case chainevent.PoolSnapshot:
 			if at, ok := first[v.PoolAddress]; ok && v.BlockTimestamp >= at {
 				snapped[v.PoolAddress] = true
 			}

@@ -13,15 +13,15 @@ import (
 
 	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/kyt"
 	"github.com/tokenscope/tokenscope/domain/token"
 )
 
 // collector keeps every emitted event.
-type collector struct{ events []ingest.Event }
+type collector struct{ events []chainevent.Event }
 
-func (c *collector) Emit(_ context.Context, e ingest.Event) error {
+func (c *collector) Emit(_ context.Context, e chainevent.Event) error {
 	c.events = append(c.events, e)
 	return nil
 }
@@ -48,10 +48,10 @@ func network(c chain.Chain) kyt.Network {
 }
 
 // shapes lists every address and transaction signature an event carries, by field name.
-func shapes(e ingest.Event) (c chain.Chain, addrs, sigs map[string]string) {
+func shapes(e chainevent.Event) (c chain.Chain, addrs, sigs map[string]string) {
 	addrs, sigs = map[string]string{}, map[string]string{}
 	switch v := e.(type) {
-	case ingest.TokenCreated:
+	case chainevent.TokenCreated:
 		c = v.Token.Chain
 		addrs["address"], addrs["creator"], addrs["curvePool"] = v.Token.Address, v.Creator, v.CurvePool
 		addrs["extra.launchFromProgramAddress"] = v.Token.Extra.LaunchFromProgramAddress
@@ -59,33 +59,33 @@ func shapes(e ingest.Event) (c chain.Chain, addrs, sigs map[string]string) {
 			addrs[fmt.Sprintf("tokenCreators[%d].address", i)] = cr.Address
 		}
 		sigs["tokenCreatedTxSignature"] = v.Token.CreatedTxSignature
-	case ingest.PoolCreated:
+	case chainevent.PoolCreated:
 		c = v.Pool.Chain
 		addrs["address"], addrs["programAddress"] = v.Pool.Address, v.Pool.ProgramAddress
 		addrs["tokenAAddress"], addrs["tokenBAddress"] = v.Pool.TokenAAddress, v.Pool.TokenBAddress
-	case ingest.Trade:
+	case chainevent.Trade:
 		c = v.Chain
 		addrs["accountOwnerAddress"], addrs["poolAddress"] = v.Wallet, v.PoolAddress
 		addrs["tokenAddress"], addrs["sideTokenAddress"] = v.TokenAddress, v.SideTokenAddress
 		addrs["dexProgramAddress"] = v.DexProgramAddress
 		sigs["transactionSignature"] = v.TransactionSignature
-	case ingest.PoolSnapshot:
+	case chainevent.PoolSnapshot:
 		c = v.Chain
 		addrs["poolAddress"] = v.PoolAddress
 		addrs["tokenA.tokenAddress"], addrs["tokenB.tokenAddress"] = v.TokenA.TokenAddress, v.TokenB.TokenAddress
-	case ingest.TokenMigrated:
+	case chainevent.TokenMigrated:
 		c = v.Chain
 		addrs["address"], addrs["poolAddress"], addrs["programAddress"] = v.Address, v.PoolAddress, v.ProgramAddress
-	case ingest.RedPacketCreated:
+	case chainevent.RedPacketCreated:
 		c = v.Packet.Chain
 		addrs["id"], addrs["creator"], addrs["claimAuthority"] = v.Packet.ID, v.Packet.Creator, v.Packet.ClaimAuthority
 		addrs["mint"] = v.Packet.Mint
 		sigs["txHash"] = v.Packet.TxHash
-	case ingest.RedPacketClaimed:
+	case chainevent.RedPacketClaimed:
 		c = v.Claim.Chain
 		addrs["packetId"], addrs["claimer"], addrs["mint"], addrs["creator"] = v.Claim.PacketID, v.Claim.Claimer, v.Claim.Mint, v.Claim.Creator
 		sigs["txHash"] = v.Claim.TxHash
-	case ingest.WalletLabel:
+	case chainevent.WalletLabel:
 		c = v.Chain
 		addrs["wallet"] = v.Wallet
 	}
@@ -123,7 +123,7 @@ func TestOutputIsWellFormed(t *testing.T) {
 				}
 			}
 			switch v := e.(type) {
-			case ingest.TokenCreated:
+			case chainevent.TokenCreated:
 				tag := v.Token.LaunchpadTag
 				tags[tag] = true
 				assert.Contains(t, launchpadIDs, string(tag), "seed %d: launchpad tag", seed)
@@ -131,11 +131,11 @@ func TestOutputIsWellFormed(t *testing.T) {
 				assert.NoError(t, err)
 				assert.Equal(t, tag, parsed, "the tag is stored under the name the filters parse it to")
 				assertFamily(t, v.Token.Extra.LaunchFromProtocolFamily)
-			case ingest.PoolCreated:
+			case chainevent.PoolCreated:
 				assertFamily(t, v.Pool.ProtocolFamily)
-			case ingest.TokenMigrated:
+			case chainevent.TokenMigrated:
 				assertFamily(t, v.ProtocolFamily)
-			case ingest.Trade:
+			case chainevent.Trade:
 				assertFamily(t, v.DexProtocolFamily)
 			}
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/app/market"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -58,7 +58,7 @@ const CommittedTag = "committed_ms"
 
 // committed is a committed batch and when its commit was reported (Unix ms).
 type committed struct {
-	batch ingest.Batch
+	batch chainevent.Batch
 	at    int64
 }
 
@@ -114,7 +114,7 @@ func (p *Publisher) WithCandles(c CandleSource) *Publisher {
 var _ ports.CommitListener = (*Publisher)(nil)
 
 // Committed queues a committed batch; it never blocks.
-func (p *Publisher) Committed(b ingest.Batch) {
+func (p *Publisher) Committed(b chainevent.Batch) {
 	select {
 	case p.queue <- committed{b, p.clock.Now().UnixMilli()}:
 	default:
@@ -199,7 +199,7 @@ func (p *Publisher) publish(ch string, k Kind, m any) {
 }
 
 // publishBatch publishes what a committed batch carries itself and records what it touched.
-func (p *Publisher) publishBatch(b ingest.Batch, committedAt int64) {
+func (p *Publisher) publishBatch(b chainevent.Batch, committedAt int64) {
 	now := p.clock.Now().UnixMilli()
 	for _, t := range b.Trades {
 		c := t.Chain.Canonical()

@@ -17,7 +17,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/market/readcache"
 	"github.com/tokenscope/tokenscope/app/stream"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
@@ -155,7 +155,7 @@ func TestPublisher(t *testing.T) {
 	go func() { p.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
-	p.Committed(ingest.Batch{Trades: []trade.Trade{tr("S1", "T1", trade.Succeeded), tr("S2", "T1", trade.Failed), tr("S3", "T3", trade.Succeeded)}})
+	p.Committed(chainevent.Batch{Trades: []trade.Trade{tr("S1", "T1", trade.Succeeded), tr("S2", "T1", trade.Failed), tr("S3", "T3", trade.Succeeded)}})
 	p.Derived()
 	require.Eventually(t, func() bool { return h.count(h.published, "dex-trade:sol_T1") == 1 }, 5*time.Second, 5*time.Millisecond)
 	msg := h.last(h.published, "dex-trade:sol_T1")
@@ -183,7 +183,7 @@ func TestPublisher(t *testing.T) {
 	assert.Zero(t, h.count(h.delivered, "dex-token-stats:sol_T2"), "T2 was not touched")
 	// A marker: T2 touched and announced after T1's announcements. Ticks deliver in order, so once
 	// T2's state arrived, a tick that repeated T1's would have delivered it before.
-	p.Committed(ingest.Batch{Trades: []trade.Trade{tr("S4", "T2", trade.Succeeded)}})
+	p.Committed(chainevent.Batch{Trades: []trade.Trade{tr("S4", "T2", trade.Succeeded)}})
 	p.Derived()
 	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return len(h.announced) == 2 }, 5*time.Second, 5*time.Millisecond)
 	p.Announced(h.announced[1])
@@ -196,7 +196,7 @@ func TestPublisher(t *testing.T) {
 func TestCommittedNeverBlocks(t *testing.T) {
 	p := stream.New(newHub(), &mkt{}, fakeclock.At(time.UnixMilli(1_700_000_000_000)), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for range 1000 {
-		p.Committed(ingest.Batch{})
+		p.Committed(chainevent.Batch{})
 		p.Derived()
 	}
 	assert.Equal(t, int64(1000-256), p.Dropped())
@@ -212,7 +212,7 @@ func TestNewTokenKeys(t *testing.T) {
 	go func() { p.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 	created := int64(1_690_000_000_000)
-	p.Committed(ingest.Batch{TokensCreated: []ingest.TokenCreated{
+	p.Committed(chainevent.Batch{TokensCreated: []chainevent.TokenCreated{
 		{Token: token.Token{Chain: chain.Sol, Address: "N1", Name: "One", Symbol: "ONE", Decimals: 6}},
 		{Token: token.Token{Chain: chain.Sol, Address: "N2", Name: "Two", Symbol: "TWO", ImageURL: "https://x/2.png", CreatedAt: &created}},
 	}})
@@ -259,7 +259,7 @@ func TestWalletPnLPerPeriod(t *testing.T) {
 	go func() { p.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
-	p.Committed(ingest.Batch{Trades: []trade.Trade{tr("S1", "T1", trade.Succeeded)}})
+	p.Committed(chainevent.Batch{Trades: []trade.Trade{tr("S1", "T1", trade.Succeeded)}})
 	p.Derived()
 	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return len(h.announced) == 1 }, 5*time.Second, 5*time.Millisecond)
 	p.Announced(h.announced[0])

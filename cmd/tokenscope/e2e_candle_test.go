@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
@@ -25,7 +25,7 @@ type candleRow struct {
 }
 
 // postTrades sends trades to /v2/ingest as NDJSON.
-func postTrades(t *testing.T, e *env, trades ...ingest.Trade) {
+func postTrades(t *testing.T, e *env, trades ...chainevent.Trade) {
 	t.Helper()
 	var b strings.Builder
 	for _, tr := range trades {
@@ -74,7 +74,7 @@ func getCandles(t *testing.T, e *env, path, query string) []candleRow {
 func TestCandles(t *testing.T) {
 	e := newEnv(t)
 	const tok, pool = "CndTok", "CndPool"
-	_, err := e.rt.App.Ingest.Ingest(t.Context(), []ingest.Event{edgeToken(tok)})
+	_, err := e.rt.App.Ingest.Ingest(t.Context(), []chainevent.Event{edgeToken(tok)})
 	require.NoError(t, err)
 	t0 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }

@@ -20,7 +20,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
@@ -54,19 +54,19 @@ func seedGeneratedData(t *testing.T, e *env) {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
-	tok := func(addr, symbol string) ingest.TokenCreated {
-		return ingest.TokenCreated{Token: token.Token{Chain: chain.Bsc, Address: addr, Decimals: 18, Name: "Genclient " + symbol,
+	tok := func(addr, symbol string) chainevent.TokenCreated {
+		return chainevent.TokenCreated{Token: token.Token{Chain: chain.Bsc, Address: addr, Decimals: 18, Name: "Genclient " + symbol,
 			Symbol: symbol, CreatedAt: ptr(now.Add(-time.Hour).UnixMilli())}, TotalSupply: dd("1000"), CirculatingSupply: dd("1000")}
 	}
-	onBsc := func(tr ingest.Trade) ingest.Trade { tr.Chain = chain.Bsc; return tr }
-	events := []ingest.Event{tok(genTokA, "GENA"), tok(genTokB, "GENB"),
-		ingest.PoolCreated{Pool: pool.Pool{Chain: chain.Bsc, Address: genPool, ProgramAddress: "GenDex", ProtocolFamily: "Pancake",
+	onBsc := func(tr chainevent.Trade) chainevent.Trade { tr.Chain = chain.Bsc; return tr }
+	events := []chainevent.Event{tok(genTokA, "GENA"), tok(genTokB, "GENB"),
+		chainevent.PoolCreated{Pool: pool.Pool{Chain: chain.Bsc, Address: genPool, ProgramAddress: "GenDex", ProtocolFamily: "Pancake",
 			ProtocolName: "Pancake v2", TokenAAddress: genTokA, TokenADecimals: 18, TokenBAddress: mktSol, TokenBDecimals: 18},
 			At: now.Add(-time.Hour).UnixMilli()},
 		onBsc(mktTrade("GenSig1", genW1, genTokA, genPool, trade.Buy, "10", "2", now.Add(-30*time.Minute), 7001)),
 		onBsc(mktTrade("GenSig2", genW1, genTokA, genPool, trade.Sell, "4", "3", now.Add(-20*time.Minute), 7002)),
 		onBsc(mktTrade("GenSig3", genW1, genTokB, genPool, trade.Buy, "5", "1", now.Add(-10*time.Minute), 7003)),
-		ingest.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Bsc, PoolAddress: genPool, BlockHeight: 7100,
+		chainevent.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Bsc, PoolAddress: genPool, BlockHeight: 7100,
 			BlockTimestamp: now.Add(-5 * time.Minute).UnixMilli(), SnapshotTime: now.Add(-5 * time.Minute).UnixMilli(),
 			TokenA: pool.Side{TokenAddress: genTokA, Decimals: 18, AmountInNative: dd("1"), AmountInUSD: dd("50"),
 				PriceNative: dd("0.03"), PriceUSD: dd("3"), VaultAmount: "1000"},
@@ -77,11 +77,11 @@ func seedGeneratedData(t *testing.T, e *env) {
 	_, err := e.rt.App.Ingest.Ingest(ctx, events)
 	require.NoError(t, err)
 	created := now.Add(-15 * time.Minute).UnixMilli()
-	_, err = e.rt.App.Ingest.Ingest(ctx, []ingest.Event{ingest.RedPacketCreated{Packet: redpacket.RedPacket{ID: genRP, Creator: genC1,
+	_, err = e.rt.App.Ingest.Ingest(ctx, []chainevent.Event{chainevent.RedPacketCreated{Packet: redpacket.RedPacket{ID: genRP, Creator: genC1,
 		ClaimAuthority: "GenAuth", Mint: genTokA, Chain: chain.Bsc, MaxClaims: 2, TotalAmount: dd("100"), CreatedAt: created,
 		ExpiredAt: redpacket.ExpiresAt(created, 3600), Expiration: 3600, Memo: "gen", ShareID: "genshare", TxHash: "gentx"}}})
 	require.NoError(t, err)
-	_, err = e.rt.App.Ingest.Ingest(ctx, []ingest.Event{ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: genRP,
+	_, err = e.rt.App.Ingest.Ingest(ctx, []chainevent.Event{chainevent.RedPacketClaimed{Claim: redpacket.Claim{PacketID: genRP,
 		Claimer: "GenK1", Mint: genTokA, Chain: chain.Bsc, Amount: dd("40"), ClaimedAt: created + 1000, TxHash: "genK1"}}})
 	require.NoError(t, err)
 	require.NoError(t, postgres.NewIngestStore(e.rt.Pool).ReplaceHotTokens(ctx, chain.Bsc, ranking.Duration24h,

@@ -20,7 +20,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/redpacket"
 	"github.com/tokenscope/tokenscope/domain/token"
@@ -116,17 +116,17 @@ func seedCompat(t *testing.T, e *env) {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC()
-	var events []ingest.Event
+	var events []chainevent.Event
 	var entries []ports.HotEntry
 	for i, c := range cmpTokens {
-		events = append(events, ingest.TokenCreated{Token: token.Token{Chain: cmpChain, Address: c.addr, Decimals: 18,
+		events = append(events, chainevent.TokenCreated{Token: token.Token{Chain: cmpChain, Address: c.addr, Decimals: 18,
 			Name: fmt.Sprintf("Compat %d", i), Symbol: fmt.Sprintf("CMP%d", i), CreatedAt: ptr(now.Add(-time.Hour).UnixMilli()),
 			LaunchpadTag: c.tag}, TotalSupply: dd("1000"), CirculatingSupply: dd("1000"), Creator: cmpWallet})
 		entries = append(entries, ports.HotEntry{Address: c.addr, Rank: int32(i + 1), Score: dd(fmt.Sprint(len(cmpTokens) - i))})
 	}
 	_, err := e.rt.App.Ingest.Ingest(ctx, events)
 	require.NoError(t, err)
-	_, err = e.rt.App.Ingest.Ingest(ctx, []ingest.Event{ingest.RedPacketCreated{Packet: redpacket.RedPacket{ID: cmpPacket,
+	_, err = e.rt.App.Ingest.Ingest(ctx, []chainevent.Event{chainevent.RedPacketCreated{Packet: redpacket.RedPacket{ID: cmpPacket,
 		Creator: cmpWallet, ClaimAuthority: cmpWallet, Mint: cmpTokens[0].addr, Chain: cmpChain, MaxClaims: 2, TotalAmount: dd("10"),
 		CreatedAt: now.UnixMilli(), Expiration: 600, ExpiredAt: redpacket.ExpiresAt(now.UnixMilli(), 600)}}})
 	require.NoError(t, err)

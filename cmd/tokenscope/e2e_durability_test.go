@@ -260,7 +260,7 @@ func streamGoroutines() int {
 	n := goruntime.Stack(buf, true)
 	count := 0
 	for _, g := range strings.Split(string(buf[:n]), "\n\n") {
-		if strings.Contains(g, "valyala/fasthttp") || strings.Contains(g, "tokenscope/app/job") ||
+		if strings.Contains(g, "valyala/fasthttp") || strings.Contains(g, "tokenscope/app/jobrunner") ||
 			strings.Contains(g, "adapters/httpapi") {
 			count++
 		}
@@ -272,5 +272,5 @@ func streamGoroutines() int {
 func jobPollers() int {
 	buf := make([]byte, 8<<20)
 	n := goruntime.Stack(buf, true)
-	return strings.Count(string(buf[:n]), "tokenscope/app/job.(*Hub).poll(")
+	return strings.Count(string(buf[:n]), "tokenscope/app/jobrunner.(*Hub).poll(")
 }

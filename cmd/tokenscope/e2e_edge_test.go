@@ -23,13 +23,13 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/app/config"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/token"
 )
 
 // edgeToken is a minimal valid token on sol.
-func edgeToken(addr string) ingest.TokenCreated {
-	return ingest.TokenCreated{Token: token.Token{Chain: chain.Sol, Address: addr, Decimals: 6, Name: "Edge " + addr,
+func edgeToken(addr string) chainevent.TokenCreated {
+	return chainevent.TokenCreated{Token: token.Token{Chain: chain.Sol, Address: addr, Decimals: 6, Name: "Edge " + addr,
 		Symbol: "EDGE"}, TotalSupply: dd("1000"), CirculatingSupply: dd("1000")}
 }
 
@@ -91,7 +91,7 @@ func rawExchangeOnce(t *testing.T, base, raw string, closeWrite bool) (resp, err
 func TestMultiDetailOnBothAddresses(t *testing.T) {
 	e := newEnv(t)
 	const a, b = "EdgeMultiTokenA111111111111111111111111111", "EdgeMultiTokenB111111111111111111111111111"
-	_, err := e.rt.App.Ingest.Ingest(t.Context(), []ingest.Event{edgeToken(a), edgeToken(b)})
+	_, err := e.rt.App.Ingest.Ingest(t.Context(), []chainevent.Event{edgeToken(a), edgeToken(b)})
 	require.NoError(t, err)
 	list := url.QueryEscape(b + "," + a + ",EdgeUnknown")
 	paths := []struct {
@@ -137,7 +137,7 @@ func TestHundredAddressesFitTheHeaders(t *testing.T) {
 		addrs[i] = fmt.Sprintf("EdgeHundred%033d", i)
 		require.Len(t, addrs[i], 44)
 	}
-	_, err := e.rt.App.Ingest.Ingest(t.Context(), []ingest.Event{edgeToken(addrs[7]), edgeToken(addrs[93])})
+	_, err := e.rt.App.Ingest.Ingest(t.Context(), []chainevent.Event{edgeToken(addrs[7]), edgeToken(addrs[93])})
 	require.NoError(t, err)
 	// The public client escapes the commas (%2C): 4,697 bytes of addresses.
 	query := "?tokenAddresses=" + url.QueryEscape(strings.Join(addrs, ",")) +

@@ -34,7 +34,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 )
 
 // runMainEnv makes the re-executed test binary run main() (see TestMain).
@@ -150,7 +150,7 @@ type engineFixture struct {
 	file   string
 	refURL string
 	trades int // trades in the file
-	events []ingest.Event
+	events []chainevent.Event
 }
 
 func engineFiles(t *testing.T) *engineFixture {
@@ -175,7 +175,7 @@ func engineFiles(t *testing.T) *engineFixture {
 	events := readEvents(t, file)
 	trades := 0
 	for _, e := range events {
-		if e.Type() == ingest.TypeTrade {
+		if e.Type() == chainevent.TypeTrade {
 			trades++
 		}
 	}
@@ -186,13 +186,13 @@ func engineFiles(t *testing.T) *engineFixture {
 	return engineFix
 }
 
-func readEvents(t *testing.T, file string) []ingest.Event {
+func readEvents(t *testing.T, file string) []chainevent.Event {
 	t.Helper()
 	f, err := os.Open(file)
 	require.NoError(t, err)
 	defer f.Close()
 	dec := ndjson.NewDecoder(bufio.NewReader(f))
-	var out []ingest.Event
+	var out []chainevent.Event
 	for {
 		e, err := dec.Next()
 		if errors.Is(err, io.EOF) {
@@ -390,7 +390,7 @@ func TestImportKilledMidStreamEqualsFromScratch(t *testing.T) {
 
 // splitByChain writes the events of the sol chain to one file and the rest (eth, bsc) to
 // another, each in the original order.
-func splitByChain(t *testing.T, events []ingest.Event, dir string) (sol, evm string) {
+func splitByChain(t *testing.T, events []chainevent.Event, dir string) (sol, evm string) {
 	t.Helper()
 	sol, evm = filepath.Join(dir, "sol.ndjson"), filepath.Join(dir, "evm.ndjson")
 	fs, err := os.Create(sol)
@@ -403,24 +403,24 @@ func splitByChain(t *testing.T, events []ingest.Event, dir string) (sol, evm str
 	for _, e := range events {
 		var c chain.Chain
 		switch v := e.(type) {
-		case ingest.TokenCreated:
+		case chainevent.TokenCreated:
 			c = v.Token.Chain
-		case ingest.TokenMigrated:
+		case chainevent.TokenMigrated:
 			c = v.Chain
-		case ingest.PoolCreated:
+		case chainevent.PoolCreated:
 			c = v.Pool.Chain
-		case ingest.Trade:
+		case chainevent.Trade:
 			c = v.Chain
-		case ingest.PoolSnapshot:
+		case chainevent.PoolSnapshot:
 			c = v.Chain
-		case ingest.RedPacketCreated:
+		case chainevent.RedPacketCreated:
 			c = v.Packet.Chain
 			packetChain[v.Packet.ID] = c
-		case ingest.RedPacketClaimed:
+		case chainevent.RedPacketClaimed:
 			c = v.Claim.Chain
-		case ingest.RedPacketExpired:
+		case chainevent.RedPacketExpired:
 			c = packetChain[v.PacketID]
-		case ingest.WalletLabel:
+		case chainevent.WalletLabel:
 			c = v.Chain
 		}
 		require.NotEmpty(t, c, "event %s without a chain", e.Type())

@@ -19,7 +19,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/app/config"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/internal/pgcluster"
 )
@@ -146,7 +146,7 @@ func TestFailoverUnderLoad(t *testing.T) {
 				n := seq.Add(1)
 				sig := fmt.Sprintf("FailoverSig%d", n)
 				sigs = append(sigs, sig)
-				line, err := ndjson.Marshal(ingest.Trade{Trade: trade.Trade{Chain: chain.Sol, TransactionSignature: sig,
+				line, err := ndjson.Marshal(chainevent.Trade{Trade: trade.Trade{Chain: chain.Sol, TransactionSignature: sig,
 					BlockHeight: n, BlockTimestamp: 1_717_000_000_000 + n, Wallet: "FailoverWallet", PoolAddress: "FailoverPool",
 					Side: trade.Buy, Status: trade.Succeeded, TokenAddress: "FailoverTok", TokenAmount: dd("10"), TokenAmountInUSD: dd("15"),
 					TokenPriceInUSD: dd("1.5"), SideTokenAddress: "So11111111111111111111111111111111111111112"}})

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 )
 
 // TestPostedTradesShowInMultiDetail: a trade POSTed to /v2/ingest is counted in the token's 1m
@@ -24,7 +24,7 @@ func TestPostedTradesShowInMultiDetail(t *testing.T) {
 			tok := "FreshTok" + string(c)
 			created := edgeToken(tok)
 			created.Token.Chain = c
-			_, err := e.rt.App.Ingest.Ingest(t.Context(), []ingest.Event{created})
+			_, err := e.rt.App.Ingest.Ingest(t.Context(), []chainevent.Event{created})
 			require.NoError(t, err)
 			trades1m := func() string {
 				t.Helper()

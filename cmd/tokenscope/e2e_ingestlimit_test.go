@@ -12,7 +12,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
@@ -25,7 +25,7 @@ import (
 func TestIngestRefusesUnboundedValues(t *testing.T) {
 	e := newEnv(t)
 	tradeOf := func(tok, sig string) string {
-		b, err := ndjson.Marshal(ingest.Trade{Trade: trade.Trade{Chain: chain.Sol, TransactionSignature: "LimitSig" + tok + sig,
+		b, err := ndjson.Marshal(chainevent.Trade{Trade: trade.Trade{Chain: chain.Sol, TransactionSignature: "LimitSig" + tok + sig,
 			BlockHeight: 10, BlockTimestamp: 1_717_000_000_000, Wallet: "LimitWallet", PoolAddress: "LimitPool",
 			Side: trade.Buy, Status: trade.Succeeded, TokenAddress: tok, TokenAmount: dd("10"), TokenAmountInUSD: dd("15"),
 			TokenPriceInUSD: dd("1.5"), SideTokenAddress: "So11111111111111111111111111111111111111112"}})
@@ -110,7 +110,7 @@ func TestIngestDecodedSizeLimit(t *testing.T) {
 	t.Run("an NDJSON stream of several MB compressed as usual is applied", func(t *testing.T) {
 		var nd strings.Builder
 		for i := 0; nd.Len() < 4<<20; i++ {
-			b, err := ndjson.Marshal(ingest.Trade{Trade: trade.Trade{Chain: chain.Sol,
+			b, err := ndjson.Marshal(chainevent.Trade{Trade: trade.Trade{Chain: chain.Sol,
 				TransactionSignature: "RatioSig" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + itoa(i),
 				BlockHeight:          int64(i), BlockTimestamp: 1_717_000_000_000 + int64(i), Wallet: "RatioWallet" + itoa(i%50),
 				PoolAddress: "RatioPool", Side: trade.Buy, Status: trade.Succeeded, TokenAddress: "RatioToken",

@@ -16,7 +16,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/internal/browsertest"
 	"github.com/tokenscope/tokenscope/ports"
@@ -62,7 +62,7 @@ func checkLivePage(t *testing.T, e *env, feedParam, wantFeed string) {
 	created.Token.Symbol = "LIVE"
 	now := time.Now()
 	first := mktTrade("LivePageSig0"+tok, "LiveW1", tok, "LivePool", "BUY", "10", "2", now.Add(-30*time.Second), 500)
-	_, err := e.rt.App.Ingest.Ingest(ctx, []ingest.Event{created, first})
+	_, err := e.rt.App.Ingest.Ingest(ctx, []chainevent.Event{created, first})
 	require.NoError(t, err)
 	// The hot list is the ranking the refresh loop stores; this test stores it itself.
 	require.NoError(t, postgres.NewIngestStore(e.rt.Pool).ReplaceHotTokens(ctx, chain.Sol, ranking.Duration1h,

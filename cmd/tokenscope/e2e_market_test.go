@@ -21,7 +21,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/ranking"
@@ -243,11 +243,11 @@ const (
 func dd(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
 // mktTrade is `amount` tokens at `price` USD each against SOL at $100.
-func mktTrade(sig, wallet, tok, poolAddr string, side trade.Side, amount, price string, at time.Time, height int64) ingest.Trade {
+func mktTrade(sig, wallet, tok, poolAddr string, side trade.Side, amount, price string, at time.Time, height int64) chainevent.Trade {
 	a, p := dd(amount), dd(price)
 	usd := a.Mul(p)
 	native := usd.Div(dd("100"))
-	return ingest.Trade{Trade: trade.Trade{Chain: chain.Sol, TransactionSignature: sig, BlockHeight: height,
+	return chainevent.Trade{Trade: trade.Trade{Chain: chain.Sol, TransactionSignature: sig, BlockHeight: height,
 		BlockSlot: height + 10, BlockTimestamp: at.UnixMilli(), Wallet: wallet, PoolAddress: poolAddr, Side: side,
 		Status: trade.Succeeded, TokenAddress: tok, TokenAmount: a, TokenAmountInNative: native, TokenAmountInUSD: usd,
 		TokenPriceInNative: p.Div(dd("100")), TokenPriceInUSD: p, SideTokenAddress: mktSol, SideTokenAmount: native,
@@ -275,8 +275,8 @@ func seedReadAPI(t *testing.T, e *env) seeded {
 	require.NoError(t, err)
 	created := now.Add(-6 * time.Hour).UnixMilli()
 	devLast := now.Add(-48 * time.Hour)
-	tok := func(addr, name, symbol string, c chain.Chain, soc token.Socials, tag token.Tag, createdAt int64) ingest.TokenCreated {
-		return ingest.TokenCreated{Token: token.Token{Chain: c, Address: addr, Decimals: 6, Name: name, Symbol: symbol,
+	tok := func(addr, name, symbol string, c chain.Chain, soc token.Socials, tag token.Tag, createdAt int64) chainevent.TokenCreated {
+		return chainevent.TokenCreated{Token: token.Token{Chain: c, Address: addr, Decimals: 6, Name: name, Symbol: symbol,
 			Description: name + " description", ImageURL: "https://img/" + symbol + ".png", URI: "https://meta/" + symbol,
 			MetadataAddress: "Meta" + symbol, DevTotalTokens: ptr(int64(3)), DevLastTokenCreatedAt: &devLast,
 			CreatedAt: ptr(createdAt), CreatedBlockHeight: ptr(int64(1000)), CreatedSlot: ptr(int64(2000)),
@@ -285,12 +285,12 @@ func seedReadAPI(t *testing.T, e *env) seeded {
 			Socials: soc, LaunchpadTag: tag},
 			TotalSupply: dd("1000"), CirculatingSupply: dd("1000"), Creator: mktDev}
 	}
-	events := []ingest.Event{
+	events := []chainevent.Event{
 		tok(mktBonk, "Zqxmkt Bonk", "ZQBONK", chain.Sol, bonkSocials, token.PumpFun, created),
 		tok(mktWif, "Zqxmkt Dogwifhat", "ZQWIF", chain.Sol, wifSocials, token.RaydiumLaunchpad, created+1000),
 		tok(mktPop, "Zqxmkt Popcat", "ZQPOP", chain.Sol, token.Socials{}, "", created+2000),
 		tok(mktEth, "Zqxmkt Ether Thing", "ZQETH", chain.Eth, token.Socials{}, "", created+3000),
-		ingest.PoolCreated{Pool: pool.Pool{Chain: chain.Sol, Address: mktPool, ProgramAddress: "DexProg", ProtocolFamily: "Raydium",
+		chainevent.PoolCreated{Pool: pool.Pool{Chain: chain.Sol, Address: mktPool, ProgramAddress: "DexProg", ProtocolFamily: "Raydium",
 			ProtocolName: "Raydium AMM", Image: "https://dex/img.png", TokenAAddress: mktBonk, TokenADecimals: 6,
 			TokenBAddress: mktSol, TokenBDecimals: 9}, At: created},
 	}
@@ -309,7 +309,7 @@ func seedReadAPI(t *testing.T, e *env) seeded {
 	s.snapTs = []time.Time{now.Add(-3 * time.Hour), now.Add(-2 * time.Hour), now.Add(-1 * time.Hour)}
 	for i, at := range s.snapTs {
 		tvl := decimal.NewFromInt(int64(1000 * (i + 1)))
-		events = append(events, ingest.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Sol, PoolAddress: mktPool,
+		events = append(events, chainevent.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Sol, PoolAddress: mktPool,
 			BlockHeight: int64(5001 + i), BlockSlot: ptr(int64(6001 + i)), BlockTimestamp: at.UnixMilli(), SnapshotTime: at.UnixMilli(),
 			TokenA: pool.Side{TokenAddress: mktBonk, Decimals: 6, AmountInNative: dd("5"), AmountInUSD: tvl.Div(dd("2")),
 				PriceNative: dd("0.05"), PriceUSD: dd("5"), VaultAmount: "100000000"},
@@ -320,24 +320,24 @@ func seedReadAPI(t *testing.T, e *env) seeded {
 	_, err = e.rt.App.Ingest.Ingest(ctx, events)
 	require.NoError(t, err)
 	// Migration and red packets come after their tokens exist.
-	rp := func(id, creator string, c chain.Chain, createdAt time.Time) ingest.RedPacketCreated {
-		return ingest.RedPacketCreated{Packet: redpacket.RedPacket{ID: id, Creator: creator, ClaimAuthority: "MktAuth", Mint: mktBonk,
+	rp := func(id, creator string, c chain.Chain, createdAt time.Time) chainevent.RedPacketCreated {
+		return chainevent.RedPacketCreated{Packet: redpacket.RedPacket{ID: id, Creator: creator, ClaimAuthority: "MktAuth", Mint: mktBonk,
 			Chain: c, MaxClaims: 5, TotalAmount: dd("1000"), CreatedAt: createdAt.UnixMilli(),
 			ExpiredAt: redpacket.ExpiresAt(createdAt.UnixMilli(), 86400), Expiration: 86400, Memo: "gift " + id, ShareID: "share" + id,
 			TxHash: "tx" + id}}
 	}
-	_, err = e.rt.App.Ingest.Ingest(ctx, []ingest.Event{
-		ingest.TokenMigrated{Chain: chain.Sol, Address: mktBonk, PoolAddress: mktPool, ProgramAddress: "DexProg",
+	_, err = e.rt.App.Ingest.Ingest(ctx, []chainevent.Event{
+		chainevent.TokenMigrated{Chain: chain.Sol, Address: mktBonk, PoolAddress: mktPool, ProgramAddress: "DexProg",
 			ProtocolFamily: "Raydium", At: s.migrated.UnixMilli()},
 		rp("MktRP1", "MktC1", chain.Sol, now.Add(-3*time.Hour)),
 		rp("MktRP2", "MktC1", chain.Sol, now.Add(-2*time.Hour)),
 		rp("MktRP3", "MktC2", chain.Bsc, now.Add(-1*time.Hour)),
 	})
 	require.NoError(t, err)
-	_, err = e.rt.App.Ingest.Ingest(ctx, []ingest.Event{
-		ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "MktRP1", Claimer: "MktK1", Mint: mktBonk, Chain: chain.Sol,
+	_, err = e.rt.App.Ingest.Ingest(ctx, []chainevent.Event{
+		chainevent.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "MktRP1", Claimer: "MktK1", Mint: mktBonk, Chain: chain.Sol,
 			Amount: dd("100"), ClaimedAt: now.Add(-150 * time.Minute).UnixMilli(), TxHash: "txK1"}},
-		ingest.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "MktRP1", Claimer: "MktK2", Mint: mktBonk, Chain: chain.Sol,
+		chainevent.RedPacketClaimed{Claim: redpacket.Claim{PacketID: "MktRP1", Claimer: "MktK2", Mint: mktBonk, Chain: chain.Sol,
 			Amount: dd("200"), ClaimedAt: now.Add(-140 * time.Minute).UnixMilli(), TxHash: "txK2"}},
 	})
 	require.NoError(t, err)
@@ -705,7 +705,7 @@ func testTrades(t *testing.T, e *env, s seeded) {
 		assert.Equal(t, true, p1["hasNext"])
 		assert.Equal(t, false, p1["hasPrev"])
 		// A newer trade arrives between pages: it sorts before page 1 and must not shift page 2.
-		_, err := e.rt.App.Ingest.Ingest(context.Background(), []ingest.Event{
+		_, err := e.rt.App.Ingest.Ingest(context.Background(), []chainevent.Event{
 			mktTrade("MktSigPnew", mktW3, mktPop, mktPoolP, trade.Buy, "1", "0.5", time.Now(), 990)})
 		require.NoError(t, err)
 		var all []string

@@ -13,7 +13,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/config"
 	"github.com/tokenscope/tokenscope/cmd/internal/wire"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -28,8 +28,8 @@ func TestRefreshLoopDecaysWindows(t *testing.T) {
 	const tok = "RefreshDecayTok"
 	now := time.Now().UTC()
 	created := now.Add(-time.Hour).UnixMilli()
-	_, err := e.rt.App.Ingest.Ingest(ctx, []ingest.Event{
-		ingest.TokenCreated{Token: token.Token{Chain: chain.Sol, Address: tok, Decimals: 6, Name: "Refresh Decay", Symbol: "RDK",
+	_, err := e.rt.App.Ingest.Ingest(ctx, []chainevent.Event{
+		chainevent.TokenCreated{Token: token.Token{Chain: chain.Sol, Address: tok, Decimals: 6, Name: "Refresh Decay", Symbol: "RDK",
 			CreatedAt: &created, CreatedBlockHeight: ptr(int64(1000))}, TotalSupply: dd("1000"), CirculatingSupply: dd("1000"),
 			Creator: "RefreshDev"},
 		// Leaves the 1m window 2 to 3 s from now (a window starts at the first whole second after

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokenscope/tokenscope/domain/account"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
@@ -102,7 +102,7 @@ func TestStreamsFieldsMatchREST(t *testing.T) {
 		"dex-wallet-token-pnl:sol_" + wallet, "dex-wallet-pnl-list:sol_" + wallet}
 	box := headerClient(t, e.base, http.Header{"X-Api-Key": []string{key}}, channels)
 
-	launched := func(addr string) ingest.TokenCreated {
+	launched := func(addr string) chainevent.TokenCreated {
 		tc := edgeToken(addr)
 		tc.Token.CreatedAt = ptr(time.Now().UnixMilli())
 		tc.Token.LaunchpadTag = token.PumpFun
@@ -113,7 +113,7 @@ func TestStreamsFieldsMatchREST(t *testing.T) {
 	at := func(minutesAgo int) time.Time { return now.Add(-time.Duration(minutesAgo) * time.Minute) }
 	// tok1: bought twice, then all sold (closed). tok2: bought, partly sold, bought again (open;
 	// its newest trade is a buy, after its last sell).
-	events := []ingest.Event{launched(tok1), launched(tok2),
+	events := []chainevent.Event{launched(tok1), launched(tok2),
 		mktTrade("FieldSig1", wallet, tok1, poolAddr, trade.Buy, "10", "2", at(9), 8001),
 		mktTrade("FieldSig2", wallet, tok1, poolAddr, trade.Buy, "30", "4", at(8), 8002),
 		mktTrade("FieldSig3", wallet, tok1, poolAddr, trade.Sell, "40", "5", at(7), 8003),

@@ -21,7 +21,7 @@ import (
 	"github.com/tokenscope/tokenscope/app/config"
 	"github.com/tokenscope/tokenscope/domain/account"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
@@ -155,12 +155,12 @@ func TestStreamsSDKClient(t *testing.T) {
 	_, box := sdkClient(t, e.dex, key, channels)
 
 	now := time.Now()
-	snap := ingest.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Sol, PoolAddress: poolAddr, BlockHeight: 7001,
+	snap := chainevent.PoolSnapshot{Snapshot: pool.Snapshot{Chain: chain.Sol, PoolAddress: poolAddr, BlockHeight: 7001,
 		BlockTimestamp: now.UnixMilli(), SnapshotTime: now.UnixMilli(),
 		TokenA:      pool.Side{TokenAddress: tok, Decimals: 6, AmountInNative: dd("5"), AmountInUSD: dd("500"), PriceNative: dd("0.05"), PriceUSD: dd("5"), VaultAmount: "100"},
 		TokenB:      pool.Side{TokenAddress: "So111", Decimals: 9, AmountInNative: dd("5"), AmountInUSD: dd("500"), PriceNative: dd("1"), PriceUSD: dd("100"), VaultAmount: "5"},
 		TVLInNative: dd("10"), TVLInUSD: dd("1000")}}
-	_, err := e.rt.App.Ingest.Ingest(t.Context(), []ingest.Event{edgeToken(tok), snap})
+	_, err := e.rt.App.Ingest.Ingest(t.Context(), []chainevent.Event{edgeToken(tok), snap})
 	require.NoError(t, err)
 	// The trade arrives as a client of the API sends it: POST /v2/ingest.
 	b, err := ndjson.Marshal(mktTrade("StreamSig1", wallet, tok, poolAddr, trade.Buy, "10", "2", now, 7002))
@@ -277,7 +277,7 @@ func TestStreamsTwoNodes(t *testing.T) {
 	channel := "dex-trade:sol_" + tok
 	_, boxA := sdkClient(t, a.base, a.keyFor(t, "streams-a", account.ScopeRead), []string{channel})
 	_, boxB := sdkClient(t, b.dex, b.keyFor(t, "streams-b", account.ScopeRead), []string{channel})
-	_, err := a.rt.App.Ingest.Ingest(t.Context(), []ingest.Event{edgeToken(tok)})
+	_, err := a.rt.App.Ingest.Ingest(t.Context(), []chainevent.Event{edgeToken(tok)})
 	require.NoError(t, err)
 	body, err := ndjson.Marshal(mktTrade("TwoNodeSig", "TwoNodeW", tok, "TwoNodePool", trade.Sell, "3", "2", time.Now(), 8001))
 	require.NoError(t, err)
@@ -302,7 +302,7 @@ func TestStreamsImportThroughRedis(t *testing.T) {
 	_, box := sdkClient(t, e.base, e.keyFor(t, "streams-import", account.ScopeRead), []string{tradeCh, supplyCh})
 
 	var lines []string
-	for _, ev := range []ingest.Event{edgeToken(tok), mktTrade("ImportStreamSig", "ImportW", tok, "ImportPool", trade.Buy, "4", "2", time.Now(), 9001)} {
+	for _, ev := range []chainevent.Event{edgeToken(tok), mktTrade("ImportStreamSig", "ImportW", tok, "ImportPool", trade.Buy, "4", "2", time.Now(), 9001)} {
 		b, err := ndjson.Marshal(ev)
 		require.NoError(t, err)
 		lines = append(lines, string(b))

@@ -15,10 +15,10 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/app/config"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/cmd/internal/progress"
 	"github.com/tokenscope/tokenscope/cmd/internal/wire"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/ports"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -32,7 +32,7 @@ func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	usageOf(fs, "import [flags] FILE", "Ingests FILE, an NDJSON file of chain events (- reads standard input; the format is docs/engine.md's),\n"+
 		"in batches with every derivation, and prints the totals. Reads DATABASE_URL.")
-	batch := fs.Int("batch", appingest.DefaultBatchSize, "events per transaction")
+	batch := fs.Int("batch", ingest.DefaultBatchSize, "events per transaction")
 	flushEvery := fs.Duration("flush-every", 10*time.Second, "derive the market data of the tokens the batches touched this often, and at the end (a bulk import derives a token once per interval however many batches touch it)")
 	at := fs.String("at", "", "derive as of this time, RFC 3339 or Unix ms (reproducible backfills and tests; default the system clock)")
 	if err := fs.Parse(args); err != nil {
@@ -69,7 +69,7 @@ func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 		return err
 	}
 	defer pool.Close()
-	svc := appingest.New(postgres.NewIngestStore(pool), clock, *batch).WithFlushInterval(*flushEvery)
+	svc := ingest.New(postgres.NewIngestStore(pool), clock, *batch).WithFlushInterval(*flushEvery)
 	stopStreams, err := startIngestStreams(ctx, cfg, log, pool, svc)
 	if err != nil {
 		return err
@@ -78,7 +78,7 @@ func runImport(ctx context.Context, cfg config.Config, log *slog.Logger, args []
 	meter := importMeter(in)
 	start := time.Now()
 	src := meteredSource{ndjson.NewDecoder(bufio.NewReaderSize(meter.Reader(in), 1<<20)), meter}
-	res, err := svc.Stream(ctx, src, func(total ingest.Result) {
+	res, err := svc.Stream(ctx, src, func(total chainevent.Result) {
 		meter.SetEvents(int64(total.Events))
 		log.Debug("batch committed", "events", total.Events, "trades", total.Trades)
 	})
@@ -108,11 +108,11 @@ func importMeter(in *os.File) *progress.Meter {
 // meteredSource counts the events decoded for the progress display's estimate of the input's
 // event count.
 type meteredSource struct {
-	appingest.Source
+	ingest.Source
 	meter *progress.Meter
 }
 
-func (s meteredSource) Next() (ingest.Event, error) {
+func (s meteredSource) Next() (chainevent.Event, error) {
 	ev, err := s.Source.Next()
 	if err == nil {
 		s.meter.Decoded()
@@ -141,7 +141,7 @@ func parseAt(s string) (time.Time, error) {
 // what it commits: with REDIS_URL its trades and flushes reach the API nodes' stream
 // subscribers; without it, nothing (the subscribers are in other processes). stop publishes
 // what is queued and closes the node.
-func startIngestStreams(ctx context.Context, cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, svc *appingest.Service) (stop func(), err error) {
+func startIngestStreams(ctx context.Context, cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, svc *ingest.Service) (stop func(), err error) {
 	streams, err := wire.ImportStreams(cfg, log, pool, svc)
 	if err != nil || streams == nil {
 		return func() {}, err

@@ -14,10 +14,10 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/app/config"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/simulate"
 	"github.com/tokenscope/tokenscope/cmd/internal/wire"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 )
 
 func init() {
@@ -79,7 +79,7 @@ func runSimulate(ctx context.Context, cfg config.Config, log *slog.Logger, args 
 		return err
 	}
 	defer pool.Close()
-	svc := appingest.New(postgres.NewIngestStore(pool), wire.SystemClock{}, 0)
+	svc := ingest.New(postgres.NewIngestStore(pool), wire.SystemClock{}, 0)
 	// With REDIS_URL the simulated market reaches the API nodes' stream subscribers (the
 	// compose demo profile's live page).
 	stopStreams, err := startIngestStreams(ctx, cfg, log, pool, svc)
@@ -109,7 +109,7 @@ type countingSink struct {
 	byType map[string]int
 }
 
-func (c *countingSink) Emit(ctx context.Context, e ingest.Event) error {
+func (c *countingSink) Emit(ctx context.Context, e chainevent.Event) error {
 	if err := c.Sink.Emit(ctx, e); err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/pool"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
@@ -204,17 +204,17 @@ func (m *Mapper) ForgetNativePrice() { m.nativeUSD = decimal.Zero }
 // block (after its last Sync, Initialize or V3 Swap in the block). Logs of pairs or tokens the
 // mapper does not know are skipped; the caller teaches it every pair and token first (AddPair,
 // AddToken).
-func (m *Mapper) Map(logs []Log) []ingest.Event {
-	var out []ingest.Event
+func (m *Mapper) Map(logs []Log) []chainevent.Event {
+	var out []chainevent.Event
 	snaps := map[pool.Key]int{} // the snapshot of a pair and block, by its index in out
 	snapshot := func(addr string, b Block) {
 		s := m.snapshot(addr, b)
 		if i, ok := snaps[s.Key()]; ok {
-			out[i] = ingest.PoolSnapshot{Snapshot: s}
+			out[i] = chainevent.PoolSnapshot{Snapshot: s}
 			return
 		}
 		snaps[s.Key()] = len(out)
-		out = append(out, ingest.PoolSnapshot{Snapshot: s})
+		out = append(out, chainevent.PoolSnapshot{Snapshot: s})
 	}
 	for _, l := range logs {
 		addr := norm(l.Address)
@@ -245,7 +245,7 @@ func (m *Mapper) Map(logs []Log) []ingest.Event {
 			} else {
 				m.applyV3(addr, l.SwapV3.State)
 				if t, ok := m.trade(l.Block, l.TxHash, l.Index, l.From, addr, v2Flows(*l.SwapV3)); ok {
-					out = append(out, ingest.Trade{Trade: t})
+					out = append(out, chainevent.Trade{Trade: t})
 				}
 			}
 			snapshot(addr, l.Block)
@@ -255,7 +255,7 @@ func (m *Mapper) Map(logs []Log) []ingest.Event {
 			}
 			out = m.announce(out, addr, l.Block)
 			if t, ok := m.trade(l.Block, l.TxHash, l.Index, l.From, addr, *l.Swap); ok {
-				out = append(out, ingest.Trade{Trade: t})
+				out = append(out, chainevent.Trade{Trade: t})
 			}
 		}
 	}
@@ -277,7 +277,7 @@ func (m *Mapper) ready(addr string) bool {
 }
 
 // announce appends the token.created and pool.created events of a pair not announced yet.
-func (m *Mapper) announce(out []ingest.Event, addr string, b Block) []ingest.Event {
+func (m *Mapper) announce(out []chainevent.Event, addr string, b Block) []chainevent.Event {
 	p, ok := m.pairs[addr]
 	if !ok || m.announced[addr] || !m.ready(addr) {
 		return out
@@ -290,7 +290,7 @@ func (m *Mapper) announce(out []ingest.Event, addr string, b Block) []ingest.Eve
 		t := m.tokens[ta]
 		supply := t.TotalSupply.Shift(-t.Decimals)
 		at, height := b.Time, b.Number
-		out = append(out, ingest.TokenCreated{
+		out = append(out, chainevent.TokenCreated{
 			Token: token.Token{Address: t.Address, Chain: m.cfg.Chain, Decimals: t.Decimals, Name: t.Name, Symbol: t.Symbol,
 				CreatedAt: &at, CreatedBlockHeight: &height, Extra: token.Extra{TokenStandard: "ERC20"}},
 			TotalSupply: supply, CirculatingSupply: supply,
@@ -299,7 +299,7 @@ func (m *Mapper) announce(out []ingest.Event, addr string, b Block) []ingest.Eve
 	m.announced[addr] = true
 	base, quote := m.orient(p)
 	family, name := p.family()
-	out = append(out, ingest.PoolCreated{Pool: pool.Pool{Chain: m.cfg.Chain, Address: p.Address, ProgramAddress: p.Factory,
+	out = append(out, chainevent.PoolCreated{Pool: pool.Pool{Chain: m.cfg.Chain, Address: p.Address, ProgramAddress: p.Factory,
 		ProtocolFamily: family, ProtocolName: name, TokenAAddress: base, TokenADecimals: m.tokens[base].Decimals,
 		TokenBAddress: quote, TokenBDecimals: m.tokens[quote].Decimals}, At: b.Time})
 	return out

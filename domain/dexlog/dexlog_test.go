@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/dexlog"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
@@ -55,10 +55,10 @@ func swapLog(n int64, idx int32, pool, in0, in1, out0, out1 string) dexlog.Log {
 		Swap: &dexlog.Swap{Amount0In: d(in0), Amount1In: d(in1), Amount0Out: d(out0), Amount1Out: d(out1)}}
 }
 
-func trades(evs []ingest.Event) []trade.Trade {
+func trades(evs []chainevent.Event) []trade.Trade {
 	var out []trade.Trade
 	for _, e := range evs {
-		if t, ok := e.(ingest.Trade); ok {
+		if t, ok := e.(chainevent.Trade); ok {
 			out = append(out, t.Trade)
 		}
 	}
@@ -164,22 +164,22 @@ func TestSnapshotsAndAnnouncements(t *testing.T) {
 		syncLog(11, 2, tknPool, "1000000000000000", "500000000000000000000"),
 		syncLog(12, 0, tknPool, "1000000000000000", "500000000000000000000"),
 	})
-	var types []ingest.Type
+	var types []chainevent.Type
 	for _, e := range evs {
 		types = append(types, e.Type())
 	}
-	assert.Equal(t, []ingest.Type{
-		ingest.TypeTokenCreated, ingest.TypeTokenCreated, ingest.TypePoolCreated, ingest.TypePoolSnapshot, // weth, usdc, stable pool
-		ingest.TypeTokenCreated, ingest.TypePoolCreated, ingest.TypePoolSnapshot, ingest.TypePoolSnapshot, // tkn, its pool, blocks 11, 12
+	assert.Equal(t, []chainevent.Type{
+		chainevent.TypeTokenCreated, chainevent.TypeTokenCreated, chainevent.TypePoolCreated, chainevent.TypePoolSnapshot, // weth, usdc, stable pool
+		chainevent.TypeTokenCreated, chainevent.TypePoolCreated, chainevent.TypePoolSnapshot, chainevent.TypePoolSnapshot, // tkn, its pool, blocks 11, 12
 	}, types)
-	tc := evs[4].(ingest.TokenCreated)
+	tc := evs[4].(chainevent.TokenCreated)
 	assert.Equal(t, "TKN", tc.Token.Symbol)
 	assertDec(t, "2000000", tc.TotalSupply, "supply scaled by 9 decimals")
-	pc := evs[5].(ingest.PoolCreated)
+	pc := evs[5].(chainevent.PoolCreated)
 	assert.Equal(t, tkn, pc.Pool.TokenAAddress, "the traded token is side A")
 	assert.Equal(t, weth, pc.Pool.TokenBAddress)
 	assert.Equal(t, int32(9), pc.Pool.TokenADecimals)
-	s := evs[6].(ingest.PoolSnapshot).Snapshot
+	s := evs[6].(chainevent.PoolSnapshot).Snapshot
 	assert.Equal(t, int64(11), s.BlockHeight)
 	assert.Equal(t, "1000000000000000", string(s.TokenA.VaultAmount), "the block's last Sync")
 	assert.Equal(t, "500000000000000000000", string(s.TokenB.VaultAmount))
@@ -187,7 +187,7 @@ func TestSnapshotsAndAnnouncements(t *testing.T) {
 	assertDec(t, "1.5", s.TokenA.PriceUSD, "price usd")
 	assertDec(t, "1000", s.TVLInNative, "tvl native")
 	assertDec(t, "3000000", s.TVLInUSD, "tvl usd")
-	ns := evs[3].(ingest.PoolSnapshot).Snapshot
+	ns := evs[3].(chainevent.PoolSnapshot).Snapshot
 	assert.Equal(t, weth, ns.TokenA.TokenAddress, "a native/stable pool trades native")
 	assertDec(t, "3000", ns.TokenA.PriceUSD, "eth")
 	for _, e := range evs {
@@ -235,16 +235,16 @@ func TestV3PoolsSnapshotTheirSqrtPriceAndSwapsAreTrades(t *testing.T) {
 		{Block: block(11), TxHash: "0xs", Index: 4, From: trader, Address: v3, SwapV3: &dexlog.SwapV3{Amount0: d("-100000000000"),
 			Amount1: d("410000000000000000"), State: dexlog.V3State{SqrtPriceX96: sqrtX96(2000), Balances: bal("900000000000", "2410000000000000000")}}},
 	})
-	var pc ingest.PoolCreated
-	var snaps []ingest.PoolSnapshot
+	var pc chainevent.PoolCreated
+	var snaps []chainevent.PoolSnapshot
 	for _, e := range evs {
 		require.NoError(t, e.Validate())
 		switch v := e.(type) {
-		case ingest.PoolCreated:
+		case chainevent.PoolCreated:
 			if v.Pool.Address == v3 {
 				pc = v
 			}
-		case ingest.PoolSnapshot:
+		case chainevent.PoolSnapshot:
 			if v.Snapshot.PoolAddress == v3 {
 				snaps = append(snaps, v)
 			}
@@ -308,7 +308,7 @@ func TestAV3StablePoolPricesTheNativeToken(t *testing.T) {
 	snaps := 0
 	for _, e := range evs {
 		require.NoError(t, e.Validate())
-		if s, ok := e.(ingest.PoolSnapshot); ok {
+		if s, ok := e.(chainevent.PoolSnapshot); ok {
 			snaps++
 			assertDec(t, "10", s.Snapshot.TokenA.PriceUSD, "0.004 ETH at 2500")
 			assert.True(t, s.Snapshot.TVLInUSD.IsZero())

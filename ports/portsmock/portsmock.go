@@ -16,15 +16,15 @@ import (
 
 	decimal "github.com/shopspring/decimal"
 	account "github.com/tokenscope/tokenscope/domain/account"
-	candle "github.com/tokenscope/tokenscope/domain/candle"
 	chain "github.com/tokenscope/tokenscope/domain/chain"
-	ingest "github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	job "github.com/tokenscope/tokenscope/domain/job"
-	kyt "github.com/tokenscope/tokenscope/domain/kyt"
+	"github.com/tokenscope/tokenscope/domain/kyt"
+	"github.com/tokenscope/tokenscope/domain/ohlcv"
 	page "github.com/tokenscope/tokenscope/domain/page"
 	pool "github.com/tokenscope/tokenscope/domain/pool"
 	ranking "github.com/tokenscope/tokenscope/domain/ranking"
-	ratelimit "github.com/tokenscope/tokenscope/domain/ratelimit"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 	redpacket "github.com/tokenscope/tokenscope/domain/redpacket"
 	token "github.com/tokenscope/tokenscope/domain/token"
 	trade "github.com/tokenscope/tokenscope/domain/trade"
@@ -436,10 +436,10 @@ func (m *MockIngestStore) EXPECT() *MockIngestStoreMockRecorder {
 }
 
 // Apply mocks base method.
-func (m *MockIngestStore) Apply(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+func (m *MockIngestStore) Apply(ctx context.Context, b chainevent.Batch, now time.Time) (chainevent.Result, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "Apply", ctx, b, now)
-	ret0, _ := ret[0].(ingest.Result)
+	ret0, _ := ret[0].(chainevent.Result)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
@@ -457,28 +457,28 @@ type MockIngestStoreApplyCall struct {
 }
 
 // Return rewrite *gomock.Call.Return
-func (c *MockIngestStoreApplyCall) Return(arg0 ingest.Result, arg1 error) *MockIngestStoreApplyCall {
+func (c *MockIngestStoreApplyCall) Return(arg0 chainevent.Result, arg1 error) *MockIngestStoreApplyCall {
 	c.Call = c.Call.Return(arg0, arg1)
 	return c
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockIngestStoreApplyCall) Do(f func(context.Context, ingest.Batch, time.Time) (ingest.Result, error)) *MockIngestStoreApplyCall {
+func (c *MockIngestStoreApplyCall) Do(f func(context.Context, chainevent.Batch, time.Time) (chainevent.Result, error)) *MockIngestStoreApplyCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockIngestStoreApplyCall) DoAndReturn(f func(context.Context, ingest.Batch, time.Time) (ingest.Result, error)) *MockIngestStoreApplyCall {
+func (c *MockIngestStoreApplyCall) DoAndReturn(f func(context.Context, chainevent.Batch, time.Time) (chainevent.Result, error)) *MockIngestStoreApplyCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
 
 // ApplyPending mocks base method.
-func (m *MockIngestStore) ApplyPending(ctx context.Context, b ingest.Batch, now time.Time) (ingest.Result, error) {
+func (m *MockIngestStore) ApplyPending(ctx context.Context, b chainevent.Batch, now time.Time) (chainevent.Result, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "ApplyPending", ctx, b, now)
-	ret0, _ := ret[0].(ingest.Result)
+	ret0, _ := ret[0].(chainevent.Result)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
@@ -496,19 +496,19 @@ type MockIngestStoreApplyPendingCall struct {
 }
 
 // Return rewrite *gomock.Call.Return
-func (c *MockIngestStoreApplyPendingCall) Return(arg0 ingest.Result, arg1 error) *MockIngestStoreApplyPendingCall {
+func (c *MockIngestStoreApplyPendingCall) Return(arg0 chainevent.Result, arg1 error) *MockIngestStoreApplyPendingCall {
 	c.Call = c.Call.Return(arg0, arg1)
 	return c
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockIngestStoreApplyPendingCall) Do(f func(context.Context, ingest.Batch, time.Time) (ingest.Result, error)) *MockIngestStoreApplyPendingCall {
+func (c *MockIngestStoreApplyPendingCall) Do(f func(context.Context, chainevent.Batch, time.Time) (chainevent.Result, error)) *MockIngestStoreApplyPendingCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockIngestStoreApplyPendingCall) DoAndReturn(f func(context.Context, ingest.Batch, time.Time) (ingest.Result, error)) *MockIngestStoreApplyPendingCall {
+func (c *MockIngestStoreApplyPendingCall) DoAndReturn(f func(context.Context, chainevent.Batch, time.Time) (chainevent.Result, error)) *MockIngestStoreApplyPendingCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
@@ -577,10 +577,10 @@ func (m *MockIngester) EXPECT() *MockIngesterMockRecorder {
 }
 
 // Ingest mocks base method.
-func (m *MockIngester) Ingest(ctx context.Context, events []ingest.Event) (ingest.Result, error) {
+func (m *MockIngester) Ingest(ctx context.Context, events []chainevent.Event) (chainevent.Result, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "Ingest", ctx, events)
-	ret0, _ := ret[0].(ingest.Result)
+	ret0, _ := ret[0].(chainevent.Result)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
@@ -598,19 +598,19 @@ type MockIngesterIngestCall struct {
 }
 
 // Return rewrite *gomock.Call.Return
-func (c *MockIngesterIngestCall) Return(arg0 ingest.Result, arg1 error) *MockIngesterIngestCall {
+func (c *MockIngesterIngestCall) Return(arg0 chainevent.Result, arg1 error) *MockIngesterIngestCall {
 	c.Call = c.Call.Return(arg0, arg1)
 	return c
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockIngesterIngestCall) Do(f func(context.Context, []ingest.Event) (ingest.Result, error)) *MockIngesterIngestCall {
+func (c *MockIngesterIngestCall) Do(f func(context.Context, []chainevent.Event) (chainevent.Result, error)) *MockIngesterIngestCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockIngesterIngestCall) DoAndReturn(f func(context.Context, []ingest.Event) (ingest.Result, error)) *MockIngesterIngestCall {
+func (c *MockIngesterIngestCall) DoAndReturn(f func(context.Context, []chainevent.Event) (chainevent.Result, error)) *MockIngesterIngestCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
@@ -2858,10 +2858,10 @@ func (m *MockCandleStore) EXPECT() *MockCandleStoreMockRecorder {
 }
 
 // Candles mocks base method.
-func (m *MockCandleStore) Candles(ctx context.Context, q ports.CandleParts) ([]candle.Candle, error) {
+func (m *MockCandleStore) Candles(ctx context.Context, q ports.CandleParts) ([]ohlcv.Candle, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "Candles", ctx, q)
-	ret0, _ := ret[0].([]candle.Candle)
+	ret0, _ := ret[0].([]ohlcv.Candle)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
@@ -2879,19 +2879,19 @@ type MockCandleStoreCandlesCall struct {
 }
 
 // Return rewrite *gomock.Call.Return
-func (c *MockCandleStoreCandlesCall) Return(arg0 []candle.Candle, arg1 error) *MockCandleStoreCandlesCall {
+func (c *MockCandleStoreCandlesCall) Return(arg0 []ohlcv.Candle, arg1 error) *MockCandleStoreCandlesCall {
 	c.Call = c.Call.Return(arg0, arg1)
 	return c
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockCandleStoreCandlesCall) Do(f func(context.Context, ports.CandleParts) ([]candle.Candle, error)) *MockCandleStoreCandlesCall {
+func (c *MockCandleStoreCandlesCall) Do(f func(context.Context, ports.CandleParts) ([]ohlcv.Candle, error)) *MockCandleStoreCandlesCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockCandleStoreCandlesCall) DoAndReturn(f func(context.Context, ports.CandleParts) ([]candle.Candle, error)) *MockCandleStoreCandlesCall {
+func (c *MockCandleStoreCandlesCall) DoAndReturn(f func(context.Context, ports.CandleParts) ([]ohlcv.Candle, error)) *MockCandleStoreCandlesCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
@@ -3290,10 +3290,10 @@ func (m *MockCheckpointedIngester) EXPECT() *MockCheckpointedIngesterMockRecorde
 }
 
 // IngestThrough mocks base method.
-func (m *MockCheckpointedIngester) IngestThrough(ctx context.Context, events []ingest.Event, cp ingest.Checkpoint) (ingest.Result, error) {
+func (m *MockCheckpointedIngester) IngestThrough(ctx context.Context, events []chainevent.Event, cp chainevent.Checkpoint) (chainevent.Result, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "IngestThrough", ctx, events, cp)
-	ret0, _ := ret[0].(ingest.Result)
+	ret0, _ := ret[0].(chainevent.Result)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
@@ -3311,19 +3311,19 @@ type MockCheckpointedIngesterIngestThroughCall struct {
 }
 
 // Return rewrite *gomock.Call.Return
-func (c *MockCheckpointedIngesterIngestThroughCall) Return(arg0 ingest.Result, arg1 error) *MockCheckpointedIngesterIngestThroughCall {
+func (c *MockCheckpointedIngesterIngestThroughCall) Return(arg0 chainevent.Result, arg1 error) *MockCheckpointedIngesterIngestThroughCall {
 	c.Call = c.Call.Return(arg0, arg1)
 	return c
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockCheckpointedIngesterIngestThroughCall) Do(f func(context.Context, []ingest.Event, ingest.Checkpoint) (ingest.Result, error)) *MockCheckpointedIngesterIngestThroughCall {
+func (c *MockCheckpointedIngesterIngestThroughCall) Do(f func(context.Context, []chainevent.Event, chainevent.Checkpoint) (chainevent.Result, error)) *MockCheckpointedIngesterIngestThroughCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockCheckpointedIngesterIngestThroughCall) DoAndReturn(f func(context.Context, []ingest.Event, ingest.Checkpoint) (ingest.Result, error)) *MockCheckpointedIngesterIngestThroughCall {
+func (c *MockCheckpointedIngesterIngestThroughCall) DoAndReturn(f func(context.Context, []chainevent.Event, chainevent.Checkpoint) (chainevent.Result, error)) *MockCheckpointedIngesterIngestThroughCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/webhooksender"
-	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
+	"github.com/tokenscope/tokenscope/app/webhookendpoint"
 	"github.com/tokenscope/tokenscope/bench/load"
 	"github.com/tokenscope/tokenscope/bench/report"
 	"github.com/tokenscope/tokenscope/domain/webhook"
@@ -65,7 +65,7 @@ func (b *bench) webhookDeliveryRows(ctx context.Context) []report.Row {
 		return missing("webhook filter: " + err.Error())
 	}
 	store := postgres.NewWebhookStore(b.st.pool)
-	svc := appwebhook.New(store, store, guard, filter, wallClock{})
+	svc := webhookendpoint.New(store, store, guard, filter, wallClock{})
 	// Endpoints left by earlier rows would receive these events too.
 	if _, err := b.st.pool.Exec(ctx, `UPDATE webhook_endpoints SET disabled = true`); err != nil {
 		return missing("disable earlier endpoints: " + err.Error())
@@ -88,7 +88,7 @@ func (b *bench) webhookDeliveryRows(ctx context.Context) []report.Row {
 			if _, err := b.st.pool.Exec(ctx, `INSERT INTO accounts (id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING`, acct); err != nil {
 				return nil, err
 			}
-			e, err := svc.Create(ctx, acct, appwebhook.Creation{URL: fmt.Sprintf("%s/%s/%d", b.rcv.base, path(i), i), Fields: webhook.Patch{
+			e, err := svc.Create(ctx, acct, webhookendpoint.Creation{URL: fmt.Sprintf("%s/%s/%d", b.rcv.base, path(i), i), Fields: webhook.Patch{
 				Channels: webhook.Value([]webhook.Channel{webhook.TokenCreated}),
 				Filter:   webhook.Value(fmt.Sprintf("data.run == %q", run))}})
 			if err != nil {

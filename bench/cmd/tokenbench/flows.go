@@ -11,7 +11,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/webhooksender"
-	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
+	"github.com/tokenscope/tokenscope/app/webhookendpoint"
 	"github.com/tokenscope/tokenscope/bench/load"
 	"github.com/tokenscope/tokenscope/bench/report"
 	"github.com/tokenscope/tokenscope/domain/webhook"
@@ -237,7 +237,7 @@ func (b *bench) webhookRows(ctx context.Context) []report.Row {
 		b.logf("  webhook filter: %v", err)
 	}
 	store := postgres.NewWebhookStore(b.st.pool)
-	svc := appwebhook.New(store, store, guard, filter, wallClock{})
+	svc := webhookendpoint.New(store, store, guard, filter, wallClock{})
 
 	b.logf("measuring webhook endpoint GET")
 	sub, body := b.httpSeries(ctx, seriesEndpoint, func(w, i int) load.Request {
@@ -247,7 +247,7 @@ func (b *bench) webhookRows(ctx context.Context) []report.Row {
 	get.Baselines = []report.Measure{
 		b.sqlSeries(ctx, func(ctx context.Context, _, _ int) error { _, err := svc.Get(ctx, benchAccount, id); return err }),
 		b.fiberSeries(ctx, "webhook-get", "GET", body)}
-	get.Baselines[0].Name = "raw SQL (app/webhook via pgx)"
+	get.Baselines[0].Name = "raw SQL (app/webhookendpoint via pgx)"
 
 	b.logf("measuring webhook endpoint PATCH")
 	patch := func(w, i int) []byte {
@@ -266,6 +266,6 @@ func (b *bench) webhookRows(ctx context.Context) []report.Row {
 			return err
 		}),
 		b.fiberSeries(ctx, "webhook-patch", "PATCH", body)}
-	pat.Baselines[0].Name = "raw SQL (app/webhook via pgx)"
+	pat.Baselines[0].Name = "raw SQL (app/webhookendpoint via pgx)"
 	return []report.Row{get, pat}
 }

@@ -17,11 +17,11 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/evm/evmtest"
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/bench/report"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/dexlog"
-	"github.com/tokenscope/tokenscope/domain/ingest"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/workflows"
 )
@@ -73,7 +73,7 @@ func (b *bench) followRows(ctx context.Context, size followSize) report.Row {
 	}
 	defer node.Close()
 	store := postgres.NewIngestStore(pool)
-	rec := &recordingIngest{next: appingest.New(store, wallClock{}, 0).Checkpointed(store)}
+	rec := &recordingIngest{next: ingest.New(store, wallClock{}, 0).Checkpointed(store)}
 	acts := &workflows.ChainActivities{Sources: map[chain.Chain]ports.ChainSource{chain.Eth: evm.NewSource(node, sim.cfg)},
 		Checkpoints: postgres.NewChainStore(pool), Ingest: rec, Clock: wallClock{}}
 	start := time.Now()
@@ -161,12 +161,12 @@ func (s *stack) drop() {
 // same events) and the time spent in them.
 type recordingIngest struct {
 	next   ports.CheckpointedIngester
-	events []ingest.Event
+	events []chainevent.Event
 	spent  time.Duration
 	calls  int
 }
 
-func (r *recordingIngest) IngestThrough(ctx context.Context, evs []ingest.Event, cp ingest.Checkpoint) (ingest.Result, error) {
+func (r *recordingIngest) IngestThrough(ctx context.Context, evs []chainevent.Event, cp chainevent.Checkpoint) (chainevent.Result, error) {
 	start := time.Now()
 	res, err := r.next.IngestThrough(ctx, evs, cp)
 	r.spent += time.Since(start)
@@ -177,7 +177,7 @@ func (r *recordingIngest) IngestThrough(ctx context.Context, evs []ingest.Event,
 	return res, err
 }
 
-func writeEvents(file string, evs []ingest.Event) error {
+func writeEvents(file string, evs []chainevent.Event) error {
 	f, err := os.Create(file)
 	if err != nil {
 		return err

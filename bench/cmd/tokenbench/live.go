@@ -18,7 +18,7 @@ import (
 	"github.com/tokenscope/tokenscope/bench/load"
 	"github.com/tokenscope/tokenscope/bench/report"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
@@ -493,10 +493,10 @@ type postBody struct {
 	trades, events int
 }
 
-func (p *postBody) Emit(_ context.Context, e ingest.Event) error {
+func (p *postBody) Emit(_ context.Context, e chainevent.Event) error {
 	now := time.Now().UnixMilli()
 	switch v := e.(type) {
-	case ingest.Trade:
+	case chainevent.Trade:
 		v.BlockTimestamp = now
 		key := string(v.Chain) + "/" + v.TokenAddress
 		if last, seen := p.lastSent[key]; p.pickSample && p.sample == nil && v.Status == trade.Succeeded &&
@@ -506,14 +506,14 @@ func (p *postBody) Emit(_ context.Context, e ingest.Event) error {
 		p.lastSent[key] = now
 		p.trades++
 		e = v
-	case ingest.PoolSnapshot:
+	case chainevent.PoolSnapshot:
 		v.BlockTimestamp, v.SnapshotTime = now, now
 		e = v
-	case ingest.RedPacketCreated:
+	case chainevent.RedPacketCreated:
 		p.note(&p.created, v.Packet.ID)
-	case ingest.RedPacketClaimed:
+	case chainevent.RedPacketClaimed:
 		p.note(&p.uses, v.Claim.PacketID)
-	case ingest.RedPacketExpired:
+	case chainevent.RedPacketExpired:
 		p.note(&p.uses, v.PacketID)
 	}
 	p.events++
@@ -532,8 +532,8 @@ func (p *postBody) Flush(context.Context) error { return nil }
 // discard is the sink of the rebuild: the events are in the database already.
 type discard struct{}
 
-func (discard) Emit(context.Context, ingest.Event) error { return nil }
-func (discard) Flush(context.Context) error              { return nil }
+func (discard) Emit(context.Context, chainevent.Event) error { return nil }
+func (discard) Flush(context.Context) error                  { return nil }
 
 // prober polls operations 3 and 2 for sampled trades.
 type prober struct {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/domain/chain"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
@@ -32,7 +32,7 @@ func TestPostBodyRetimesTradesAndSamplesAColdToken(t *testing.T) {
 	future := time.Now().Add(time.Hour).UnixMilli()
 	emit := func(tok, sig string, st trade.Status) {
 		tr := trade.Trade{Chain: chain.Sol, TransactionSignature: sig, TokenAddress: tok, Status: st, BlockTimestamp: future}
-		require.NoError(t, p.Emit(context.Background(), ingest.Trade{Trade: tr}))
+		require.NoError(t, p.Emit(context.Background(), chainevent.Trade{Trade: tr}))
 	}
 	emit("HOT", "s1", trade.Succeeded)
 	emit("COLD", "s2", trade.Failed)

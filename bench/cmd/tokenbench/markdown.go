@@ -220,7 +220,7 @@ func writeMarkdown(path string, m machine, rows []report.Row, growth []report.Gr
 		fmt.Fprintf(&w, "- the table's main rows run on the 10× data; the growth table repeats four operations at 1× and 10× with the same request targets, each after an unrecorded warm-up pass of its raw SQL (a quarter of the series length)\n\n")
 	}
 	fmt.Fprintf(&w, "Baselines:\n\n")
-	fmt.Fprintf(&w, "- **raw SQL**: the use case the handler calls (`app/market`, `app/webhook`) over the Postgres adapter, called in the bench "+
+	fmt.Fprintf(&w, "- **raw SQL**: the use case the handler calls (`app/market`, `app/webhookendpoint`) over the Postgres adapter, called in the bench "+
 		"process through its own pgx pool with the same parameters and the same concurrency: the SQL and row scanning alone, without HTTP, "+
 		"auth or JSON\n")
 	fmt.Fprintf(&w, "- **bare Fiber**: a Fiber v2 handler in the bench process on loopback returning the endpoint's own response body, byte for byte\n")

@@ -23,7 +23,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/ndjson"
 	"github.com/tokenscope/tokenscope/bench/load"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/internal/loopback"
 )
 
@@ -398,7 +398,7 @@ func (s *stack) copyTrades(ctx context.Context, file string) (n int, raw, indexe
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		tr, ok := e.(ingest.Trade)
+		tr, ok := e.(chainevent.Trade)
 		if !ok {
 			continue
 		}

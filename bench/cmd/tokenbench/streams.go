@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tokenscope/tokenscope/app/simulate"
-	appstream "github.com/tokenscope/tokenscope/app/stream"
+	"github.com/tokenscope/tokenscope/app/stream"
 	"github.com/tokenscope/tokenscope/bench/load"
 	"github.com/tokenscope/tokenscope/bench/report"
 )
@@ -199,7 +199,7 @@ func (b *bench) streamRows(ctx context.Context, lf liveFill, dur time.Duration, 
 		mu.Lock()
 		defer mu.Unlock()
 		stamped = append(stamped, since(at, push.Push.Pub.Data.T))
-		if c, err := strconv.ParseInt(push.Push.Pub.Tags[appstream.CommittedTag], 10, 64); err == nil && c > 0 {
+		if c, err := strconv.ParseInt(push.Push.Pub.Tags[stream.CommittedTag], 10, 64); err == nil && c > 0 {
 			lat = append(lat, since(at, c))
 		}
 	}
@@ -245,7 +245,7 @@ func (b *bench) streamRows(ctx context.Context, lf liveFill, dur time.Duration, 
 			"%s tag) to receipt; from the moment the sender stamped the trade into its POST body, which adds the POST's "+
 			"queue and commit, it was p50 %s, p99 %s (POST round trip p50 %s, p99 %s)",
 			thousands(int64(s.acked)), s.posts, s.errors, thousands(received.Load()), min(len(channels), streamSubscribers),
-			appstream.CommittedTag, stampP50.Round(time.Millisecond), stampP99.Round(time.Millisecond),
+			stream.CommittedTag, stampP50.Round(time.Millisecond), stampP99.Round(time.Millisecond),
 			postP50.Round(time.Millisecond), postP99.Round(time.Millisecond))}}
 	closeAll(subs)
 

@@ -12,7 +12,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/evm"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/temporal"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/dexlog"
 	"github.com/tokenscope/tokenscope/ports"
@@ -36,7 +36,7 @@ func registerChainFollow(w worker.Registry, rt *Runtime) {
 			Stables: f.Stables, StablePool: f.StablePool})
 	}
 	store := postgres.NewIngestStore(rt.Pool)
-	ing := appingest.New(store, rt.Clock, 0)
+	ing := ingest.New(store, rt.Clock, 0)
 	a := &workflows.ChainActivities{Sources: sources, Checkpoints: postgres.NewChainStore(rt.Pool),
 		Ingest: ing.Checkpointed(store), Clock: rt.Clock, Log: rt.Log}
 	if rt.Registry != nil {

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tokenscope/tokenscope/adapters/httpapi"
-	adapterstream "github.com/tokenscope/tokenscope/adapters/stream"
+	"github.com/tokenscope/tokenscope/adapters/realtime"
 	"github.com/tokenscope/tokenscope/app/config"
 )
 
@@ -55,14 +55,14 @@ func ServeHTTP(ctx context.Context, rt *Runtime, lns Listeners, ready func()) er
 		return err
 	}
 	defer closeDeps()
-	// The stream endpoint shares the main and dex listeners (adapters/stream.Split).
+	// The stream endpoint shares the main and dex listeners (adapters/realtime.Split).
 	streams, err := NewStreams(rt.Cfg, rt.Log, rt.App.Keys, rt.App.Market, rt.App.Candles, rt.App.Ingest, rt.Clock, rt.Registry, deps.RateLimit)
 	if err != nil {
 		return err
 	}
 	// Every address reads its requests through StrictFraming, the stream's path included.
-	mainLn, mainWS := adapterstream.Split(httpapi.StrictFraming(lns.Main))
-	dexLn, dexWS := adapterstream.Split(httpapi.StrictFraming(lns.Dex))
+	mainLn, mainWS := realtime.Split(httpapi.StrictFraming(lns.Main))
+	dexLn, dexWS := realtime.Split(httpapi.StrictFraming(lns.Dex))
 	apps := []struct {
 		app *fiber.App
 		ln  net.Listener

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
-	"github.com/tokenscope/tokenscope/domain/ingest"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/webhook"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -63,7 +63,7 @@ func newIngestMetrics(reg prometheus.Registerer) *ingestMetrics {
 }
 
 // Committed implements ports.CommitListener.
-func (m *ingestMetrics) Committed(b ingest.Batch) {
+func (m *ingestMetrics) Committed(b chainevent.Batch) {
 	m.batches.Inc()
 	m.events.Add(float64(b.Len()))
 	m.trades.Add(float64(len(b.Trades)))

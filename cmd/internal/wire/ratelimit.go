@@ -9,9 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tokenscope/tokenscope/adapters/httpapi"
-	"github.com/tokenscope/tokenscope/adapters/ratelimit"
+	"github.com/tokenscope/tokenscope/adapters/ratelimiter"
 	"github.com/tokenscope/tokenscope/app/config"
-	domainrl "github.com/tokenscope/tokenscope/domain/ratelimit"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 )
 
 // rateLimit builds the per-key limit of the HTTP APIs: in Redis, shared by every replica, when
@@ -20,12 +20,12 @@ import (
 func rateLimit(cfg config.Config, log *slog.Logger) (rl httpapi.RateLimit, checks []httpapi.Check, release func(), err error) {
 	release = func() {}
 	if cfg.RateLimitPerMinute > 0 {
-		if rl.Default, err = domainrl.New("RATE_LIMIT_PER_MINUTE", cfg.RateLimitPerMinute, cfg.RateLimitBurst); err != nil {
+		if rl.Default, err = ratelimit.New("RATE_LIMIT_PER_MINUTE", cfg.RateLimitPerMinute, cfg.RateLimitBurst); err != nil {
 			return rl, nil, release, err
 		}
 	}
 	if cfg.RedisURL == "" {
-		rl.Limiter = ratelimit.NewLocal()
+		rl.Limiter = ratelimiter.NewLocal()
 		return rl, nil, release, nil
 	}
 	opt, err := redis.ParseURL(cfg.RedisURL)
@@ -53,7 +53,7 @@ func rateLimit(cfg config.Config, log *slog.Logger) (rl httpapi.RateLimit, check
 	// go-redis logs every failed dial on its own; the middleware's throttled warning says it once.
 	redis.SetLogger(redisLog{log})
 	rdb := redis.NewClient(opt)
-	lim := ratelimit.NewRedis(rdb, cfg.RedisPrefix+":ratelimit:")
+	lim := ratelimiter.NewRedis(rdb, cfg.RedisPrefix+":ratelimit:")
 	rl.Limiter = lim
 	return rl, []httpapi.Check{{Name: "redis", Ping: lim.Ping}}, func() { _ = rdb.Close() }, nil
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tokenscope/tokenscope/adapters/ratelimit"
+	"github.com/tokenscope/tokenscope/adapters/ratelimiter"
 	"github.com/tokenscope/tokenscope/app/config"
-	domainrl "github.com/tokenscope/tokenscope/domain/ratelimit"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 )
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -20,8 +20,8 @@ func TestRateLimitPerProcessWithoutRedisURL(t *testing.T) {
 	rl, checks, release, err := rateLimit(config.Config{RateLimitPerMinute: 600, RateLimitBurst: 100}, quietLog())
 	require.NoError(t, err)
 	defer release()
-	assert.IsType(t, &ratelimit.Local{}, rl.Limiter)
-	assert.Equal(t, domainrl.Limit{PerMinute: 600, Burst: 100}, rl.Default)
+	assert.IsType(t, &ratelimiter.Local{}, rl.Limiter)
+	assert.Equal(t, ratelimit.Limit{PerMinute: 600, Burst: 100}, rl.Default)
 	assert.Empty(t, checks, "nothing outside the process to wait for")
 
 	rl, _, _, err = rateLimit(config.Config{}, quietLog())
@@ -36,7 +36,7 @@ func TestRateLimitInRedisGatesReadiness(t *testing.T) {
 	rl, checks, release, err := rateLimit(config.Config{RedisURL: "redis://127.0.0.1:1/0", RedisPrefix: "test", RateLimitPerMinute: 60}, quietLog())
 	require.NoError(t, err)
 	defer release()
-	assert.IsType(t, &ratelimit.Redis{}, rl.Limiter)
+	assert.IsType(t, &ratelimiter.Redis{}, rl.Limiter)
 	require.Len(t, checks, 1)
 	assert.Equal(t, "redis", checks[0].Name)
 	assert.Error(t, checks[0].Ping(ctx), "Redis unreachable: not ready")

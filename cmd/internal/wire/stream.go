@@ -9,26 +9,26 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/httpapi"
 	"github.com/tokenscope/tokenscope/adapters/postgres"
-	adapterstream "github.com/tokenscope/tokenscope/adapters/stream"
+	"github.com/tokenscope/tokenscope/adapters/realtime"
 	"github.com/tokenscope/tokenscope/app/apikey"
-	appcandle "github.com/tokenscope/tokenscope/app/candle"
+	"github.com/tokenscope/tokenscope/app/candle"
 	"github.com/tokenscope/tokenscope/app/config"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/market"
-	appstream "github.com/tokenscope/tokenscope/app/stream"
-	"github.com/tokenscope/tokenscope/domain/candle"
+	"github.com/tokenscope/tokenscope/app/stream"
+	"github.com/tokenscope/tokenscope/domain/ohlcv"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Streams is the realtime server of a process and the publisher that feeds it.
 type Streams struct {
-	Server    *adapterstream.Server
-	Publisher *appstream.Publisher
+	Server    *realtime.Server
+	Publisher *stream.Publisher
 }
 
-func streamConfig(cfg config.Config, rl httpapi.RateLimit) adapterstream.Config {
-	return adapterstream.Config{
+func streamConfig(cfg config.Config, rl httpapi.RateLimit) realtime.Config {
+	return realtime.Config{
 		RedisURL: cfg.RedisURL, RedisPrefix: cfg.RedisPrefix, QueueBytes: cfg.StreamQueueBytes,
 		WriteTimeout: cfg.StreamWriteTimeout, ChannelLimit: cfg.StreamChannelLimit,
 		AllowedOrigins: splitList(cfg.StreamAllowedOrigin),
@@ -39,13 +39,13 @@ func streamConfig(cfg config.Config, rl httpapi.RateLimit) adapterstream.Config 
 // NewStreams builds the stream node and its publisher over the market reads, and makes ingest
 // publish through it. reg (nil: none) gets the connection metrics; rl is the REST calls' rate
 // limit, which connects spend from too (zero: connects are not limited).
-func NewStreams(cfg config.Config, log *slog.Logger, keys adapterstream.Authenticator, m *market.Service,
-	candles *appcandle.Service, ing *appingest.Service, clock SystemClock, reg prometheus.Registerer, rl httpapi.RateLimit) (*Streams, error) {
-	srv, err := adapterstream.New(streamConfig(cfg, rl), keys, log, reg)
+func NewStreams(cfg config.Config, log *slog.Logger, keys realtime.Authenticator, m *market.Service,
+	candles *candle.Service, ing *ingest.Service, clock SystemClock, reg prometheus.Registerer, rl httpapi.RateLimit) (*Streams, error) {
+	srv, err := realtime.New(streamConfig(cfg, rl), keys, log, reg)
 	if err != nil {
 		return nil, err
 	}
-	pub := appstream.New(srv, m, clock, log).WithTick(cfg.StreamCoalesce)
+	pub := stream.New(srv, m, clock, log).WithTick(cfg.StreamCoalesce)
 	if candles != nil {
 		pub.WithCandles(candleSource(candles))
 	}
@@ -76,7 +76,7 @@ func (s *Streams) Run(ctx context.Context) error {
 // flushes to the API nodes, which recompute their subscribers' coalesced channels. Without
 // REDIS_URL an import reaches no subscriber (they are in other processes) and publishes nothing
 // (nil).
-func ImportStreams(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, ing *appingest.Service) (*Streams, error) {
+func ImportStreams(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, ing *ingest.Service) (*Streams, error) {
 	if cfg.RedisURL == "" {
 		return nil, nil
 	}
@@ -102,33 +102,33 @@ func splitList(s string) []string {
 // the one before it, from committed trades), in USD or, on
 // the -in-native channels, in the chain's native token. Its time is the bar's start in Unix
 // seconds, as the reference's push example shows; n is the bar's trade count.
-func candleSource(svc *appcandle.Service) appstream.CandleSource {
-	return func(ctx context.Context, ch appstream.Channel) (appstream.Candle, bool, error) {
-		res, err := candle.ParseResolution("resolution", ch.Resolution)
+func candleSource(svc *candle.Service) stream.CandleSource {
+	return func(ctx context.Context, ch stream.Channel) (stream.Candle, bool, error) {
+		res, err := ohlcv.ParseResolution("resolution", ch.Resolution)
 		if err != nil {
-			return appstream.Candle{}, false, err
+			return stream.Candle{}, false, err
 		}
-		subj := candle.Subject{Kind: candle.Token, Chain: ch.Chain, Address: ch.Address}
+		subj := ohlcv.Subject{Kind: ohlcv.Token, Chain: ch.Chain, Address: ch.Address}
 		switch strings.TrimSuffix(ch.Kind.Prefix, "-in-native") {
-		case appstream.KindPoolCandle:
-			subj.Kind = candle.Pool
-		case appstream.KindPairCandle:
-			if subj, err = candle.ParsePair("pair", ch.Chain, ch.Address); err != nil {
-				return appstream.Candle{}, false, err
+		case stream.KindPoolCandle:
+			subj.Kind = ohlcv.Pool
+		case stream.KindPairCandle:
+			if subj, err = ohlcv.ParsePair("pair", ch.Chain, ch.Address); err != nil {
+				return stream.Candle{}, false, err
 			}
 		}
-		price := candle.USD
+		price := ohlcv.USD
 		if ch.Kind.Native {
-			price = candle.Native
+			price = ohlcv.Native
 		}
 		// The bar holding now, or the one just before it when the publication runs after the
 		// trade's bar closed (a 1s bar under load): the last of the two most recent intervals.
-		list, err := svc.Candles(ctx, appcandle.Query{Subject: subj, Res: res, Price: price, Limit: 2})
+		list, err := svc.Candles(ctx, candle.Query{Subject: subj, Res: res, Price: price, Limit: 2})
 		if err != nil || len(list) == 0 {
-			return appstream.Candle{}, false, err
+			return stream.Candle{}, false, err
 		}
 		c := list[len(list)-1]
-		return appstream.Candle{Open: c.Open, High: c.High, Low: c.Low, Close: c.Close, Volume: c.Volume,
+		return stream.Candle{Open: c.Open, High: c.High, Low: c.Low, Close: c.Close, Volume: c.Volume,
 			Time: c.Start / 1000, Trades: c.Trades}, true, nil
 	}
 }

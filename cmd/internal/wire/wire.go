@@ -27,11 +27,11 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/temporal"
 	"github.com/tokenscope/tokenscope/app"
 	"github.com/tokenscope/tokenscope/app/apikey"
-	appcandle "github.com/tokenscope/tokenscope/app/candle"
+	"github.com/tokenscope/tokenscope/app/candle"
 	"github.com/tokenscope/tokenscope/app/config"
-	appingest "github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/app/ingest"
 	"github.com/tokenscope/tokenscope/app/market"
-	domainrl "github.com/tokenscope/tokenscope/domain/ratelimit"
+	"github.com/tokenscope/tokenscope/domain/ratelimit"
 	"github.com/tokenscope/tokenscope/workflows"
 )
 
@@ -128,9 +128,9 @@ func NewRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc clie
 func buildApplication(rt *Runtime) *app.Application {
 	a := &app.Application{
 		Keys:    apikey.New(postgres.NewAccountStore(rt.Pool), rt.Clock),
-		Ingest:  appingest.New(postgres.NewIngestStore(rt.Pool), rt.Clock, 0),
+		Ingest:  ingest.New(postgres.NewIngestStore(rt.Pool), rt.Clock, 0),
 		Market:  market.New(postgres.NewMarketReader(rt.reads()), market.WithCache(rt.Versions), market.WithClock(rt.Clock)),
-		Candles: appcandle.New(postgres.NewCandleStore(rt.reads()), rt.Clock),
+		Candles: candle.New(postgres.NewCandleStore(rt.reads()), rt.Clock),
 	}
 	buildWorkflowAreas(rt, a)
 	return a
@@ -242,9 +242,9 @@ func httpDeps(rt *Runtime) (d httpapi.Deps, release func(), err error) {
 	if err != nil {
 		return httpapi.Deps{}, release, err
 	}
-	var failedAuth domainrl.Limit
+	var failedAuth ratelimit.Limit
 	if n := rt.Cfg.RateLimitFailedAuthPerMinute; n > 0 {
-		if failedAuth, err = domainrl.New("RATE_LIMIT_FAILED_AUTH_PER_MINUTE", n, n); err != nil {
+		if failedAuth, err = ratelimit.New("RATE_LIMIT_FAILED_AUTH_PER_MINUTE", n, n); err != nil {
 			return httpapi.Deps{}, release, err
 		}
 	}

@@ -14,9 +14,9 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/temporal"
 	"github.com/tokenscope/tokenscope/adapters/webhooksender"
 	"github.com/tokenscope/tokenscope/app"
-	appjob "github.com/tokenscope/tokenscope/app/job"
-	appkyt "github.com/tokenscope/tokenscope/app/kyt"
-	appwebhook "github.com/tokenscope/tokenscope/app/webhook"
+	"github.com/tokenscope/tokenscope/app/compliance"
+	"github.com/tokenscope/tokenscope/app/jobrunner"
+	"github.com/tokenscope/tokenscope/app/webhookendpoint"
 	"github.com/tokenscope/tokenscope/domain/webhook"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/workflows"
@@ -55,12 +55,12 @@ func retrySchedule(rt *Runtime) webhook.RetrySchedule {
 // buildWorkflowAreas adds the KYT, webhook and job use cases to a.
 func buildWorkflowAreas(rt *Runtime, a *app.Application) {
 	kytStore := postgres.NewKYTStore(rt.Pool)
-	a.KYT = appkyt.New(kytStore, temporal.KYTStarter{Client: rt.Temporal}, kytStore, rt.Clock, rt.Cfg.KYTDeadline)
+	a.KYT = compliance.New(kytStore, temporal.KYTStarter{Client: rt.Temporal}, kytStore, rt.Clock, rt.Cfg.KYTDeadline)
 	wh := postgres.NewWebhookStore(rt.Pool)
-	a.Webhooks = appwebhook.New(wh, wh, webhookGuard(rt), webhookFilter(rt), rt.Clock)
-	a.Jobs = appjob.New(postgres.NewJobStore(rt.Pool, workflows.JobWorkflowID), temporal.JobRunner{Client: rt.Temporal}, rt.Clock,
-		appjob.Limits{StartDeadline: rt.Cfg.KYTDeadline, QueryTimeout: 2 * rt.Cfg.JobPollInterval, MaxRunning: rt.Cfg.JobMaxRunning})
-	a.JobStream = appjob.NewHub(a.Jobs, rt.Cfg.JobPollInterval, rt.Cfg.SSEHeartbeat)
+	a.Webhooks = webhookendpoint.New(wh, wh, webhookGuard(rt), webhookFilter(rt), rt.Clock)
+	a.Jobs = jobrunner.New(postgres.NewJobStore(rt.Pool, workflows.JobWorkflowID), temporal.JobRunner{Client: rt.Temporal}, rt.Clock,
+		jobrunner.Limits{StartDeadline: rt.Cfg.KYTDeadline, QueryTimeout: 2 * rt.Cfg.JobPollInterval, MaxRunning: rt.Cfg.JobMaxRunning})
+	a.JobStream = jobrunner.NewHub(a.Jobs, rt.Cfg.JobPollInterval, rt.Cfg.SSEHeartbeat)
 }
 
 func kytProvider(rt *Runtime) ports.KYTProvider {

@@ -285,7 +285,7 @@ type CandleTokenTradesRow struct {
 	Trades        int64
 }
 
-// Candle parts (domain/candle): each row sums the successful trades (or the buckets) of one
+// Candle parts (domain/ohlcv): each row sums the successful trades (or the buckets) of one
 // step-long part of the window [from_ms, to_ms); the use case merges parts into candles. Open
 // and close follow trade.Compare order (time, height, signature bytewise, instruction index).
 func (q *Queries) CandleTokenTrades(ctx context.Context, db DBTX, arg CandleTokenTradesParams) ([]CandleTokenTradesRow, error) {
