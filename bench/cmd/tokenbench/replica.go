@@ -107,7 +107,8 @@ func (b *bench) replicaRows(ctx context.Context, sc scale) []report.Row {
 	}
 	onPrimary, onStandby := *b, *b
 	onPrimary.st, onStandby.st = &ps, &rs
-	readers := pickOps(b.readOps(t), "2 ", "3 trade list, by token", "8 ", "9 ")
+	// The requests carry the run's key of this database (both services share it).
+	readers := pickOps(onPrimary.readOps(t), "2 ", "3 trade list, by token", "8 ", "9 ")
 
 	before, err := dbReads(ctx, b, &rs)
 	if err != nil {
@@ -230,7 +231,7 @@ func (b *bench) replicaFreshness(ctx context.Context, ps, rs *stack, f fill, end
 	var probes sync.WaitGroup
 	for range 2 {
 		probes.Add(1)
-		go func() { defer probes.Done(); pr.run(ctx, b, [2]*stack{rs, ps}, s.samples) }()
+		go func() { defer probes.Done(); pr.run(ctx, &onStandby, [2]*stack{rs, ps}, s.samples) }()
 	}
 	s.run(ctx)
 	close(s.samples)
