@@ -277,20 +277,27 @@ func (p *dualProber) run(ctx context.Context, b *bench, apis [2]*stack, samples 
 		seen := [2]bool{}
 		deadline := smp.acked.Add(probeLimit)
 		for (!seen[0] || !seen[1]) && ctx.Err() == nil {
+			// Both APIs at once, so neither waits for the other's answer.
+			var polls sync.WaitGroup
 			for i, u := range urls {
 				if seen[i] {
 					continue
 				}
-				cctx, cancel := context.WithTimeout(ctx, probeLimit)
-				res, err := load.Do(cctx, b.client, load.Request{Method: "GET", URL: u, Header: b.auth()})
-				cancel()
-				if err == nil && bytes.Contains(res.Body, []byte(smp.signature)) {
-					seen[i] = true
-					p.mu.Lock()
-					p.lat[i] = append(p.lat[i], time.Since(smp.acked))
-					p.mu.Unlock()
-				}
+				polls.Add(1)
+				go func() {
+					defer polls.Done()
+					cctx, cancel := context.WithTimeout(ctx, probeLimit)
+					res, err := load.Do(cctx, b.client, load.Request{Method: "GET", URL: u, Header: b.auth()})
+					cancel()
+					if err == nil && bytes.Contains(res.Body, []byte(smp.signature)) {
+						p.mu.Lock()
+						p.lat[i] = append(p.lat[i], time.Since(smp.acked))
+						p.mu.Unlock()
+						seen[i] = true
+					}
+				}()
 			}
+			polls.Wait()
 			if time.Now().After(deadline) {
 				p.mu.Lock()
 				for i := range seen {
