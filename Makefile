@@ -54,7 +54,9 @@ vet: ## go vet and gofmt
 # Packages that exist only for other packages' tests (a test database, a fake clock, the
 # reference recomputations the engine is checked against): nothing in
 # a binary calls them, so deadcode reports all of them; `make deadcode` leaves them out.
-TEST_SUPPORT := adapters/postgres/pgtest adapters/evm/evmtest internal/fakeclock domain/stats/reference internal/browsertest internal/apiclient
+# evmtest and pgcluster are also used by tokenbench (the follow and replica rows), but their
+# other parts (pgcluster's Stop, Kill and Promote: the failover tests) only by tests.
+TEST_SUPPORT := adapters/postgres/pgtest adapters/evm/evmtest internal/fakeclock domain/stats/reference internal/browsertest internal/apiclient internal/pgcluster
 
 .PHONY: deadcode
 deadcode: ## fail when a function is unreachable from the binaries (deadcode, tests not counted)
