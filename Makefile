@@ -54,6 +54,8 @@ vet: ## go vet and gofmt
 # Packages that exist only for other packages' tests (a test database, a fake clock, the
 # reference recomputations the engine is checked against): nothing in
 # a binary calls them, so deadcode reports all of them; `make deadcode` leaves them out.
+# evmtest and pgcluster are also used by tokenbench (the follow and replica rows), but their
+# other parts (pgcluster's Stop, Kill and Promote: the failover tests) only by tests.
 TEST_SUPPORT := adapters/postgres/pgtest adapters/evm/evmtest internal/fakeclock domain/stats/reference internal/browsertest internal/apiclient internal/pgcluster
 
 .PHONY: deadcode

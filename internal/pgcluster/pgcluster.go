@@ -1,9 +1,9 @@
-// Package pgcluster runs throwaway PostgreSQL 15 clusters for tests: a primary of the test's
-// own (never the shared server on 5432) and streaming standbys of it made with
-// pg_basebackup -R, each on a free loopback port, in a temporary directory owned by the
-// postgres user, stopped and removed when the test ends. Run as root (CI), the server
-// programs run as postgres through runuser; run as another user, they run as that user.
-// Anything missing fails the test with a message saying what; nothing skips.
+// Package pgcluster runs throwaway PostgreSQL 15 clusters for tests and for the benchmark's
+// replica rows: a primary of the caller's own (never the shared server on 5432) and streaming
+// standbys of it made with pg_basebackup -R, each on a free loopback port, in a temporary
+// directory owned by the postgres user, stopped and removed when the test (or the TB's owner)
+// ends. Run as root (CI), the server programs run as postgres through runuser; run as another
+// user, they run as that user. Anything missing fails with a message saying what; nothing skips.
 package pgcluster
 
 import (
@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,9 +38,17 @@ var BinDir = func() string {
 	return best
 }()
 
+// TB is what a cluster needs of its owner: *testing.T and *testing.B satisfy it; a program
+// passes its own (Fatalf ends the work in progress, Cleanup runs when the owner is done).
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
 // Cluster is one running server.
 type Cluster struct {
-	t    testing.TB
+	t    TB
 	Name string
 	Dir  string // data directory
 	Port int
@@ -58,7 +65,7 @@ type Options struct {
 }
 
 // NewPrimary creates, configures and starts a primary.
-func NewPrimary(t testing.TB, o Options) *Cluster {
+func NewPrimary(t TB, o Options) *Cluster {
 	t.Helper()
 	c := newCluster(t, "primary")
 	c.run("initdb", "-D", c.Dir, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C")
@@ -106,7 +113,7 @@ func (c *Cluster) NewStandby(name string) *Cluster {
 	return s
 }
 
-func newCluster(t testing.TB, name string) *Cluster {
+func newCluster(t TB, name string) *Cluster {
 	t.Helper()
 	for _, p := range []string{"initdb", "pg_ctl", "pg_basebackup", "postgres"} {
 		if _, err := os.Stat(filepath.Join(BinDir, p)); err != nil {

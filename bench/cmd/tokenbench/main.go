@@ -71,8 +71,9 @@ var scales = map[string]scale{
 
 // groups are the row groups -only selects by name (next to read operations by number); the fills
 // (and so the import rows' figures) always run, except for deliveries alone, which run on an empty
-// database, and follow alone, which makes its own chain and databases (no fill, no service).
-var groups = []string{"reads", "growth", "kyt", "jobs", "webhooks", "deliveries", "import", "live", "candles", "streams", "follow"}
+// database, and follow and replica alone, which make their own chain, databases or clusters
+// (no fill, no service).
+var groups = []string{"reads", "growth", "kyt", "jobs", "webhooks", "deliveries", "import", "live", "candles", "streams", "follow", "replica"}
 
 func main() {
 	scaleName := flag.String("scale", envOr("BENCH_SCALE", "small"), "smoke, small or large")
@@ -192,6 +193,12 @@ func (s selection) followOnly() bool {
 	return len(s.ops) == 0 && len(s.groups) == 1 && s.groups["follow"]
 }
 
+// replicaOnly tells whether the run is the replica rows alone, which make their own primary,
+// standby and services.
+func (s selection) replicaOnly() bool {
+	return len(s.ops) == 0 && len(s.groups) == 1 && s.groups["replica"]
+}
+
 // want tells whether the run measures group g.
 func (o options) want(g string) bool { return !o.only.partial() || o.only.groups[g] }
 
@@ -288,6 +295,9 @@ func run(ctx context.Context, sc scale, o options) int {
 	}
 	if o.only.followOnly() {
 		return runFollow(ctx, sc, o, st, failed)
+	}
+	if o.only.replicaOnly() {
+		return runReplica(ctx, sc, o, st, failed)
 	}
 
 	// 1× data, ingested before the service starts.
@@ -465,6 +475,9 @@ func run(ctx context.Context, sc scale, o options) int {
 	}
 	if o.want("follow") && ctx.Err() == nil {
 		rows = append(rows, b.followRows(ctx, sc.follow))
+	}
+	if o.want("replica") && ctx.Err() == nil {
+		rows = append(rows, b.replicaRows(ctx, sc)...)
 	}
 	if ctx.Err() != nil {
 		return failed("interrupted", ctx.Err())

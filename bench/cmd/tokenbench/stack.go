@@ -42,8 +42,11 @@ type stack struct {
 	httpURL      string
 	dexURL       string
 	temporalAddr string
+	adminHTTP    string // the service's /metrics listener
 	key          string
 	pool         *pgxpool.Pool
+	// svcEnv is extra environment of the service (the replica rows' DATA_DIR and standby URLs).
+	svcEnv []string
 }
 
 // withDatabase returns dsn with its database replaced by name.
@@ -207,12 +210,13 @@ func (s *stack) startServiceOnce(ctx context.Context) error {
 	s.httpURL = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
 	s.dexURL = fmt.Sprintf("http://127.0.0.1:%d", ports[1])
 	s.temporalAddr = fmt.Sprintf("127.0.0.1:%d", ports[2])
+	s.adminHTTP = fmt.Sprintf("http://127.0.0.1:%d", ports[3])
 	cmd := exec.Command(s.devBin)
-	cmd.Env = s.serviceEnv(
+	cmd.Env = s.serviceEnv(append([]string{
 		fmt.Sprintf("HTTP_ADDR=127.0.0.1:%d", ports[0]),
 		fmt.Sprintf("DEX_HTTP_ADDR=127.0.0.1:%d", ports[1]),
 		fmt.Sprintf("TEMPORAL_PORT=%d", ports[2]),
-		// /metrics is unused here, but its fixed default could collide with another service.
+		// /metrics (read by the replica rows) on a free port: its fixed default could collide with another service.
 		fmt.Sprintf("ADMIN_HTTP_ADDR=127.0.0.1:%d", ports[3]),
 		"TEMPORAL_UI_PORT=0",
 		"DEV_SIMULATE=false",
@@ -224,7 +228,7 @@ func (s *stack) startServiceOnce(ctx context.Context) error {
 		// reaches (the default would answer the load rows 429).
 		"RATE_LIMIT_PER_MINUTE=1000000000",
 		"RATE_LIMIT_BURST=1000000",
-	)
+	}, s.svcEnv...)...)
 	cmd.Stdout = s.logFile
 	cmd.Stderr = s.logFile
 	// Its own process group: a Ctrl-C at the terminal reaches tokenbench, which then stops the
