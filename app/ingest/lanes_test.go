@@ -36,6 +36,9 @@ type laneStore struct {
 	// cancelled makes the batch holding this name wait (up to a minute) until the stream's
 	// context ends and fail with its error, as a real store's statement would.
 	cancelled string
+	// waiting, when set, is closed once the cancelled batch is in flight, and the failing batch
+	// waits for it: what the other lane applied before is then settled, not a race.
+	waiting chan struct{}
 }
 
 func (s *laneStore) Apply(context.Context, chainevent.Batch, time.Time) (chainevent.Result, error) {
@@ -55,9 +58,19 @@ func (s *laneStore) ApplyPending(ctx context.Context, b chainevent.Batch, _ time
 		}
 	}
 	if s.fail != "" && slices.Contains(names, s.fail) {
+		if s.waiting != nil {
+			select {
+			case <-s.waiting:
+			case <-time.After(time.Minute):
+				return chainevent.Result{}, errors.New("the other lane's batch never got in flight")
+			}
+		}
 		return chainevent.Result{}, errors.New("store down")
 	}
 	if s.cancelled != "" && slices.Contains(names, s.cancelled) {
+		if s.waiting != nil {
+			close(s.waiting)
+		}
 		select {
 		case <-ctx.Done():
 			return chainevent.Result{}, ctx.Err()
@@ -161,7 +174,7 @@ func TestStreamLanesRunSideBySide(t *testing.T) {
 // error: the batch in flight in the other lane sees the stream's context end, and that lane
 // applies nothing it was handed after it.
 func TestStreamStopsAllLanesAtAFailedBatch(t *testing.T) {
-	store := &laneStore{fail: "eth:e1", cancelled: "sol:s2"}
+	store := &laneStore{fail: "eth:e1", cancelled: "sol:s2", waiting: make(chan struct{})}
 	events := []chainevent.Event{label(chain.Sol, "s1"), label(chain.Sol, "s2"), label(chain.Eth, "e1"), label(chain.Sol, "s3"),
 		label(chain.Sol, "s4"), label(chain.Eth, "e2")}
 	res, err := ingest.New(store, clock(), 1).Stream(context.Background(), &source{events: events}, nil)
