@@ -56,7 +56,7 @@ vet: ## go vet and gofmt
 # a binary calls them, so deadcode reports all of them; `make deadcode` leaves them out.
 # evmtest and pgcluster are also used by tokenbench (the follow and replica rows), but their
 # other parts (pgcluster's Stop, Kill and Promote: the failover tests) only by tests.
-TEST_SUPPORT := adapters/postgres/pgtest adapters/evm/evmtest internal/fakeclock domain/stats/reference internal/browsertest internal/apiclient internal/pgcluster
+TEST_SUPPORT := adapters/postgres/pgtest adapters/evm/evmtest internal/fakeclock internal/fakeversions domain/stats/reference internal/browsertest internal/apiclient internal/pgcluster
 
 .PHONY: deadcode
 deadcode: ## fail when a function is unreachable from the binaries (deadcode, tests not counted)
