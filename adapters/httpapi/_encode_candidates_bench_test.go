@@ -1,15 +1,51 @@
+// The encoders BenchmarkEncode was decided by (encode_bench_test.go), beside the generated ones.
+// They are not requirements of the module. The go command skips this file (its name starts
+// with "_"), so build, vet and go mod tidy never see it; `make bench-encoders` adds it to the
+// package as encode_candidates_bench_test.go (-overlay) and builds over a copy of go.mod that
+// requires the candidates (-modfile).
+
 package httpapi
 
 import (
+	"bytes"
 	"time"
 
+	"github.com/bytedance/sonic"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
+	gojson "github.com/goccy/go-json"
+	jsoniter "github.com/json-iterator/go"
 	"github.com/shopspring/decimal"
 )
 
-// The go-json-experiment candidate of BenchmarkEncode at its fastest: decimals written by
+func init() {
+	sonicAPI := sonic.Config{SortMapKeys: true, ValidateString: true, NoEncoderNewline: true}.Froze()
+	iterAPI := jsoniter.Config{SortMapKeys: true, ValidateJsonRawMessage: true}.Froze()
+	marshal := func(m func(any) ([]byte, error)) func(b []byte, v any) []byte {
+		return func(b []byte, v any) []byte {
+			out, err := m(v)
+			if err != nil {
+				panic(err)
+			}
+			return append(b, out...)
+		}
+	}
+	encoderCandidates = append(encoderCandidates,
+		encoderCandidate{"go-json-experiment", func(b []byte, v any) []byte {
+			buf := bytes.NewBuffer(b)
+			if err := json.MarshalWrite(buf, v, jsonV2Options); err != nil {
+				panic(err)
+			}
+			return buf.Bytes()
+		}},
+		encoderCandidate{"goccy", marshal(func(v any) ([]byte, error) { return gojson.MarshalNoEscape(v) })},
+		encoderCandidate{"sonic", marshal(sonicAPI.Marshal)},
+		encoderCandidate{"jsoniter", marshal(iterAPI.Marshal)},
+	)
+}
+
+// The go-json-experiment candidate at its fastest: decimals written by
 // appendDecimal into the encoder's buffer (a caller-specified marshaler), the token records'
 // value types through json.MarshalerTo writing tokens, their keyed objects through their
 // generated encoders, everything else from the struct tags with encoding/json's semantics and
