@@ -56,7 +56,7 @@ vet: ## go vet and gofmt
 # a binary calls them, so deadcode reports all of them; `make deadcode` leaves them out.
 # evmtest and pgcluster are also used by tokenbench (the follow and replica rows), but their
 # other parts (pgcluster's Stop, Kill and Promote: the failover tests) only by tests.
-TEST_SUPPORT := adapters/postgres/pgtest adapters/evm/evmtest internal/fakeclock domain/stats/reference internal/browsertest internal/apiclient internal/pgcluster
+TEST_SUPPORT := adapters/postgres/pgtest adapters/evm/evmtest internal/fakeclock internal/fakeversions domain/stats/reference internal/browsertest internal/apiclient internal/pgcluster
 
 .PHONY: deadcode
 deadcode: ## fail when a function is unreachable from the binaries (deadcode, tests not counted)
@@ -89,6 +89,24 @@ migrate: build-prod ## create the database if missing and apply migrations
 .PHONY: bench
 bench: build ## benchmark every operation against same-run baselines (BENCH_SCALE=smoke|small|large); writes BENCHMARKS.md
 	$(GO) run ./bench/cmd/tokenbench -scale $(BENCH_SCALE) -bin $(BIN) -dev-bin $(DEV_BIN) $(BENCH_FLAGS)
+
+# The encoders BenchmarkEncode compared the generated JSON encoders with. They are not
+# requirements of the module: their benchmark file's name starts with "_", so the go command
+# (build, vet, go mod tidy) skips it; this target adds it to the package (-overlay) and builds over
+# a copy of go.mod and go.sum that requires them (-modfile), both in a temporary folder.
+ENCODER_CANDIDATES := github.com/bytedance/sonic@v1.15.5 github.com/goccy/go-json@v0.12.0 \
+	github.com/json-iterator/go@v1.1.12 github.com/go-json-experiment/json@v0.0.0-20260213210345-44df1a37e875
+ENCODER_BENCH_FLAGS ?= -benchmem -count 6
+
+.PHONY: bench-encoders
+bench-encoders: ## BenchmarkEncode with the candidate encoders (sonic, goccy, jsoniter, encoding/json v2) beside the generated ones
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	cp go.mod "$$dir/go.mod" && cp go.sum "$$dir/go.sum" && \
+	printf '{"Replace":{"%s":"%s"}}' "$(CURDIR)/adapters/httpapi/encode_candidates_bench_test.go" \
+		"$(CURDIR)/adapters/httpapi/_encode_candidates_bench_test.go" >"$$dir/overlay.json" && \
+	$(GO) get -modfile="$$dir/go.mod" $(ENCODER_CANDIDATES) && \
+	$(GO) test -mod=mod -modfile="$$dir/go.mod" -overlay="$$dir/overlay.json" \
+		-run XXX -bench 'BenchmarkEncode$$' $(ENCODER_BENCH_FLAGS) ./adapters/httpapi/
 
 # The /live page's vendored browser bundles: the versions pinned in package-lock.json, copied from
 # the packages' dist folders into the embedded static folder (commit the result).

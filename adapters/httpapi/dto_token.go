@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -18,10 +20,11 @@ import (
 // multi-detail encoders stay allocation-free.
 //
 // The objects the public API keys by name (marketData, stats periods, the multi-detail stats,
-// socialMedias) have dozens of keys made of a name and a window or holder group. They are not
-// structs of their own but views of the detail (marketDataV2, periodsV2, multiStats,
-// multiMarketData, socialsView) over one key table each (tokenKeys, dto_json.go), which writes
-// them in encoding/json's sorted map order.
+// socialMedias) were maps once: their generated encoders write the keys sorted, as
+// encoding/json writes a map's (keyedTypes, encoders_gen_test.go). Their keys made of a name and
+// a window, holder group or social key are one field each, an array over the domain's list
+// (byWindow, byGroup, bySocial) whose tag names the key with "*" for the list's item; a window,
+// group or social key added to the domain adds its keys once the encoders are regenerated.
 
 // nullString is an optional text of a record: null when empty.
 type nullString string
@@ -95,25 +98,25 @@ func extraOut(e *token.Extra, unit int64) extraDTO {
 // --- the v2 record ---
 
 type tokenV2DTO struct {
-	Address               string       `json:"address"`
-	Chain                 string       `json:"chain"`
-	Decimals              int32        `json:"decimals"`
-	Name                  string       `json:"name"`
-	Symbol                string       `json:"symbol"`
-	VendorCoinID          nullString   `json:"vendorCoinId"`
-	Description           nullString   `json:"description"`
-	DevLastTokenCreatedAt utcTime      `json:"devLastTokenCreatedAt"`
-	DevTotalTokens        *int64       `json:"devTotalTokens,string"`
-	Extension             extraDTO     `json:"extension"`
-	Extra                 extraDTO     `json:"extra"`
-	ImageURL              nullString   `json:"imageUrl"`
-	Market                nullString   `json:"market"`
-	MarketData            marketDataV2 `json:"marketData"`
-	MetadataAddress       nullString   `json:"metadataAddress"`
-	SocialMedias          socialsView  `json:"socialMedias"`
+	Address               string        `json:"address"`
+	Chain                 string        `json:"chain"`
+	Decimals              int32         `json:"decimals"`
+	Name                  string        `json:"name"`
+	Symbol                string        `json:"symbol"`
+	VendorCoinID          nullString    `json:"vendorCoinId"`
+	Description           nullString    `json:"description"`
+	DevLastTokenCreatedAt utcTime       `json:"devLastTokenCreatedAt"`
+	DevTotalTokens        *int64        `json:"devTotalTokens,string"`
+	Extension             extraDTO      `json:"extension"`
+	Extra                 extraDTO      `json:"extra"`
+	ImageURL              nullString    `json:"imageUrl"`
+	Market                nullString    `json:"market"`
+	MarketData            marketDataDTO `json:"marketData"`
+	MetadataAddress       nullString    `json:"metadataAddress"`
+	SocialMedias          socialsDTO    `json:"socialMedias"`
 	Stats                 struct {
-		Address string    `json:"address"`
-		Periods periodsV2 `json:"periods"`
+		Address string     `json:"address"`
+		Periods periodsDTO `json:"periods"`
 	} `json:"stats"`
 	TokenCreatedAt          *int64      `json:"tokenCreatedAt"`
 	TokenCreatedBlockHeight *int64      `json:"tokenCreatedBlockHeight,string"`
@@ -129,11 +132,11 @@ func tokenV2Out(d *token.Detail) tokenV2DTO {
 		Address: d.Address, Chain: string(d.Chain), Decimals: d.Decimals, Name: d.Name, Symbol: d.Symbol,
 		VendorCoinID: nullString(d.VendorCoinID), Description: nullString(d.Description), DevLastTokenCreatedAt: utcTime{d.DevLastTokenCreatedAt},
 		DevTotalTokens: d.DevTotalTokens, Extension: extra, Extra: extra, ImageURL: nullString(d.ImageURL), Market: nullString(d.Market),
-		MarketData: marketDataV2{&d.MarketData}, MetadataAddress: nullString(d.MetadataAddress), SocialMedias: socialsView{d.Socials},
+		MarketData: marketDataOut(&d.MarketData), MetadataAddress: nullString(d.MetadataAddress), SocialMedias: socialsOut(d.Socials),
 		TokenCreatedAt: d.CreatedAt, TokenCreatedBlockHeight: d.CreatedBlockHeight, TokenCreatedSlot: d.CreatedSlot,
 		TokenCreatedTxSignature: nullString(d.CreatedTxSignature), TokenCreators: creatorList(d.Creators), URI: nullString(d.URI),
 	}
-	t.Stats.Address, t.Stats.Periods = d.Address, periodsV2{d.Stats}
+	t.Stats.Address, t.Stats.Periods = d.Address, periodsOut(d.Stats)
 	return t
 }
 
@@ -214,65 +217,243 @@ func liquidityOut(p *token.PoolLiquidity, chainName string) liquidityDTO {
 }
 
 type multiTokenDTO struct {
-	Chain           string          `json:"chain"`
-	Decimals        int32           `json:"decimals"`
-	Name            string          `json:"name"`
-	Symbol          string          `json:"symbol"`
-	Address         string          `json:"address"`
-	Stats           multiStats      `json:"stats"`
-	MarketData      multiMarketData `json:"marketData"`
-	MetadataAddress nullString      `json:"metadataAddress"`
-	TokenCreators   creatorList     `json:"tokenCreators"`
-	ImageURL        nullString      `json:"imageUrl"`
-	URI             nullString      `json:"uri"`
-	Extra           extraDTO        `json:"extra"`
-	SocialMedias    socialsView     `json:"socialMedias"`
-	TokenCreatedAt  *int64          `json:"tokenCreatedAt"`
-	Description     nullString      `json:"description"`
-	Market          nullString      `json:"market"`
-	Extension       extensionDTO    `json:"extension"`
-	Liquidity       liquidityList   `json:"liquidity"`
+	Chain           string         `json:"chain"`
+	Decimals        int32          `json:"decimals"`
+	Name            string         `json:"name"`
+	Symbol          string         `json:"symbol"`
+	Address         string         `json:"address"`
+	Stats           multiStatsDTO  `json:"stats"`
+	MarketData      multiMarketDTO `json:"marketData"`
+	MetadataAddress nullString     `json:"metadataAddress"`
+	TokenCreators   creatorList    `json:"tokenCreators"`
+	ImageURL        nullString     `json:"imageUrl"`
+	URI             nullString     `json:"uri"`
+	Extra           extraDTO       `json:"extra"`
+	SocialMedias    socialsDTO     `json:"socialMedias"`
+	TokenCreatedAt  *int64         `json:"tokenCreatedAt"`
+	Description     nullString     `json:"description"`
+	Market          nullString     `json:"market"`
+	Extension       extensionDTO   `json:"extension"`
+	Liquidity       liquidityList  `json:"liquidity"`
 }
 
 // multiTokenOut renders the multi-detail record; chainName is the chain as the request named
 // it (ethereum is stored as eth).
 func multiTokenOut(d *token.Detail, chainName string) multiTokenDTO {
 	return multiTokenDTO{
-		Chain: chainName, Decimals: d.Decimals, Name: d.Name, Symbol: d.Symbol, Address: d.Address, Stats: multiStats{d},
-		MarketData: multiMarketData{&d.MarketData}, MetadataAddress: nullString(d.MetadataAddress), TokenCreators: creatorList(d.Creators),
-		ImageURL: nullString(d.ImageURL), URI: nullString(d.URI), Extra: extraOut(&d.Extra, 1000), SocialMedias: socialsView{d.Socials},
+		Chain: chainName, Decimals: d.Decimals, Name: d.Name, Symbol: d.Symbol, Address: d.Address, Stats: multiStatsOut(d),
+		MarketData: multiMarketOut(&d.MarketData), MetadataAddress: nullString(d.MetadataAddress), TokenCreators: creatorList(d.Creators),
+		ImageURL: nullString(d.ImageURL), URI: nullString(d.URI), Extra: extraOut(&d.Extra, 1000), SocialMedias: socialsOut(d.Socials),
 		TokenCreatedAt: d.CreatedAt, Description: nullString(d.Description), Market: nullString(d.Market),
 		Extension: extensionDTO{Website: nullString(d.Socials.Get(token.SocialWebsite)), Twitter: nullString(d.Socials.Get(token.SocialTwitter))},
 		Liquidity: liquidityList{d.Pools, chainName},
 	}
 }
 
-// --- the keyed objects: views of the detail over their key tables (dto_json.go) ---
+// --- the keyed objects ---
 
-// socialsView is socialMedias: every spec key, null where the token has no link.
-type socialsView struct{ s token.Socials }
+// byWindow, byGroup and bySocial hold one value per item of token.AllWindows,
+// token.AllHolderGroups and token.SocialKeys, in that order (their lengths are generated).
+type (
+	byWindow[T any] [windowCount]T
+	byGroup[T any]  [groupCount]T
+	bySocial[T any] [socialCount]T
+)
 
-// marketDataV2 is the v2 record's marketData: the decimals of tokenKeys.marketDataV2.
-type marketDataV2 struct{ m *token.MarketData }
-
-// periodsV2 is the v2 record's stats.periods: every window, each the keys of
-// tokenKeys.periodV2, counts as decimal strings.
-type periodsV2 struct {
-	stats map[token.Window]token.PeriodStats
+// keyListOf returns, for a byWindow, byGroup or bySocial type, the items whose keys its
+// elements are written under; ok is false for any other type.
+func keyListOf(t reflect.Type) (items []string, ok bool) {
+	if t.Kind() != reflect.Array || t.PkgPath() != reflect.TypeFor[socialsDTO]().PkgPath() {
+		return nil, false
+	}
+	name, _, _ := strings.Cut(t.Name(), "[")
+	switch name {
+	case "byWindow":
+		return stringsOf(token.AllWindows), true
+	case "byGroup":
+		return stringsOf(token.AllHolderGroups), true
+	case "bySocial":
+		return token.SocialKeys, true
+	}
+	return nil, false
 }
 
-// multiStats is the multi-detail record's stats: the address and the keys of
-// tokenKeys.multiStats (a field and a window each), counts as JSON numbers.
-type multiStats struct{ d *token.Detail }
+func stringsOf[S ~string](list []S) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = string(s)
+	}
+	return out
+}
 
-// multiMarketData is the multi-detail record's marketData: the keys of
-// tokenKeys.multiMarketData, decimals and two int64 counts.
-type multiMarketData struct{ m *token.MarketData }
+// socialsDTO is socialMedias: every spec key, null where the token has no link.
+type socialsDTO struct {
+	Links bySocial[nullString] `json:"*"`
+}
+
+func socialsOut(s token.Socials) socialsDTO {
+	var o socialsDTO
+	if s.Any() {
+		for i, k := range token.SocialKeys {
+			o.Links[i] = nullString(s.Get(k))
+		}
+	}
+	return o
+}
+
+// marketDataDTO is the v2 record's marketData.
+type marketDataDTO struct {
+	Top10HoldingsRatio  decimal.Decimal          `json:"top10HoldingsRatio"`
+	Top10TotalHoldings  decimal.Decimal          `json:"top10TotalHoldings"`
+	Top50HoldingsRatio  decimal.Decimal          `json:"top50HoldingsRatio"`
+	Top50TotalHoldings  decimal.Decimal          `json:"top50TotalHoldings"`
+	Top100HoldingsRatio decimal.Decimal          `json:"top100HoldingsRatio"`
+	Top100TotalHoldings decimal.Decimal          `json:"top100TotalHoldings"`
+	CirculatingSupply   decimal.Decimal          `json:"circulatingSupply"`
+	CompletionRatio     decimal.Decimal          `json:"completionRatio"`
+	FDVInSol            decimal.Decimal          `json:"fdvInSol"`
+	FDVInUSD            decimal.Decimal          `json:"fdvInUsd"`
+	Holders             decimal.Decimal          `json:"holders"`
+	MarketCapInSol      decimal.Decimal          `json:"marketCapInSol"`
+	MarketCapInUSD      decimal.Decimal          `json:"marketCapInUsd"`
+	MaxPoolTVLInSol     decimal.Decimal          `json:"maxPoolTvlInSol"`
+	MaxPoolTVLInUSD     decimal.Decimal          `json:"maxPoolTvlInUsd"`
+	PriceInSol          decimal.Decimal          `json:"priceInSol"`
+	PriceInUSD          decimal.Decimal          `json:"priceInUsd"`
+	TotalSupply         decimal.Decimal          `json:"totalSupply"`
+	TotalTVLInSol       decimal.Decimal          `json:"totalTvlInSol"`
+	TotalTVLInUSD       decimal.Decimal          `json:"totalTvlInUsd"`
+	GroupHoldingsRatio  byGroup[decimal.Decimal] `json:"*HoldingsRatio"`
+	GroupTotalHolders   byGroup[decimal.Decimal] `json:"*TotalHolders"`
+	GroupTotalHoldings  byGroup[decimal.Decimal] `json:"*TotalHoldings"`
+}
+
+func marketDataOut(m *token.MarketData) marketDataDTO {
+	o := marketDataDTO{
+		Top10HoldingsRatio: m.Top10.HoldingsRatio, Top10TotalHoldings: m.Top10.TotalHoldings,
+		Top50HoldingsRatio: m.Top50.HoldingsRatio, Top50TotalHoldings: m.Top50.TotalHoldings,
+		Top100HoldingsRatio: m.Top100.HoldingsRatio, Top100TotalHoldings: m.Top100.TotalHoldings,
+		CirculatingSupply: m.CirculatingSupply, CompletionRatio: m.CompletionRatio, FDVInSol: m.FDVInSol, FDVInUSD: m.FDVInUSD,
+		Holders: m.Holders, MarketCapInSol: m.MarketCapInSol, MarketCapInUSD: m.MarketCapInUSD,
+		MaxPoolTVLInSol: m.MaxPoolTVLInSol, MaxPoolTVLInUSD: m.MaxPoolTVLInUSD, PriceInSol: m.PriceInSol, PriceInUSD: m.PriceInUSD,
+		TotalSupply: m.TotalSupply, TotalTVLInSol: m.TotalTVLInSol, TotalTVLInUSD: m.TotalTVLInUSD,
+	}
+	for i, g := range token.AllHolderGroups {
+		h := m.Group(g)
+		o.GroupHoldingsRatio[i], o.GroupTotalHolders[i], o.GroupTotalHoldings[i] = h.HoldingsRatio, h.TotalHolders, h.TotalHoldings
+	}
+	return o
+}
+
+// periodDTO is one window of the v2 record's stats.periods: token.PeriodStats field for field
+// (periodDTO(s) converts one), counts as decimal strings (as decimal.NewFromInt wrote them).
+type periodDTO struct {
+	Buys                  int64           `json:"buys,string"`
+	Sells                 int64           `json:"sells,string"`
+	Trades                int64           `json:"trades,string"`
+	Buyers                int64           `json:"buyers,string"`
+	Sellers               int64           `json:"sellers,string"`
+	Traders               int64           `json:"traders,string"`
+	BuyVolume             decimal.Decimal `json:"-"`
+	SellVolume            decimal.Decimal `json:"-"`
+	TotalVolume           decimal.Decimal `json:"-"`
+	BuyVolumeInUSD        decimal.Decimal `json:"buyVolumeInUsd"`
+	SellVolumeInUSD       decimal.Decimal `json:"sellVolumeInUsd"`
+	TotalVolumeInUSD      decimal.Decimal `json:"totalVolumeInUsd"`
+	OpenInUSD             decimal.Decimal `json:"openInUsd"`
+	CloseInUSD            decimal.Decimal `json:"closeInUsd"`
+	HighInUSD             decimal.Decimal `json:"highInUsd"`
+	LowInUSD              decimal.Decimal `json:"lowInUsd"`
+	PriceChangeRatioInUSD decimal.Decimal `json:"priceChangeRatioInUsd"`
+	CurrentLiquidityInUSD decimal.Decimal `json:"currentLiquidityInUsd"`
+}
+
+// periodsDTO is the v2 record's stats.periods: every window, zeros where the token has none.
+type periodsDTO struct {
+	Windows byWindow[periodDTO] `json:"*"`
+}
+
+func periodsOut(stats map[token.Window]token.PeriodStats) periodsDTO {
+	var o periodsDTO
+	for i, w := range token.AllWindows {
+		o.Windows[i] = periodDTO(stats[w])
+	}
+	return o
+}
+
+// multiStatsDTO is the multi-detail record's stats: the address and each figure per window,
+// counts as JSON numbers.
+type multiStatsDTO struct {
+	Address               string                    `json:"address"`
+	Price                 byWindow[decimal.Decimal] `json:"price*"`
+	BuyVolumes            byWindow[decimal.Decimal] `json:"buyVolumes*"`
+	SellsVolumes          byWindow[decimal.Decimal] `json:"sellsVolumes*"`
+	Volumes               byWindow[decimal.Decimal] `json:"volumes*"`
+	BuyVolumesInUsd       byWindow[decimal.Decimal] `json:"buyVolumesInUsd*"`
+	SellVolumesInUsd      byWindow[decimal.Decimal] `json:"sellVolumesInUsd*"`
+	VolumesInUsd          byWindow[decimal.Decimal] `json:"volumesInUsd*"`
+	OpenPriceInUsd        byWindow[decimal.Decimal] `json:"openPriceInUsd*"`
+	ClosePriceInUsd       byWindow[decimal.Decimal] `json:"closePriceInUsd*"`
+	PriceChangeRatioInUsd byWindow[decimal.Decimal] `json:"priceChangeRatioInUsd*"`
+	HighInUsd             byWindow[decimal.Decimal] `json:"highInUsd*"`
+	LowInUsd              byWindow[decimal.Decimal] `json:"lowInUsd*"`
+	Buys                  byWindow[int64]           `json:"buys*"`
+	Sells                 byWindow[int64]           `json:"sells*"`
+	Buyers                byWindow[int64]           `json:"buyers*"`
+	Sellers               byWindow[int64]           `json:"sellers*"`
+	Trades                byWindow[int64]           `json:"trades*"`
+	Traders               byWindow[int64]           `json:"traders*"`
+}
+
+func multiStatsOut(d *token.Detail) multiStatsDTO {
+	o := multiStatsDTO{Address: d.Address}
+	for i, w := range token.AllWindows {
+		s := d.Stats[w]
+		o.Price[i], o.BuyVolumes[i], o.SellsVolumes[i], o.Volumes[i] = s.CloseInUSD, s.BuyVolume, s.SellVolume, s.TotalVolume
+		o.BuyVolumesInUsd[i], o.SellVolumesInUsd[i], o.VolumesInUsd[i] = s.BuyVolumeInUSD, s.SellVolumeInUSD, s.TotalVolumeInUSD
+		o.OpenPriceInUsd[i], o.ClosePriceInUsd[i], o.PriceChangeRatioInUsd[i] = s.OpenInUSD, s.CloseInUSD, s.PriceChangeRatioInUSD
+		o.HighInUsd[i], o.LowInUsd[i] = s.HighInUSD, s.LowInUSD
+		o.Buys[i], o.Sells[i], o.Buyers[i], o.Sellers[i], o.Trades[i], o.Traders[i] = s.Buys, s.Sells, s.Buyers, s.Sellers, s.Trades, s.Traders
+	}
+	return o
+}
+
+// multiMarketDTO is the multi-detail record's marketData.
+type multiMarketDTO struct {
+	TotalSupply         decimal.Decimal `json:"totalSupply"`
+	MarketCapInSol      decimal.Decimal `json:"marketCapInSol"`
+	MarketCapInUsd      decimal.Decimal `json:"marketCapInUsd"`
+	Top10TotalHoldings  decimal.Decimal `json:"top10TotalHoldings"`
+	Top10HoldingsRatio  decimal.Decimal `json:"top10HoldingsRatio"`
+	Top100TotalHoldings decimal.Decimal `json:"top100TotalHoldings"`
+	Top100HoldingsRatio decimal.Decimal `json:"top100HoldingsRatio"`
+	PriceInSol          decimal.Decimal `json:"priceInSol"`
+	PriceInUsd          decimal.Decimal `json:"priceInUsd"`
+	TvlInSol            decimal.Decimal `json:"tvlInSol"`
+	TvlInUsd            decimal.Decimal `json:"tvlInUsd"`
+	CompletionRatio     decimal.Decimal `json:"completionRatio"`
+	DevTeamAmount       decimal.Decimal `json:"devTeamAmount"`
+	DevTeamRatio        decimal.Decimal `json:"devTeamRatio"`
+	Holders             int64           `json:"holders"`
+	DevTeamCount        int64           `json:"devTeamCount"`
+}
+
+func multiMarketOut(m *token.MarketData) multiMarketDTO {
+	dev := m.Group(token.Dev)
+	return multiMarketDTO{
+		TotalSupply: m.TotalSupply, MarketCapInSol: m.MarketCapInSol, MarketCapInUsd: m.MarketCapInUSD,
+		Top10TotalHoldings: m.Top10.TotalHoldings, Top10HoldingsRatio: m.Top10.HoldingsRatio,
+		Top100TotalHoldings: m.Top100.TotalHoldings, Top100HoldingsRatio: m.Top100.HoldingsRatio,
+		PriceInSol: m.PriceInSol, PriceInUsd: m.PriceInUSD, TvlInSol: m.TotalTVLInSol, TvlInUsd: m.TotalTVLInUSD,
+		CompletionRatio: m.CompletionRatio, DevTeamAmount: dev.TotalHoldings, DevTeamRatio: dev.HoldingsRatio,
+		Holders: m.Holders.IntPart(), DevTeamCount: dev.TotalHolders.IntPart(),
+	}
+}
 
 // --- the lists and pages ---
 
 // encodeTokenV2List appends the bare array of v2 records of ranking and v2 multi-detail ([] when
-// empty), each record built on the stack: the encoder of the bodies rankcache.go keeps.
+// empty), each record built on the stack: the encoder of the bodies the read cache keeps.
 func encodeTokenV2List(b []byte, ds []token.Detail) []byte {
 	return appendArray(b, ds, func(d *token.Detail, b []byte) []byte {
 		t := tokenV2Out(d)

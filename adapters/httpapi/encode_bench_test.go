@@ -10,10 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bytedance/sonic"
-	"github.com/go-json-experiment/json"
-	gojson "github.com/goccy/go-json"
-	jsoniter "github.com/json-iterator/go"
 	"github.com/shopspring/decimal"
 
 	"github.com/tokenscope/tokenscope/app/market"
@@ -27,13 +23,17 @@ import (
 // builds the payload's DTOs from the domain values and encodes them into a reused buffer, as a
 // handler does.
 //
-//	go test -run XXX -bench Encode -benchmem -count 6 ./adapters/httpapi/
+//	go test -run XXX -bench 'BenchmarkEncode$' -benchmem -count 6 ./adapters/httpapi/
 //
 // Candidates, each checked to write the bytes the API sends before it is timed:
 //
 //	generated           the chosen one: the generated encoders (dto_json_gen.go)
-//	go-json-experiment  encoding/json v2 at its fastest (encode_v2_bench_test.go)
 //	encoding-json       encoding/json as c.JSON uses it (SetEscapeHTML(false))
+//
+// and, with `make bench-encoders` only, the encoders that were measured against them
+// (encode_candidates_bench_test.go; they are not requirements of the module):
+//
+//	go-json-experiment  encoding/json v2 at its fastest
 //	goccy, sonic,       the faster drop-ins, configured like encoding-json (no HTML escaping,
 //	jsoniter            sorted map keys)
 //
@@ -60,41 +60,6 @@ func BenchmarkEncode(b *testing.B) {
 		{"pnl-10", func() any { return pnlPageOf(pnl) },
 			func(b []byte) []byte { return pnlPageOf(pnl).appendJSON(b) }},
 	}
-	sonicAPI := sonic.Config{SortMapKeys: true, ValidateString: true, NoEncoderNewline: true}.Froze()
-	iterAPI := jsoniter.Config{SortMapKeys: true, ValidateJsonRawMessage: true}.Froze()
-	marshal := func(m func(any) ([]byte, error)) func(b []byte, v any) []byte {
-		return func(b []byte, v any) []byte {
-			out, err := m(v)
-			if err != nil {
-				panic(err)
-			}
-			return append(b, out...)
-		}
-	}
-	candidates := []struct {
-		name   string
-		encode func(b []byte, v any) []byte
-	}{
-		{"go-json-experiment", func(b []byte, v any) []byte {
-			buf := bytes.NewBuffer(b)
-			if err := json.MarshalWrite(buf, v, jsonV2Options); err != nil {
-				panic(err)
-			}
-			return buf.Bytes()
-		}},
-		{"encoding-json", func(b []byte, v any) []byte {
-			buf := bytes.NewBuffer(b)
-			enc := stdjson.NewEncoder(buf)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(v); err != nil {
-				panic(err)
-			}
-			return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		}},
-		{"goccy", marshal(func(v any) ([]byte, error) { return gojson.MarshalNoEscape(v) })},
-		{"sonic", marshal(sonicAPI.Marshal)},
-		{"jsoniter", marshal(iterAPI.Marshal)},
-	}
 	for _, p := range payloads {
 		want := p.generated(nil)
 		run := func(name string, encode func(b []byte) []byte) {
@@ -114,10 +79,30 @@ func BenchmarkEncode(b *testing.B) {
 			run("appenders", base)
 		}
 		run("generated", p.generated)
-		for _, c := range candidates {
+		for _, c := range encoderCandidates {
 			run(c.name, func(b []byte) []byte { return c.encode(b, p.build()) })
 		}
 	}
+}
+
+// encoderCandidate is an encoder of any value, appending to b.
+type encoderCandidate struct {
+	name   string
+	encode func(b []byte, v any) []byte
+}
+
+// encoderCandidates are the encoders BenchmarkEncode times beside the generated ones;
+// encode_candidates_bench_test.go adds those outside the standard library.
+var encoderCandidates = []encoderCandidate{
+	{"encoding-json", func(b []byte, v any) []byte {
+		buf := bytes.NewBuffer(b)
+		enc := stdjson.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			panic(err)
+		}
+		return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	}},
 }
 
 // baselineEncoders are other encoders of the payloads by name, measured beside the candidates

@@ -31,6 +31,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/domain/webhook"
+	"github.com/tokenscope/tokenscope/internal/fakeversions"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -400,7 +401,7 @@ func newServer(t testing.TB, logTo io.Writer, opts ...func(*httpapi.Deps)) *serv
 	}
 	a := &app.Application{
 		Keys:     keys,
-		Market:   market.New(newReaders(), market.WithCache(&testVersions{v: 1})), // as served, no write announced,
+		Market:   market.New(newReaders(), market.WithCache(fakeversions.Following())), // as served, no write announced,
 		Webhooks: webhookendpoint.New(&endpointStore{ep: fixtureEndpointRecord(t)}, nil, nil, nil, wallClock{}),
 	}
 	reg := prometheus.NewRegistry()

@@ -21,7 +21,7 @@ import (
 
 // updateGolden rewrites the golden files from the current encoders instead of comparing:
 //
-//	go test -run Golden -update ./adapters/httpapi/
+//	go test -run Golden ./adapters/httpapi/ -update
 var updateGolden = flag.Bool("update", false, "rewrite testdata/golden from the current encoders")
 
 // checkGolden compares got with testdata/golden/name, or writes it there under -update.

@@ -463,13 +463,13 @@ func (s randSource) Seed(int64)   {}
 
 // MarshalJSON, for encoding/json in these tests and the drop-in candidates of BenchmarkEncode,
 // is the value's own appendJSON.
-func (s nullString) MarshalJSON() ([]byte, error)      { return s.appendJSON(nil), nil }
-func (n nullInt) MarshalJSON() ([]byte, error)         { return n.appendJSON(nil), nil }
-func (u utcTime) MarshalJSON() ([]byte, error)         { return u.appendJSON(nil), nil }
-func (l creatorList) MarshalJSON() ([]byte, error)     { return l.appendJSON(nil), nil }
-func (l liquidityList) MarshalJSON() ([]byte, error)   { return l.appendJSON(nil), nil }
-func (v socialsView) MarshalJSON() ([]byte, error)     { return v.appendJSON(nil), nil }
-func (v marketDataV2) MarshalJSON() ([]byte, error)    { return v.appendJSON(nil), nil }
-func (v periodsV2) MarshalJSON() ([]byte, error)       { return v.appendJSON(nil), nil }
-func (v multiStats) MarshalJSON() ([]byte, error)      { return v.appendJSON(nil), nil }
-func (v multiMarketData) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (s nullString) MarshalJSON() ([]byte, error)     { return s.appendJSON(nil), nil }
+func (n nullInt) MarshalJSON() ([]byte, error)        { return n.appendJSON(nil), nil }
+func (u utcTime) MarshalJSON() ([]byte, error)        { return u.appendJSON(nil), nil }
+func (l creatorList) MarshalJSON() ([]byte, error)    { return l.appendJSON(nil), nil }
+func (l liquidityList) MarshalJSON() ([]byte, error)  { return l.appendJSON(nil), nil }
+func (v socialsDTO) MarshalJSON() ([]byte, error)     { return v.appendJSON(nil), nil }
+func (v marketDataDTO) MarshalJSON() ([]byte, error)  { return v.appendJSON(nil), nil }
+func (v periodsDTO) MarshalJSON() ([]byte, error)     { return v.appendJSON(nil), nil }
+func (v multiStatsDTO) MarshalJSON() ([]byte, error)  { return v.appendJSON(nil), nil }
+func (v multiMarketDTO) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }

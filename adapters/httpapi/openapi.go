@@ -21,7 +21,7 @@ import (
 //     the table or an entry no route serves;
 //   - the response DTO types themselves: schemaOf reads their fields and JSON tags by
 //     reflection, and the keyed objects of the token records (marketData, stats, socialMedias)
-//     come from the same key tables their encoders write (tokenKeys, dto_json.go). Every record
+//     are their DTO types too, each key-list field a member per item (keyedSchema). Every record
 //     lists all its keys as required and allows no others, so the end-to-end tests, which
 //     validate every response against this document, fail when an encoder and its DTO differ.
 //
@@ -169,16 +169,19 @@ func (g *schemas) inline(t reflect.Type) schema {
 		return arrayOf(g.of(reflect.TypeFor[creatorDTO]()))
 	case reflect.TypeFor[liquidityList]():
 		return arrayOf(g.of(reflect.TypeFor[liquidityDTO]()))
-	case reflect.TypeFor[socialsView]():
-		return g.component("SocialMedias", socialsSchema())
-	case reflect.TypeFor[marketDataV2]():
-		return g.component("TokenMarketData", mdSchema(tokenKeys.marketDataV2))
-	case reflect.TypeFor[periodsV2]():
-		return g.component("TokenPeriods", g.periodsSchema())
-	case reflect.TypeFor[multiStats]():
-		return g.component("MultiTokenStats", statsSchema(tokenKeys.multiStats, false))
-	case reflect.TypeFor[multiMarketData]():
-		return g.component("MultiTokenMarketData", mdSchema(tokenKeys.multiMarketData))
+	case reflect.TypeFor[socialsDTO]():
+		return g.component("SocialMedias", describe(g.keyedSchema(t), "Every social link key; null where the token has none."))
+	case reflect.TypeFor[marketDataDTO]():
+		return g.component("TokenMarketData", g.keyedSchema(t))
+	case reflect.TypeFor[periodDTO]():
+		return g.component("TokenPeriod", g.keyedSchema(t))
+	case reflect.TypeFor[periodsDTO]():
+		return g.component("TokenPeriods", describe(g.keyedSchema(t),
+			"Trading statistics per window ("+strings.Join(windowNames(), ", ")+")."))
+	case reflect.TypeFor[multiStatsDTO]():
+		return g.component("MultiTokenStats", g.keyedSchema(t))
+	case reflect.TypeFor[multiMarketDTO]():
+		return g.component("MultiTokenMarketData", g.keyedSchema(t))
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -258,52 +261,29 @@ func (g *schemas) fields(t reflect.Type, props schema, optional *[]string) {
 	}
 }
 
-func socialsSchema() schema {
+// keyedSchema is the object schema of a keyed object's DTO (dto_token.go): a member per field,
+// or per item of a byWindow, byGroup or bySocial field; counts written with ,string as strings
+// of digits.
+func (g *schemas) keyedSchema(t reflect.Type) schema {
 	props := schema{}
-	for _, k := range tokenKeys.socials {
-		props[k] = nullOr(str())
-	}
-	return describe(object(props), "Every social link key; null where the token has none.")
-}
-
-func mdSchema(fs []mdField) schema {
-	props := schema{}
-	for _, f := range fs {
-		if f.count != nil {
-			props[f.name] = integer()
-		} else {
-			props[f.name] = ref("Decimal")
+	for f := range t.Fields() {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		ft, keys := f.Type, []string{""}
+		if items, ok := keyListOf(ft); ok {
+			ft, keys = ft.Elem(), items
+		}
+		s := g.of(ft)
+		if opts == "string" {
+			s = ref("DigitString")
+		}
+		for _, k := range keys {
+			props[strings.Replace(name, "*", k, 1)] = s
 		}
 	}
 	return object(props)
-}
-
-// statsSchema is a stats object of statKeys: counts as strings of digits (quoted) or JSON
-// integers, the rest decimals; window -1 is the token's address.
-func statsSchema(ks []statKey, quotedCounts bool) schema {
-	props := schema{}
-	for _, k := range ks {
-		switch {
-		case k.window < 0:
-			props[k.name] = str()
-		case k.field.isCount() && quotedCounts:
-			props[k.name] = ref("DigitString")
-		case k.field.isCount():
-			props[k.name] = integer()
-		default:
-			props[k.name] = ref("Decimal")
-		}
-	}
-	return object(props)
-}
-
-func (g *schemas) periodsSchema() schema {
-	period := g.component("TokenPeriod", statsSchema(tokenKeys.periodV2, true))
-	props := schema{}
-	for _, w := range tokenKeys.windows {
-		props[string(w)] = period
-	}
-	return describe(object(props), "Trading statistics per window ("+strings.Join(windowNames(), ", ")+").")
 }
 
 func windowNames() []string {

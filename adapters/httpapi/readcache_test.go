@@ -23,6 +23,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/internal/fakeversions"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -68,35 +69,12 @@ func (r *hotReaders) readCount() int {
 	return r.reads
 }
 
-// testVersions are market versions the test moves (ports.MarketVersions): every version is v.
-type testVersions struct {
-	mu sync.Mutex
-	v  uint64
-}
-
-func (tv *testVersions) Current() uint64 {
-	tv.mu.Lock()
-	defer tv.mu.Unlock()
-	return tv.v
-}
-
-func (tv *testVersions) TokensVersion(chain.Chain, []string) uint64 { return tv.Current() }
-
-func (tv *testVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 { return tv.Current() }
-
-// announce stands for a write announced to the process.
-func (tv *testVersions) announce() {
-	tv.mu.Lock()
-	tv.v++
-	tv.mu.Unlock()
-}
-
 // TestRankingAnswersAreReusedOnlyWhileTheirReadIsCurrent: identical requests get the kept body
 // (no new read) until a write is announced, other requests are computed from the same read, and
 // once a write is announced the next answer shows the new ranking. Bad parameters are refused
 // whatever is kept.
 func TestRankingAnswersAreReusedOnlyWhileTheirReadIsCurrent(t *testing.T) {
-	versions := &testVersions{v: 1}
+	versions := fakeversions.Following()
 	r := &hotReaders{readers: newReaders(), order: []string{"aaa", "bbb", "ccc"}}
 	srv := cachedServer(t, r, versions, httpapi.New)
 
@@ -128,7 +106,7 @@ func TestRankingAnswersAreReusedOnlyWhileTheirReadIsCurrent(t *testing.T) {
 	assert.Equal(t, 400, bad.status, "%s", bad.body)
 	assert.Contains(t, string(bad.body), "sortBy")
 
-	versions.announce()
+	versions.WriteAll()
 	assert.Equal(t, []string{"ccc", "bbb", "aaa"}, addrs(srv.get(t, path)), "a write was announced: the new ranking")
 	assert.Equal(t, 2, r.readCount())
 	assert.Equal(t, []string{"ccc", "bbb", "aaa"}, addrs(srv.get(t, path)))
@@ -176,7 +154,7 @@ func (r *pricedReaders) readCount() int {
 // differs from a kept one only in its spelling (an escaped path parameter, an invalid extra
 // parameter) is still parsed and refused as before.
 func TestMultiAnswersAreReusedOnlyWhileTheirTokensAreCurrent(t *testing.T) {
-	versions := &testVersions{v: 1}
+	versions := fakeversions.Following()
 	r := &pricedReaders{readers: newReaders(), price: "1.5"}
 	srv := cachedServer(t, r, versions, httpapi.NewDex)
 
@@ -216,7 +194,7 @@ func TestMultiAnswersAreReusedOnlyWhileTheirTokensAreCurrent(t *testing.T) {
 	unauthenticated := srv.do(t, "GET", path)
 	assert.Equal(t, 401, unauthenticated.status, "a kept answer is served only past authentication")
 
-	versions.announce()
+	versions.WriteAll()
 	assert.Equal(t, []string{"aaa=2.25", "bbb=2.25"}, prices(srv.get(t, path)), "a write was announced: the new details")
 	assert.Equal(t, 2, r.readCount())
 	assert.Equal(t, []string{"aaa=2.25", "bbb=2.25"}, prices(srv.get(t, path)))
@@ -226,46 +204,11 @@ func TestMultiAnswersAreReusedOnlyWhileTheirTokensAreCurrent(t *testing.T) {
 	assert.Equal(t, 2, r.readCount())
 }
 
-// tokenVersions are market versions with a version per token (ports.MarketVersions): announce
-// moves the sequence and the named tokens' versions to it.
-type tokenVersions struct {
-	mu     sync.Mutex
-	seq    uint64
-	tokens map[string]uint64
-}
-
-func (tv *tokenVersions) Current() uint64 {
-	tv.mu.Lock()
-	defer tv.mu.Unlock()
-	return tv.seq
-}
-
-func (tv *tokenVersions) TokensVersion(_ chain.Chain, addrs []string) uint64 {
-	tv.mu.Lock()
-	defer tv.mu.Unlock()
-	out := uint64(1)
-	for _, a := range addrs {
-		out = max(out, tv.tokens[a])
-	}
-	return out
-}
-
-func (tv *tokenVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 { return tv.Current() }
-
-func (tv *tokenVersions) announce(addrs ...string) {
-	tv.mu.Lock()
-	defer tv.mu.Unlock()
-	tv.seq++
-	for _, a := range addrs {
-		tv.tokens[a] = tv.seq
-	}
-}
-
 // TestMultiAnswersOutliveChangesToOtherTokens: a kept multi-token detail answer stays in use
 // while the market announces changes to other tokens only, and is replaced once one of its own
 // tokens changes.
 func TestMultiAnswersOutliveChangesToOtherTokens(t *testing.T) {
-	versions := &tokenVersions{seq: 1, tokens: map[string]uint64{}}
+	versions := fakeversions.Following()
 	r := &pricedReaders{readers: newReaders(), price: "1.5"}
 	srv := cachedServer(t, r, versions, httpapi.NewDex)
 
@@ -276,13 +219,13 @@ func TestMultiAnswersOutliveChangesToOtherTokens(t *testing.T) {
 
 	r.set("2.25")
 	for range 3 {
-		versions.announce("zzz")
+		versions.WriteTokens("zzz")
 		again := srv.get(t, path)
 		assert.Equal(t, first.body, again.body, "only another token changed: the same bytes")
 		assert.Equal(t, 1, r.readCount(), "and no read")
 	}
 
-	versions.announce("bbb")
+	versions.WriteTokens("bbb")
 	changed := srv.get(t, path)
 	require.Equal(t, 200, changed.status, "%s", changed.body)
 	assert.NotEqual(t, first.body, changed.body, "one of its tokens changed: a new answer")

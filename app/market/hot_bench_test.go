@@ -13,6 +13,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/page"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/internal/fakeversions"
 	"github.com/tokenscope/tokenscope/ports"
 )
 
@@ -117,7 +118,7 @@ func benchRequests() map[string]market.HotRequest {
 // candidates are read once and every request filters and sorts them.
 func BenchmarkHotTokens(b *testing.B) {
 	benchHot(b, func(r market.Readers) *market.Service {
-		return market.New(r, market.WithCache(followingVersions()))
+		return market.New(r, market.WithCache(fakeversions.Following()))
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -17,67 +16,10 @@ import (
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/internal/fakeversions"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
-
-// fakeVersions is a ports.MarketVersions the test moves: one sequence, every ranking shares one
-// version, tokens have their own when bumped by name. The zero value is "not following".
-type fakeVersions struct {
-	mu                    sync.Mutex
-	seq, details, ranking uint64
-	tokens                map[string]uint64
-}
-
-// followingVersions are versions that are known (nonzero).
-func followingVersions() *fakeVersions {
-	return &fakeVersions{seq: 1, details: 1, ranking: 1, tokens: map[string]uint64{}}
-}
-
-func (v *fakeVersions) Current() uint64 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.seq
-}
-
-func (v *fakeVersions) TokensVersion(_ chain.Chain, addrs []string) uint64 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	out := v.details
-	for _, a := range addrs {
-		out = max(out, v.tokens[a])
-	}
-	return out
-}
-
-func (v *fakeVersions) RankingVersion(chain.Chain, ranking.Duration) uint64 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.ranking
-}
-
-// bump announces a write: of every token's details, of rankings, or both.
-func (v *fakeVersions) bump(details, rankings bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.seq++
-	if details {
-		v.details = v.seq
-	}
-	if rankings {
-		v.ranking = v.seq
-	}
-}
-
-// bumpTokens announces a write of these tokens' details only.
-func (v *fakeVersions) bumpTokens(addrs ...string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.seq++
-	for _, a := range addrs {
-		v.tokens[a] = v.seq
-	}
-}
 
 func newReaders(t *testing.T) readers {
 	ctrl := gomock.NewController(t)
@@ -85,9 +27,9 @@ func newReaders(t *testing.T) readers {
 		portsmock.NewMockRedPacketReader(ctrl), portsmock.NewMockPositionReader(ctrl)}
 }
 
-func newHotService(t *testing.T) (*market.Service, readers, *fakeVersions) {
+func newHotService(t *testing.T) (*market.Service, readers, *fakeversions.Versions) {
 	r := newReaders(t)
-	v := followingVersions()
+	v := fakeversions.Following()
 	return market.New(r, market.WithCache(v)), r, v
 }
 
@@ -251,7 +193,7 @@ func TestHotTokensReadsAgainWhenAWriteIsAnnounced(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "b"}, hotAddrs(got), "cached while nothing is announced")
 
-	versions.bump(false, true)
+	versions.WriteRankings()
 	got, err = hotList(s, ctx, req)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b", "a"}, hotAddrs(got), "read again once a ranking write is announced")
@@ -259,7 +201,7 @@ func TestHotTokensReadsAgainWhenAWriteIsAnnounced(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b", "a"}, hotAddrs(got), "the new read is cached in turn")
 
-	versions.bump(true, false)
+	versions.WriteDetails()
 	got, err = hotList(s, ctx, req)
 	require.NoError(t, err)
 	assert.Equal(t, "B", got[0].Name, "read again once a detail write is announced")
@@ -364,7 +306,7 @@ func TestHotTokensWithoutCacheReadEveryTime(t *testing.T) {
 	r := newReaders(t)
 	f.expect(r, chain.Sol, ranking.Duration1h, 4)
 	// Versions 0: the process does not follow the writers (yet).
-	for _, s := range []*market.Service{market.New(r), market.New(r, market.WithCache(&fakeVersions{}))} {
+	for _, s := range []*market.Service{market.New(r), market.New(r, market.WithCache(&fakeversions.Versions{}))} {
 		for range 2 {
 			got, err := hotList(s, context.Background(), market.HotRequest{Chain: chain.Sol, Duration: ranking.Duration1h})
 			require.NoError(t, err)
@@ -413,12 +355,12 @@ func TestHotTokensOnlyTheirTokensInvalidateARanking(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"wif", "bonk", "dog", "pop"}, hotAddrs(got))
 
-	versions.bumpTokens("someothertoken")
+	versions.WriteTokens("someothertoken")
 	got, err = hotList(s, ctx, byPrice)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"wif", "bonk", "dog", "pop"}, hotAddrs(got), "an unrelated token's change: the same read")
 
-	versions.bumpTokens("wif")
+	versions.WriteTokens("wif")
 	got, err = hotList(s, ctx, byPrice)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"bonk", "dog", "pop", "wif"}, hotAddrs(got), "wif's new price")

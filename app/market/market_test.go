@@ -18,6 +18,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/pnl"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/internal/fakeclock"
+	"github.com/tokenscope/tokenscope/internal/fakeversions"
 	"github.com/tokenscope/tokenscope/ports"
 	"github.com/tokenscope/tokenscope/ports/portsmock"
 )
@@ -171,7 +172,7 @@ func TestMultiKeepsInputOrderFiltersAndSorts(t *testing.T) {
 // and every answer is the uncached one.
 func TestMultiReusesDetailsUntilAWriteIsAnnounced(t *testing.T) {
 	r := newReaders(t)
-	versions := followingVersions()
+	versions := fakeversions.Following()
 	s := market.New(r, market.WithCache(versions))
 	d := func(addr, price string) token.Detail {
 		return token.Detail{Token: token.Token{Chain: chain.Eth, Address: addr}, MarketData: token.MarketData{PriceInUSD: dec(price)}}
@@ -203,7 +204,7 @@ func TestMultiReusesDetailsUntilAWriteIsAnnounced(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a=1"}, addrs(got), "nothing read")
 
-	versions.bump(true, false)
+	versions.WriteDetails()
 	got, err = multiList(s, ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"c", "a"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"c=2", "a=5"}, addrs(got))
@@ -213,7 +214,7 @@ func TestMultiReusesDetailsUntilAWriteIsAnnounced(t *testing.T) {
 
 	// A change announced for c alone: only c is read again.
 	r.MockTokenReader.EXPECT().TokenDetails(gomock.Any(), chain.Eth, []string{"c"}).Return([]token.Detail{d("c", "7")}, nil)
-	versions.bumpTokens("c")
+	versions.WriteTokens("c")
 	got, err = multiList(s, ctx, market.MultiRequest{Chain: chain.Ethereum, Addresses: []string{"a", "c"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a=5", "c=7"}, addrs(got))

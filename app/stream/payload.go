@@ -263,13 +263,14 @@ func statNumMsgOf(d token.Detail, now int64) statNumMsg {
 	return statNumMsg{A: d.Address, T: "liquidity_in_usd", V: dec(d.MarketData.TotalTVLInUSD), TS: now}
 }
 
-// maxLiquidityMsg is a dex-token-liquidity message (2.8): the largest pool.
+// maxLiquidityMsg is a dex-token-liquidity message (2.8): the largest pool. p is the largest
+// pool's address, left out only when the token has no pool (an empty address is sent as "").
 type maxLiquidityMsg struct {
-	A   string `json:"a"`
-	LIN string `json:"lin"`
-	LIU string `json:"liu"`
-	P   string `json:"p,omitempty"`
-	TS  int64  `json:"ts"`
+	A   string  `json:"a"`
+	LIN string  `json:"lin"`
+	LIU string  `json:"liu"`
+	P   *string `json:"p,omitempty"`
+	TS  int64   `json:"ts"`
 }
 
 func maxLiquidityMsgOf(d token.Detail, now int64) maxLiquidityMsg {
@@ -281,7 +282,8 @@ func maxLiquidityMsgOf(d token.Detail, now int64) maxLiquidityMsg {
 		}
 	}
 	if best != nil {
-		m.P = best.PoolAddress
+		p := best.PoolAddress
+		m.P = &p
 	}
 	return m
 }

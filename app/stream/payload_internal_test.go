@@ -5,6 +5,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+
+	"github.com/tokenscope/tokenscope/domain/token"
 )
 
 // TestPayloadMembersAreInKeyOrder: each payload struct declares its members in the order of
@@ -28,4 +33,18 @@ func TestPayloadMembersAreInKeyOrder(t *testing.T) {
 			t.Errorf("%s declares its members as %v, not in key order", ty.Name(), keys)
 		}
 	}
+}
+
+// TestMaxLiquidityNamesItsPool: p is the largest pool's address, sent even when that address is
+// empty (as the map-built payload sent "p":""), and left out only for a token without pools.
+func TestMaxLiquidityNamesItsPool(t *testing.T) {
+	usd := func(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+	d := token.Detail{Token: token.Token{Address: "tok"}}
+	assert.Equal(t, `{"a":"tok","lin":"0","liu":"0","ts":7}`, string(encode(maxLiquidityMsgOf(d, 7))))
+
+	d.Pools = []token.PoolLiquidity{{PoolAddress: "small", TVLInUSD: usd("1")}, {PoolAddress: "big", TVLInUSD: usd("5")}}
+	assert.Equal(t, `{"a":"tok","lin":"0","liu":"0","p":"big","ts":7}`, string(encode(maxLiquidityMsgOf(d, 7))))
+
+	d.Pools = []token.PoolLiquidity{{TVLInUSD: usd("1")}}
+	assert.Equal(t, `{"a":"tok","lin":"0","liu":"0","p":"","ts":7}`, string(encode(maxLiquidityMsgOf(d, 7))))
 }

@@ -212,8 +212,9 @@ func TestJobStream(t *testing.T) {
 		wg.Wait()
 		tr.CloseIdleConnections()
 		// fasthttp parks a finished connection's worker for its MaxIdleWorkerDuration (10 s)
-		// before reclaiming it, hence the wait.
-		eventually(t, 30*time.Second, "goroutines back to the baseline", func() bool {
+		// before reclaiming it, hence the wait; each look dumps every goroutine's stack (the
+		// Temporal server's thousands too), so it looks every 250 ms rather than every 20 ms.
+		eventuallyEvery(t, 30*time.Second, 250*time.Millisecond, "goroutines back to the baseline", func() bool {
 			return streamGoroutines() <= baseG+5 && jobPollers() == 0
 		})
 		goruntime.GC()

@@ -47,13 +47,20 @@ func fastWorkflows(c *config.Config) {
 // eventually polls cond every 20 ms until it holds or d passes.
 func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
+	eventuallyEvery(t, d, 20*time.Millisecond, what, cond)
+}
+
+// eventuallyEvery is eventually checking cond every interval: for a cond that costs CPU (a
+// dump of every goroutine's stack) on a wait that takes seconds anyway.
+func eventuallyEvery(t *testing.T, d, interval time.Duration, what string, cond func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
 			dumpTemporal(t)
 			t.Fatalf("timed out after %v waiting for %s", d, what)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(interval)
 	}
 }
 

@@ -13,53 +13,8 @@ import (
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/ranking"
 	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/internal/fakeversions"
 )
-
-// versions is a ports.MarketVersions the test moves: one sequence; every ranking shares one
-// version, tokens have their own when announced by name.
-type versions struct {
-	mu           sync.Mutex
-	seq, ranking uint64
-	tokens       map[string]uint64
-}
-
-func newVersions() *versions { return &versions{seq: 1, ranking: 1, tokens: map[string]uint64{}} }
-
-func (v *versions) Current() uint64 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.seq
-}
-
-func (v *versions) TokensVersion(_ chain.Chain, addrs []string) uint64 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	out := uint64(1)
-	for _, a := range addrs {
-		out = max(out, v.tokens[a])
-	}
-	return out
-}
-
-func (v *versions) RankingVersion(chain.Chain, ranking.Duration) uint64 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.ranking
-}
-
-// announce stands for a committed write of these tokens' details, or of the rankings when none
-// is named.
-func (v *versions) announce(addrs ...string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.seq++
-	if len(addrs) == 0 {
-		v.ranking = v.seq
-	}
-	for _, a := range addrs {
-		v.tokens[a] = v.seq
-	}
-}
 
 func details(addrs ...string) []token.Detail {
 	out := make([]token.Detail, len(addrs))
@@ -83,7 +38,7 @@ func same(ds []token.Detail) []token.Detail { return ds }
 // waiting for it or reading itself, so the callers are certainly concurrent; a cache without
 // coalescing would have each of them read (and the count of reads would show it).
 func TestConcurrentRankingRequestsShareOneRead(t *testing.T) {
-	c := New(newVersions())
+	c := New(fakeversions.Following())
 	const n = 8
 	var mu sync.Mutex
 	arrived, reads := 0, 0
@@ -125,7 +80,7 @@ func TestConcurrentRankingRequestsShareOneRead(t *testing.T) {
 // TestRankingWaitersOutliveTheReadersContext: when the request running the shared read is
 // cancelled, the requests waiting for it read again instead of failing with its error.
 func TestRankingWaitersOutliveTheReadersContext(t *testing.T) {
-	c := New(newVersions())
+	c := New(fakeversions.Following())
 	leaderCtx, cancel := context.WithCancel(context.Background())
 	// reading: the first read has started; waiting: the second caller waits for it;
 	// reread: the second read has started (only after the first, unless the cache is broken).
@@ -169,7 +124,7 @@ func TestRankingWaitersOutliveTheReadersContext(t *testing.T) {
 // depends on is announced (the next answer comes from a new read); a write to another token
 // leaves it.
 func TestEncodedBodiesLiveAndDieWithTheirEntry(t *testing.T) {
-	v := newVersions()
+	v := fakeversions.Following()
 	c := New(v)
 	reads := 0
 	load := func(context.Context) ([]token.Detail, []string, error) {
@@ -192,11 +147,11 @@ func TestEncodedBodiesLiveAndDieWithTheirEntry(t *testing.T) {
 	assert.Equal(t, []byte("[a,b]"), get().Kept(key))
 	assert.Nil(t, get().Kept([]byte("/v2/ranking/sol/hotTokens/1h?tag=x")), "another request's body is not this one")
 
-	v.announce("zzz")
+	v.WriteTokens("zzz")
 	assert.Equal(t, []byte("[a,b]"), get().Kept(key), "another token changed: the same read")
 	assert.Equal(t, 1, reads)
 
-	v.announce("b")
+	v.WriteTokens("b")
 	again := get()
 	assert.Equal(t, 2, reads, "a ranked token changed: read again")
 	assert.Nil(t, again.Kept(key), "the old read's bodies went with it")
@@ -209,7 +164,7 @@ func TestEncodedBodiesLiveAndDieWithTheirEntry(t *testing.T) {
 // one of its tokens reads that token alone again (the others' details are kept) and starts a new
 // entry, without the old entry's bodies.
 func TestMultiEntriesServeTheirListUntilOneOfTheirTokensChanges(t *testing.T) {
-	v := newVersions()
+	v := fakeversions.Following()
 	c := New(v)
 	var read [][]string
 	reader := func(_ context.Context, _ chain.Chain, addrs []string) ([]token.Detail, error) {
@@ -227,11 +182,11 @@ func TestMultiEntriesServeTheirListUntilOneOfTheirTokensChanges(t *testing.T) {
 	ans := get("b", "a")
 	assert.Equal(t, []string{"b", "a"}, addrsOf(ans.List()))
 	ans.Keep(key, []byte("body"))
-	v.announce("z")
+	v.WriteTokens("z")
 	assert.Equal(t, []byte("body"), get("b", "a").Kept(key))
 	assert.Equal(t, [][]string{{"b", "a"}}, read)
 
-	v.announce("a")
+	v.WriteTokens("a")
 	ans = get("b", "a")
 	assert.Nil(t, ans.Kept(key))
 	assert.Equal(t, []string{"b", "a"}, addrsOf(ans.List()))
@@ -241,7 +196,7 @@ func TestMultiEntriesServeTheirListUntilOneOfTheirTokensChanges(t *testing.T) {
 // TestUncachedAnswersKeepNothing: while the versions are unknown (0) every request reads and no
 // body is kept.
 func TestUncachedAnswersKeepNothing(t *testing.T) {
-	c := New(&versions{tokens: map[string]uint64{}}) // seq 0: not following
+	c := New(&fakeversions.Versions{}) // version 0: not following
 	reads := 0
 	load := func(context.Context) ([]token.Detail, []string, error) {
 		reads++
@@ -257,7 +212,7 @@ func TestUncachedAnswersKeepNothing(t *testing.T) {
 }
 
 func TestEncodedBodiesStayWithinTheirByteBound(t *testing.T) {
-	c := New(newVersions())
+	c := New(fakeversions.Following())
 	reader := func(_ context.Context, _ chain.Chain, addrs []string) ([]token.Detail, error) {
 		return details(addrs...), nil
 	}
