@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"hash/fnv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,11 +47,28 @@ func (s *IngestStore) HotRankingTimes(ctx context.Context) ([]ports.HotRankingTi
 	return out, nil
 }
 
+// rankingLock is the high half of the advisory lock key of one (chain, duration) ranking.
+const rankingLock = 7_346_504
+
+// rankingLockKey is the advisory lock key of the ranking of (c, d): rankingLock in the high half,
+// a hash of the chain and duration in the low half (a collision only serialises two rankings).
+func rankingLockKey(c chain.Chain, d ranking.Duration) int64 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(string(c) + "/" + string(d)))
+	return rankingLock<<32 | int64(h.Sum32())
+}
+
 // ReplaceHotTokens swaps one ranking in a transaction, so readers see the old or the new list, and
-// records when it was computed in hot_rankings.
+// records when it was computed in hot_rankings. Writers of one ranking take turns.
 func (s *IngestStore) ReplaceHotTokens(ctx context.Context, c chain.Chain, d ranking.Duration, entries []ports.HotEntry, now time.Time) error {
 	q := dbsqlc.New()
 	err := writeAnnounced(ctx, s.pool, marketRanking(c, d), func(tx pgx.Tx) error {
+		// Writers of one ranking take turns (the startup ranking and a refresh round may run at
+		// once): a second DELETE would not see the first's new rows, and its COPY would then
+		// collide with them.
+		if err := q.AdvisoryXactLock(ctx, tx, rankingLockKey(c, d)); err != nil {
+			return err
+		}
 		if err := q.DeleteHotTokens(ctx, tx, dbsqlc.DeleteHotTokensParams{Chain: string(c), Duration: string(d)}); err != nil {
 			return err
 		}

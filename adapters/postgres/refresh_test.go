@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
@@ -315,6 +316,32 @@ func TestHotRankingTimes(t *testing.T) {
 	times, err = s.HotRankingTimes(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, ports.HotRankingTime{Chain: chain.Sol, Duration: ranking.Duration1m, ComputedAt: now.Add(3 * time.Second), Entries: 2}, times[1])
+}
+
+// Two writers replacing one ranking at once (the startup ranking and the refresh loop's first
+// round) take turns: neither fails on the other's rows (before, both deleted the old rows, and
+// the second's COPY then met the first's new ones: duplicate key), and the ranking left is one
+// writer's whole list.
+func TestReplaceHotTokensConcurrently(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
+	ctx := context.Background()
+	s := postgres.NewIngestStore(pgtest.Pool(t))
+	entries := []ports.HotEntry{{Address: "A", Rank: 1, Score: dec("2")}, {Address: "B", Rank: 2, Score: dec("1")}}
+	require.NoError(t, s.ReplaceHotTokens(ctx, chain.Sol, ranking.Duration1m, entries, now))
+	for round := range 20 {
+		var g errgroup.Group
+		for w := range 6 {
+			g.Go(func() error {
+				return s.ReplaceHotTokens(ctx, chain.Sol, ranking.Duration1m, entries, now.Add(time.Duration(round*6+w)*time.Millisecond))
+			})
+		}
+		require.NoError(t, g.Wait(), "round %d", round)
+	}
+	times, err := s.HotRankingTimes(ctx)
+	require.NoError(t, err)
+	require.Len(t, times, 1)
+	assert.Equal(t, 2, times[0].Entries)
 }
 
 // Hot candidates aggregate a chain's successful trades in the current and the previous window.
