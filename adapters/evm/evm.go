@@ -75,12 +75,6 @@ type Node interface {
 	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
 }
 
-// senderNode is a Node that can tell a transaction's sender (ethclient: the `from` its node sent
-// with the block).
-type senderNode interface {
-	TransactionSender(ctx context.Context, tx *types.Transaction, block common.Hash, index uint) (common.Address, error)
-}
-
 // Dial connects to a node's HTTP or WebSocket JSON-RPC URL.
 func Dial(ctx context.Context, url string) (*ethclient.Client, error) {
 	c, err := ethclient.DialContext(ctx, url)
@@ -115,9 +109,11 @@ type Source struct {
 	span int64
 	grow int
 	next int64 // the block after the last segment read (its prices carry on)
+	// batchRefused counts the ranges in a row whose batch the node refused (blockContext).
+	batchRefused int
 }
 
-var _ ports.ChainSource = (*Source)(nil)
+var _ ports.ChainReadAhead = (*Source)(nil)
 
 // NewSource builds a source over node with the chain's pricing setup.
 func NewSource(node Node, cfg dexlog.Config) *Source {
@@ -181,6 +177,11 @@ func (s *Source) logs(ctx context.Context, from, to int64) ([]types.Log, int64, 
 	}
 }
 
+// ReadAhead implements ports.ChainReadAhead: one range may be read while the one before it is
+// written; Read from a block it read before maps those blocks again as a first reading did
+// (their pools and tokens announced again; prices from the stable pool's state before them).
+func (s *Source) ReadAhead() int { return 1 }
+
 // Read implements ports.ChainSource.
 func (s *Source) Read(ctx context.Context, from, to int64) (ports.ChainSegment, error) {
 	if s.signer == nil {
@@ -189,6 +190,11 @@ func (s *Source) Read(ctx context.Context, from, to int64) (ports.ChainSegment, 
 			return ports.ChainSegment{}, fmt.Errorf("chain id: %w", err)
 		}
 		s.signer = types.LatestSignerForChainID(id)
+	}
+	if from < s.next {
+		// Blocks read before and not written (a failed write, a range read ahead of a step
+		// that stopped): their pools and tokens are announced again.
+		s.mapper.Rewind(from)
 	}
 	raw, to, err := s.logs(ctx, from, to)
 	if err != nil {
@@ -485,33 +491,31 @@ func (s *Source) learnPairTokens(ctx context.Context, pairKey string) error {
 	return nil
 }
 
-// decode turns raw logs into dexlog logs: each block with logs is read once (its time and its
-// transactions' senders), each unknown pair and token once.
+// decode turns raw logs into dexlog logs: each swap's sender and each block's time are read
+// once (blockContext), each unknown pair and token once.
 func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, error) {
-	// The block bodies and the new pools' and tokens' metadata are read side by side.
-	var blocks map[uint64]*types.Block
+	// The blocks' context and the new pools' and tokens' metadata are read side by side.
+	var bc blockContext
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		blocks, err = s.blocks(gctx, raw)
+		bc, err = s.blockContext(gctx, raw)
 		return err
 	})
 	g.Go(func() error { return s.prefetch(gctx, raw) })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	senders := map[common.Hash]common.Address{}
 	out := make([]dexlog.Log, 0, len(raw))
 	for _, l := range raw {
 		if l.Removed || len(l.Topics) == 0 {
 			continue
 		}
-		b := blocks[l.BlockNumber]
-		if b.Hash() != l.BlockHash {
-			// The block changed between the two calls (a reorg at this depth): read again.
-			return nil, fmt.Errorf("block %d is %s, its log named %s", l.BlockNumber, b.Hash().Hex(), l.BlockHash.Hex())
+		t, err := bc.time(l)
+		if err != nil {
+			return nil, err
 		}
 		dl := dexlog.Log{Block: dexlog.Block{Number: int64(l.BlockNumber), Hash: strings.ToLower(l.BlockHash.Hex()),
-			Time: int64(b.Time()) * 1000}, TxHash: strings.ToLower(l.TxHash.Hex()), Index: int32(l.Index),
+			Time: int64(t) * 1000}, TxHash: strings.ToLower(l.TxHash.Hex()), Index: int32(l.Index),
 			Address: strings.ToLower(l.Address.Hex())}
 		switch l.Topics[0] {
 		case topicPairCreated:
@@ -550,7 +554,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 			if err := s.learnPair(ctx, l.Address, dexlog.V2); err != nil {
 				return nil, err
 			}
-			from, err := s.sender(ctx, b, l, senders)
+			from, err := bc.sender(l)
 			if err != nil {
 				return nil, err
 			}
@@ -593,7 +597,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 			if err := s.learnPair(ctx, l.Address, dexlog.V3); err != nil {
 				return nil, err
 			}
-			from, err := s.sender(ctx, b, l, senders)
+			from, err := bc.sender(l)
 			if err != nil {
 				return nil, err
 			}
@@ -692,40 +696,6 @@ func stateUnavailable(err error) bool {
 	return false
 }
 
-// blockFetchers is how many block bodies a range reads at once.
-const blockFetchers = 8
-
-// blocks reads the body of every block the logs are in, blockFetchers at a time.
-func (s *Source) blocks(ctx context.Context, raw []types.Log) (map[uint64]*types.Block, error) {
-	var nums []uint64
-	for _, l := range raw {
-		if len(nums) == 0 || nums[len(nums)-1] != l.BlockNumber {
-			nums = append(nums, l.BlockNumber)
-		}
-	}
-	got := make([]*types.Block, len(nums))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(blockFetchers)
-	for i, n := range nums {
-		g.Go(func() error {
-			b, err := s.node.BlockByNumber(gctx, new(big.Int).SetUint64(n))
-			if err != nil {
-				return fmt.Errorf("block %d: %w", n, err)
-			}
-			got[i] = b
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	out := make(map[uint64]*types.Block, len(nums))
-	for i, n := range nums {
-		out[n] = got[i]
-	}
-	return out, nil
-}
-
 // MaxLogsPerRead bounds one segment's logs, so one ingest transaction stays the size of a
 // stream's batch: a range with more is cut at the block where the limit falls (a single block
 // with more is read whole).
@@ -752,33 +722,6 @@ func capLogs(raw []types.Log, from, to int64) ([]types.Log, int64) {
 // unpack decodes a log's indexed topics and data into out with the contract's ABI.
 func unpack(a abi.ABI, out any, event string, l types.Log) error {
 	return bind.NewBoundContract(common.Address{}, a, nil, nil, nil).UnpackLog(out, event, l)
-}
-
-// sender is the transaction's signer: from a JSON-RPC node, the `from` it sent with the block's
-// transactions (ethclient keeps it; the node is trusted for the logs already), or the one it
-// answers for the transaction's place in the block when it sent none; from any other Node,
-// recovered from the signature, which cost about a tenth of a backfill's CPU.
-func (s *Source) sender(ctx context.Context, b *types.Block, l types.Log, cache map[common.Hash]common.Address) (common.Address, error) {
-	tx := l.TxHash
-	if a, ok := cache[tx]; ok {
-		return a, nil
-	}
-	t := b.Transaction(tx)
-	if t == nil {
-		return common.Address{}, fmt.Errorf("transaction %s not in block %d", tx.Hex(), b.NumberU64())
-	}
-	var a common.Address
-	var err error
-	if sn, ok := s.node.(senderNode); ok {
-		a, err = sn.TransactionSender(ctx, t, b.Hash(), l.TxIndex)
-	} else {
-		a, err = types.Sender(s.signer, t)
-	}
-	if err != nil {
-		return common.Address{}, fmt.Errorf("sender of %s: %w", tx.Hex(), err)
-	}
-	cache[tx] = a
-	return a, nil
 }
 
 // Metadata fallbacks for tokens that do not answer a call (docs/engine.md, "Chain follower").
