@@ -194,8 +194,8 @@ func (w *world) blockTime(t *testing.T, n int64) int64 {
 	return int64(h.Time) * 1000
 }
 
-// Over JSON-RPC, the senders of the swaps are read by eth_getTransactionByHash in batches (one
-// batch here), and the block times come with the logs: no block is read with its transactions.
+// Over JSON-RPC, the senders of the swaps are read by eth_getTransactionByBlockHashAndIndex (the
+// block hash and index their logs name) in batches (one batch here), and the block times come with the logs: no block is read with its transactions.
 // Every swap is a trade of its wallet at its block's time.
 func TestSendersAreReadInBatchesOfTransactionLookups(t *testing.T) {
 	w, p, swaps, source := httpWorld(t, 4)
@@ -206,7 +206,7 @@ func TestSendersAreReadInBatchesOfTransactionLookups(t *testing.T) {
 		assert.Equal(t, lower(s.Wallet), tr.Wallet)
 		assert.Equal(t, w.blockTime(t, tr.BlockHeight), tr.BlockTimestamp)
 	}
-	lookups, requests := p.calls("eth_getTransactionByHash", "")
+	lookups, requests := p.calls("eth_getTransactionByBlockHashAndIndex", "")
 	assert.Equal(t, len(swaps), lookups, "one lookup per swap transaction")
 	assert.Equal(t, 1, requests, "all in one batch")
 	full, _ := p.calls("eth_getBlockByNumber", "true")
@@ -255,11 +255,11 @@ func TestANodeThatRefusesBatchesIsReadBlockByBlock(t *testing.T) {
 	assert.Equal(t, evm.BatchRefusals, p.batches(), "no batch sent after the refusals")
 }
 
-// A transaction the node places in another block than its log named (a reorg between the two
-// calls) is not taken: the range's blocks are read whole, with their own senders.
+// A lookup answered with another block than its log named (a reorg between the two calls) is
+// not taken: the range's blocks are read whole, with their own senders.
 func TestATransactionInAnotherBlockThanItsLogIsReadFromTheBlock(t *testing.T) {
 	w, p, swaps, source := httpWorld(t, 2)
-	p.rewrite["eth_getTransactionByHash"] = func(r json.RawMessage) json.RawMessage {
+	p.rewrite["eth_getTransactionByBlockHashAndIndex"] = func(r json.RawMessage) json.RawMessage {
 		var tx map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal(r, &tx))
 		tx["blockHash"] = json.RawMessage(`"0x1111111111111111111111111111111111111111111111111111111111111111"`)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -119,8 +120,9 @@ type batchError struct{ err error }
 func (e *batchError) Error() string { return e.err.Error() }
 func (e *batchError) Unwrap() error { return e.err }
 
-// rpcTx is the part of an eth_getTransactionByHash answer the follower reads.
+// rpcTx is the part of an eth_getTransactionByBlockHashAndIndex answer the follower reads.
 type rpcTx struct {
+	Hash      common.Hash    `json:"hash"`
 	From      common.Address `json:"from"`
 	BlockHash *common.Hash   `json:"blockHash"`
 }
@@ -131,31 +133,33 @@ type rpcHeader struct {
 	Time hexutil.Uint64 `json:"timestamp"`
 }
 
-// batchContext reads the senders of the swaps' transactions by eth_getTransactionByHash and the
-// headers of the blocks whose logs carry no time by eth_getBlockByNumber (without transactions),
-// SenderBatch calls to a JSON-RPC batch, blockFetchers batches at a time. A transaction must be
-// in the block its log named; else (a reorg between the calls) the range's context is read
-// again from whole blocks.
+// batchContext reads the sender of each swap's transaction by
+// eth_getTransactionByBlockHashAndIndex (the block hash and index its log names: the node
+// answers from the block it holds by that hash, cached after the first lookup, instead of
+// searching its index and hashing the block's transactions as eth_getTransactionByHash does)
+// and the headers of the blocks whose logs carry no time by eth_getBlockByNumber (without
+// transactions), SenderBatch calls to a JSON-RPC batch, blockFetchers batches at a time. The
+// answer must be the log's transaction in the log's block, and a header the log's block; else
+// (a reorg between the calls) the range's context is read again from whole blocks. sent is
+// false when there was nothing to ask.
 func (s *Source) batchContext(ctx context.Context, c *rpc.Client, raw []types.Log) (bc blockContext, sent bool, err error) {
 	var (
-		txs       []common.Hash
-		txBlock   = map[common.Hash]common.Hash{}
-		nums      []uint64
-		seenBlock = map[uint64]bool{}
+		txs     []types.Log // the first swap log of each transaction
+		seenTx  = map[common.Hash]bool{}
+		nums    []uint64
+		numHash = map[uint64]common.Hash{}
 	)
 	for _, l := range raw {
 		if l.Removed || len(l.Topics) == 0 {
 			continue
 		}
-		if l.BlockTimestamp == 0 && !seenBlock[l.BlockNumber] {
-			seenBlock[l.BlockNumber] = true
+		if _, ok := numHash[l.BlockNumber]; !ok && l.BlockTimestamp == 0 {
+			numHash[l.BlockNumber] = l.BlockHash
 			nums = append(nums, l.BlockNumber)
 		}
-		if isSwapLog(l) {
-			if _, ok := txBlock[l.TxHash]; !ok {
-				txBlock[l.TxHash] = l.BlockHash
-				txs = append(txs, l.TxHash)
-			}
+		if isSwapLog(l) && !seenTx[l.TxHash] {
+			seenTx[l.TxHash] = true
+			txs = append(txs, l)
 		}
 	}
 	bc = blockContext{blocks: make(map[uint64]blockInfo, len(nums)), senders: make(map[common.Hash]common.Address, len(txs))}
@@ -165,8 +169,9 @@ func (s *Source) batchContext(ctx context.Context, c *rpc.Client, raw []types.Lo
 	gotTx := make([]*rpcTx, len(txs))
 	gotHdr := make([]*rpcHeader, len(nums))
 	elems := make([]rpc.BatchElem, 0, len(txs)+len(nums))
-	for i, h := range txs {
-		elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionByHash", Args: []any{h}, Result: &gotTx[i]})
+	for i, l := range txs {
+		elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionByBlockHashAndIndex",
+			Args: []any{l.BlockHash, hexutil.Uint(l.TxIndex)}, Result: &gotTx[i]})
 	}
 	for i, n := range nums {
 		elems = append(elems, rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{hexutil.EncodeUint64(n), false}, Result: &gotHdr[i]})
@@ -190,20 +195,20 @@ func (s *Source) batchContext(ctx context.Context, c *rpc.Client, raw []types.Lo
 	if err := g.Wait(); err != nil {
 		return blockContext{}, true, err
 	}
-	for i, h := range txs {
+	for i, l := range txs {
 		t := gotTx[i]
-		if t == nil || t.BlockHash == nil {
-			return blockContext{}, true, &batchError{fmt.Errorf("transaction %s not in a block", h.Hex())}
+		if t == nil || t.BlockHash == nil || *t.BlockHash != l.BlockHash || t.Hash != l.TxHash {
+			return blockContext{}, true, &batchError{fmt.Errorf("transaction %d of block %s is not %s", l.TxIndex, l.BlockHash.Hex(), l.TxHash.Hex())}
 		}
-		if *t.BlockHash != txBlock[h] {
-			return blockContext{}, true, &batchError{fmt.Errorf("transaction %s is in block %s, its log named %s", h.Hex(), t.BlockHash.Hex(), txBlock[h].Hex())}
-		}
-		bc.senders[h] = t.From
+		bc.senders[l.TxHash] = t.From
 	}
 	for i, n := range nums {
 		b := gotHdr[i]
 		if b == nil {
 			return blockContext{}, true, &batchError{fmt.Errorf("block %d not found", n)}
+		}
+		if b.Hash != numHash[n] {
+			return blockContext{}, true, &batchError{fmt.Errorf("block %d is %s, its log named %s", n, b.Hash.Hex(), numHash[n].Hex())}
 		}
 		bc.blocks[n] = blockInfo{hash: b.Hash, time: uint64(b.Time)}
 	}
@@ -271,4 +276,61 @@ func (s *Source) fullBlocks(ctx context.Context, raw []types.Log) (blockContext,
 		bc.senders[l.TxHash] = a
 	}
 	return bc, nil
+}
+
+// batchCalls sends, over JSON-RPC, an eth_call (at the latest block) of each method on each
+// address, SenderBatch to a batch, blockFetchers batches at a time, and returns the answers by
+// address and method. ok is false, and nothing is returned, when the node is not a JSON-RPC
+// client, has refused batches, or answers a call with anything but data or an EVM failure (a
+// revert): the caller then makes the calls one by one, which answer for themselves.
+func (s *Source) batchCalls(ctx context.Context, a abi.ABI, addrs []common.Address, methods []string) ([][]callAnswer, bool) {
+	rn, isRPC := s.node.(rpcNode)
+	if !isRPC || s.batchRefused >= batchRefusals || len(addrs) == 0 {
+		return nil, false
+	}
+	data := make([][]byte, len(methods))
+	for j, m := range methods {
+		b, err := a.Pack(m)
+		if err != nil {
+			return nil, false
+		}
+		data[j] = b
+	}
+	outs := make([]hexutil.Bytes, len(addrs)*len(methods))
+	elems := make([]rpc.BatchElem, len(outs))
+	for i, addr := range addrs {
+		for j := range methods {
+			k := i*len(methods) + j
+			elems[k] = rpc.BatchElem{Method: "eth_call", Result: &outs[k],
+				Args: []any{map[string]any{"from": common.Address{}, "to": addr, "input": hexutil.Bytes(data[j])}, "latest"}}
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(blockFetchers)
+	for lo := 0; lo < len(elems); lo += SenderBatch {
+		batch := elems[lo:min(lo+SenderBatch, len(elems))]
+		g.Go(func() error { return rn.Client().BatchCallContext(gctx, batch) })
+	}
+	if err := g.Wait(); err != nil {
+		if ctx.Err() == nil {
+			s.batchRefused++
+		}
+		return nil, false
+	}
+	ans := make([][]callAnswer, len(addrs))
+	for i := range addrs {
+		ans[i] = make([]callAnswer, len(methods))
+		for j := range methods {
+			k := i*len(methods) + j
+			if err := elems[k].Error; err != nil {
+				if !reverted(err) {
+					return nil, false
+				}
+				ans[i][j].err = err
+				continue
+			}
+			ans[i][j].out = outs[k]
+		}
+	}
+	return ans, true
 }

@@ -357,15 +357,46 @@ func (s *Source) readPair(ctx context.Context, addr common.Address, v dexlog.Ver
 			return p, false, fmt.Errorf("pool %s fee: %w", key, err)
 		}
 	}
+	ans := make([]callAnswer, len(pairMethods))
+	for i, m := range pairMethods {
+		ans[i].out, ans[i].err = s.rawCall(ctx, pairABI, addr, m)
+		if ans[i].err != nil {
+			break // the answers after it are not read
+		}
+	}
+	return pairFrom(addr, v, ans)
+}
+
+// callAnswer is an eth_call's answer: the data returned, or the error of the node or the EVM.
+type callAnswer struct {
+	out []byte
+	err error
+}
+
+var (
+	// pairMethods are the calls that read a pool (pairFrom).
+	pairMethods = []string{"token0", "token1", "factory"}
+	// tokenMethods are the calls that read a token's metadata (tokenFrom).
+	tokenMethods = []string{"name", "symbol", "decimals", "totalSupply"}
+)
+
+// pairFrom is the pool the answers to pairMethods describe; ok is false for a contract that does
+// not answer as one (a revert, no code, an answer that is not an address). A node failure is an
+// error.
+func pairFrom(addr common.Address, v dexlog.Version, ans []callAnswer) (p dexlog.Pair, ok bool, err error) {
+	key := strings.ToLower(addr.Hex())
 	var got [3]common.Address
-	for i, m := range []string{"token0", "token1", "factory"} {
-		out, err := s.call(ctx, pairABI, addr, nil, m)
-		if err != nil {
+	for i, m := range pairMethods {
+		if err := ans[i].err; err != nil {
 			var de rpcDataError
 			if errors.As(err, &de) || errors.Is(err, bind.ErrNoCode) || isDecodeError(err) {
 				return p, false, nil
 			}
 			return p, false, fmt.Errorf("pair %s %s: %w", key, m, err)
+		}
+		out, err := pairABI.Unpack(m, ans[i].out)
+		if err != nil || len(out) == 0 {
+			return p, false, nil // no code answers nothing
 		}
 		a, isAddr := out[0].(common.Address)
 		if !isAddr {
@@ -377,9 +408,10 @@ func (s *Source) readPair(ctx context.Context, addr common.Address, v dexlog.Ver
 		Factory: strings.ToLower(got[2].Hex()), Version: v}, true, nil
 }
 
-// prefetch learns, blockFetchers at a time, the pools the logs name and the tokens of those and
-// of the pools they create, which decode would otherwise read one call at a time: a backfill
-// meets thousands of them (each pool three eth_calls, each token four).
+// prefetch learns the pools the logs name and the tokens of those and of the pools they create,
+// which decode would otherwise read one call at a time: a backfill meets thousands of them (each
+// pool three eth_calls, each token four). Over JSON-RPC the calls go in batches (batchCalls);
+// else, or when the node does not answer them so, blockFetchers pools or tokens at a time.
 func (s *Source) prefetch(ctx context.Context, raw []types.Log) error {
 	type want struct {
 		addr common.Address
@@ -422,17 +454,31 @@ func (s *Source) prefetch(ctx context.Context, raw []types.Log) error {
 		ok bool
 	}
 	got := make([]readP, len(pools))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(blockFetchers)
+	addrs := make([]common.Address, len(pools))
 	for i, w := range pools {
-		g.Go(func() error {
-			p, ok, err := s.readPair(gctx, w.addr, w.v)
-			got[i] = readP{p, ok}
-			return err
-		})
+		addrs[i] = w.addr
 	}
-	if err := g.Wait(); err != nil {
-		return err
+	if ans, ok := s.batchCalls(ctx, pairABI, addrs, pairMethods); ok {
+		for i, w := range pools {
+			p, isPair, err := pairFrom(w.addr, w.v, ans[i])
+			if err != nil {
+				return err
+			}
+			got[i] = readP{p, isPair}
+		}
+	} else {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(blockFetchers)
+		for i, w := range pools {
+			g.Go(func() error {
+				p, ok, err := s.readPair(gctx, w.addr, w.v)
+				got[i] = readP{p, ok}
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
 	}
 	for i, r := range got {
 		if !r.ok {
@@ -444,17 +490,27 @@ func (s *Source) prefetch(ctx context.Context, raw []types.Log) error {
 		addToken(common.HexToAddress(r.p.Token1))
 	}
 	mds := make([]dexlog.Token, len(tokens))
-	g, gctx = errgroup.WithContext(ctx)
-	g.SetLimit(blockFetchers)
-	for i, a := range tokens {
-		g.Go(func() error {
-			md, err := s.token(gctx, a)
+	if ans, ok := s.batchCalls(ctx, erc20ABI, tokens, tokenMethods); ok {
+		for i, a := range tokens {
+			md, err := tokenFrom(a, ans[i])
+			if err != nil {
+				return err
+			}
 			mds[i] = md
+		}
+	} else {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(blockFetchers)
+		for i, a := range tokens {
+			g.Go(func() error {
+				md, err := s.token(gctx, a)
+				mds[i] = md
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
 			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
+		}
 	}
 	for _, md := range mds {
 		s.mapper.AddToken(md)
@@ -523,7 +579,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 				Token0, Token1, Pair common.Address
 				Arg3                 *big.Int
 			}
-			if err := unpack(factoryABI, &ev, "PairCreated", l); err != nil {
+			if err := unpack(factoryLogs, &ev, "PairCreated", l); err != nil {
 				continue // same topic, other layout: not a V2 factory
 			}
 			p := dexlog.Pair{Address: strings.ToLower(ev.Pair.Hex()), Factory: dl.Address,
@@ -535,7 +591,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 			dl.PairCreated = &dexlog.PairCreated{Pair: p}
 		case topicSync:
 			var ev struct{ Reserve0, Reserve1 *big.Int }
-			if err := unpack(pairABI, &ev, "Sync", l); err != nil {
+			if err := unpack(pairLogs, &ev, "Sync", l); err != nil {
 				continue
 			}
 			if err := s.learnPair(ctx, l.Address, dexlog.V2); err != nil {
@@ -548,7 +604,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 				Amount0In, Amount1In, Amount0Out, Amount1Out *big.Int
 				To                                           common.Address
 			}
-			if err := unpack(pairABI, &ev, "Swap", l); err != nil {
+			if err := unpack(pairLogs, &ev, "Swap", l); err != nil {
 				continue
 			}
 			if err := s.learnPair(ctx, l.Address, dexlog.V2); err != nil {
@@ -567,7 +623,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 				Fee, TickSpacing *big.Int
 				Pool             common.Address
 			}
-			if err := unpack(factV3ABI, &ev, "PoolCreated", l); err != nil {
+			if err := unpack(factV3Logs, &ev, "PoolCreated", l); err != nil {
 				continue
 			}
 			p := dexlog.Pair{Address: strings.ToLower(ev.Pool.Hex()), Factory: dl.Address,
@@ -579,7 +635,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 			dl.PoolCreated = &dexlog.PoolCreated{Pair: p}
 		case topicInitialize:
 			var ev struct{ SqrtPriceX96, Tick *big.Int }
-			if err := unpack(poolV3ABI, &ev, "Initialize", l); err != nil {
+			if err := unpack(poolV3Logs, &ev, "Initialize", l); err != nil {
 				continue
 			}
 			if err := s.learnPair(ctx, l.Address, dexlog.V3); err != nil {
@@ -591,7 +647,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 				Sender, Recipient                               common.Address
 				Amount0, Amount1, SqrtPriceX96, Liquidity, Tick *big.Int
 			}
-			if err := unpack(poolV3ABI, &ev, "Swap", l); err != nil {
+			if err := unpack(poolV3Logs, &ev, "Swap", l); err != nil {
 				continue
 			}
 			if err := s.learnPair(ctx, l.Address, dexlog.V3); err != nil {
@@ -719,9 +775,21 @@ func capLogs(raw []types.Log, from, to int64) ([]types.Log, int64) {
 	return raw[:i], int64(cut) - 1
 }
 
+// Log decoders of the contracts' ABIs (they only read their ABI: shared).
+var (
+	pairLogs    = logDecoder(pairABI)
+	factoryLogs = logDecoder(factoryABI)
+	poolV3Logs  = logDecoder(poolV3ABI)
+	factV3Logs  = logDecoder(factV3ABI)
+)
+
+func logDecoder(a abi.ABI) *bind.BoundContract {
+	return bind.NewBoundContract(common.Address{}, a, nil, nil, nil)
+}
+
 // unpack decodes a log's indexed topics and data into out with the contract's ABI.
-func unpack(a abi.ABI, out any, event string, l types.Log) error {
-	return bind.NewBoundContract(common.Address{}, a, nil, nil, nil).UnpackLog(out, event, l)
+func unpack(c *bind.BoundContract, out any, event string, l types.Log) error {
+	return c.UnpackLog(out, event, l)
 }
 
 // Metadata fallbacks for tokens that do not answer a call (docs/engine.md, "Chain follower").
@@ -735,39 +803,54 @@ const (
 // token reads an ERC-20's name, symbol, decimals and total supply, each tolerant of a revert, an
 // empty answer and the bytes32 strings of early tokens.
 func (s *Source) token(ctx context.Context, addr common.Address) (dexlog.Token, error) {
+	ans := make([]callAnswer, len(tokenMethods))
+	for i, m := range tokenMethods {
+		ans[i].out, ans[i].err = s.rawCall(ctx, erc20ABI, addr, m)
+		if ans[i].err != nil && !reverted(ans[i].err) {
+			break // a node failure: the answers after it are not read
+		}
+	}
+	return tokenFrom(addr, ans)
+}
+
+// tokenFrom is the token the answers to tokenMethods describe: a method that reverts or answers
+// what does not decode takes its fallback; a node failure is an error.
+func tokenFrom(addr common.Address, ans []callAnswer) (dexlog.Token, error) {
 	t := dexlog.Token{Address: strings.ToLower(addr.Hex()), Decimals: FallbackDecimals, TotalSupply: decimal.Zero}
-	name, err := s.text(ctx, addr, "name")
-	if err != nil {
-		return t, err
+	for i, m := range tokenMethods {
+		if err := ans[i].err; err != nil && !reverted(err) {
+			if i < 2 {
+				return t, fmt.Errorf("token %s %s: %w", addr.Hex(), m, err)
+			}
+			return t, fmt.Errorf("token %s %s: %w", t.Address, m, err)
+		}
 	}
-	symbol, err := s.text(ctx, addr, "symbol")
-	if err != nil {
-		return t, err
+	text := func(a callAnswer) string {
+		if a.err != nil {
+			return ""
+		}
+		return DecodeText(a.out)
 	}
-	t.Name, t.Symbol = name, symbol
+	t.Name, t.Symbol = text(ans[0]), text(ans[1])
 	if t.Symbol == "" {
 		t.Symbol = FallbackSymbol
 	}
 	if t.Name == "" {
 		t.Name = t.Symbol
 	}
-	if b, err := s.rawCall(ctx, erc20ABI, addr, "decimals"); err == nil {
-		if v, err := erc20ABI.Unpack("decimals", b); err == nil && len(v) == 1 {
+	if a := ans[2]; a.err == nil {
+		if v, err := erc20ABI.Unpack("decimals", a.out); err == nil && len(v) == 1 {
 			if d, ok := v[0].(uint8); ok {
 				t.Decimals = int32(min(d, maxDecimals))
 			}
 		}
-	} else if !reverted(err) {
-		return t, fmt.Errorf("token %s decimals: %w", t.Address, err)
 	}
-	if b, err := s.rawCall(ctx, erc20ABI, addr, "totalSupply"); err == nil {
-		if v, err := erc20ABI.Unpack("totalSupply", b); err == nil && len(v) == 1 {
+	if a := ans[3]; a.err == nil {
+		if v, err := erc20ABI.Unpack("totalSupply", a.out); err == nil && len(v) == 1 {
 			if n, ok := v[0].(*big.Int); ok {
 				t.TotalSupply = decimal.NewFromBigInt(n, 0)
 			}
 		}
-	} else if !reverted(err) {
-		return t, fmt.Errorf("token %s totalSupply: %w", t.Address, err)
 	}
 	return t, nil
 }
@@ -777,19 +860,6 @@ func (s *Source) token(ctx context.Context, addr common.Address) (dexlog.Token, 
 func reverted(err error) bool {
 	var de rpcDataError
 	return errors.As(err, &de) || isDecodeError(err)
-}
-
-// text reads a string method (name, symbol) as string, else as bytes32; "" when neither fits or
-// the call reverts.
-func (s *Source) text(ctx context.Context, addr common.Address, method string) (string, error) {
-	b, err := s.rawCall(ctx, erc20ABI, addr, method)
-	if err != nil {
-		if reverted(err) {
-			return "", nil
-		}
-		return "", fmt.Errorf("token %s %s: %w", addr.Hex(), method, err)
-	}
-	return DecodeText(b), nil
 }
 
 // DecodeText decodes an ERC-20 name or symbol answer: an ABI string, or a bytes32 padded with
