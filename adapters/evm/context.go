@@ -34,11 +34,10 @@ type senderNode interface {
 	TransactionSender(ctx context.Context, tx *types.Transaction, block common.Hash, index uint) (common.Address, error)
 }
 
-// blockContext is what decode needs of a range besides its logs: the time of each block with
-// logs and the sender of each swap's transaction.
+// blockContext is what decode needs of a range besides its logs: the hash and time of each block
+// with logs (read by number: the chain's block now) and the sender of each swap's transaction.
 type blockContext struct {
-	// blocks holds the blocks read for their time (or whole): their hash must be the one the
-	// logs name. A block not in it takes the time its logs came with.
+	// blocks holds the blocks with logs: their hash must be the one their logs name.
 	blocks  map[uint64]blockInfo
 	senders map[common.Hash]common.Address
 }
@@ -57,10 +56,7 @@ func (bc blockContext) time(l types.Log) (uint64, error) {
 		}
 		return b.time, nil
 	}
-	if l.BlockTimestamp == 0 {
-		return 0, fmt.Errorf("no time read for block %d", l.BlockNumber)
-	}
-	return l.BlockTimestamp, nil
+	return 0, fmt.Errorf("no header read for block %d", l.BlockNumber)
 }
 
 // sender is the signer of the log's transaction.
@@ -76,20 +72,20 @@ func isSwapLog(l types.Log) bool {
 	return len(l.Topics) > 0 && (l.Topics[0] == topicSwap || l.Topics[0] == topicSwapV3)
 }
 
-// blockContext reads the range's block times and swap senders. Over JSON-RPC it asks only for
-// what it needs (batchContext): the `from` of each swap's transaction, and the header of a
-// block whose logs came without their time (nodes before geth 1.16 send none). A node that
-// refuses batches, or answers them in a way the batch path cannot use, and any other Node, read
-// every block with logs whole with its transactions (fullBlocks).
+// blockContext reads the range's block hashes and times and its swaps' senders. Over JSON-RPC it
+// asks only for what it needs (batchContext): the header of each block with logs and the `from`
+// of each swap's transaction. A node that refuses batches, or answers them in a way the batch
+// path cannot use, and any other Node, read every block with logs whole with its transactions
+// (fullBlocks).
 func (s *Source) blockContext(ctx context.Context, raw []types.Log) (blockContext, error) {
 	rn, ok := s.node.(rpcNode)
-	if !ok || s.batchRefused >= batchRefusals {
+	if !ok || s.batchRefused.Load() >= batchRefusals {
 		return s.fullBlocks(ctx, raw)
 	}
 	bc, sent, err := s.batchContext(ctx, rn.Client(), raw)
 	if err == nil {
 		if sent {
-			s.batchRefused = 0
+			s.batchRefused.Store(0)
 		}
 		return bc, nil
 	}
@@ -104,12 +100,12 @@ func (s *Source) blockContext(ctx context.Context, raw []types.Log) (blockContex
 	if refused {
 		// The node answers block reads but not the batch (a provider without batches,
 		// or with a lower limit): after batchRefusals ranges in a row, stop asking.
-		s.batchRefused++
+		s.batchRefused.Add(1)
 	}
 	return bc, nil
 }
 
-// batchRefusals is how many ranges in a row a node may refuse the batch path (while answering
+// batchRefusals is how many batches in a row a node may refuse (while answering
 // whole blocks) before the source stops trying it.
 const batchRefusals = 3
 
@@ -137,11 +133,12 @@ type rpcHeader struct {
 // eth_getTransactionByBlockHashAndIndex (the block hash and index its log names: the node
 // answers from the block it holds by that hash, cached after the first lookup, instead of
 // searching its index and hashing the block's transactions as eth_getTransactionByHash does)
-// and the headers of the blocks whose logs carry no time by eth_getBlockByNumber (without
-// transactions), SenderBatch calls to a JSON-RPC batch, blockFetchers batches at a time. The
-// answer must be the log's transaction in the log's block, and a header the log's block; else
-// (a reorg between the calls) the range's context is read again from whole blocks. sent is
-// false when there was nothing to ask.
+// and the header of each block with logs by eth_getBlockByNumber (without transactions: its
+// hash and time), SenderBatch calls to a JSON-RPC batch, blockFetchers batches at a time. A
+// lookup must answer the log's transaction in the log's block, and the header by number must be
+// the block the logs name (the canonical chain still holds it); else (a reorg between the calls)
+// the range's context is read again from whole blocks, which fail the same check. sent is false
+// when there was nothing to ask.
 func (s *Source) batchContext(ctx context.Context, c *rpc.Client, raw []types.Log) (bc blockContext, sent bool, err error) {
 	var (
 		txs     []types.Log // the first swap log of each transaction
@@ -153,7 +150,7 @@ func (s *Source) batchContext(ctx context.Context, c *rpc.Client, raw []types.Lo
 		if l.Removed || len(l.Topics) == 0 {
 			continue
 		}
-		if _, ok := numHash[l.BlockNumber]; !ok && l.BlockTimestamp == 0 {
+		if _, ok := numHash[l.BlockNumber]; !ok {
 			numHash[l.BlockNumber] = l.BlockHash
 			nums = append(nums, l.BlockNumber)
 		}
@@ -285,7 +282,7 @@ func (s *Source) fullBlocks(ctx context.Context, raw []types.Log) (blockContext,
 // revert): the caller then makes the calls one by one, which answer for themselves.
 func (s *Source) batchCalls(ctx context.Context, a abi.ABI, addrs []common.Address, methods []string) ([][]callAnswer, bool) {
 	rn, isRPC := s.node.(rpcNode)
-	if !isRPC || s.batchRefused >= batchRefusals || len(addrs) == 0 {
+	if !isRPC || s.batchRefused.Load() >= batchRefusals || len(addrs) == 0 {
 		return nil, false
 	}
 	data := make([][]byte, len(methods))
@@ -313,7 +310,7 @@ func (s *Source) batchCalls(ctx context.Context, a abi.ABI, addrs []common.Addre
 	}
 	if err := g.Wait(); err != nil {
 		if ctx.Err() == nil {
-			s.batchRefused++
+			s.batchRefused.Add(1)
 		}
 		return nil, false
 	}

@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	ethereum "github.com/ethereum/go-ethereum"
@@ -109,15 +110,28 @@ type Source struct {
 	span int64
 	grow int
 	next int64 // the block after the last segment read (its prices carry on)
-	// batchRefused counts the ranges in a row whose batch the node refused (blockContext).
-	batchRefused int
+	// batchRefused counts the batches in a row the node refused (blockContext, batchCalls:
+	// they run side by side).
+	batchRefused atomic.Int32
+	// fit is the widest block range an eth_getLogs asks for on the source's own account: it
+	// starts at firstFit and doubles after each read of that width with under half of
+	// MaxLogsPerRead logs, so a backfill's first ranges are short and its first write starts
+	// early (the follower reads the next range while writing one).
+	fit int64
+	// rest holds the logs read past the end of the last segment (a read cut at
+	// MaxLogsPerRead): those of blocks restFrom..restTo, for a Read from restFrom.
+	rest             []types.Log
+	restFrom, restTo int64
 }
+
+// firstFit is the block range of a source's first eth_getLogs (fit).
+const firstFit = 8
 
 var _ ports.ChainReadAhead = (*Source)(nil)
 
 // NewSource builds a source over node with the chain's pricing setup.
 func NewSource(node Node, cfg dexlog.Config) *Source {
-	return &Source{node: node, cfg: cfg, mapper: dexlog.NewMapper(cfg), notPair: map[common.Address]bool{}}
+	return &Source{node: node, cfg: cfg, mapper: dexlog.NewMapper(cfg), notPair: map[common.Address]bool{}, fit: firstFit}
 }
 
 // Head implements ports.ChainSource.
@@ -158,10 +172,16 @@ func (s *Source) logs(ctx context.Context, from, to int64) ([]types.Log, int64, 
 	if s.span > 0 && to-from+1 > s.span {
 		to = from + s.span - 1
 	}
+	if s.fit > 0 && to-from+1 > s.fit {
+		to = from + s.fit - 1
+	}
 	for {
 		q := ethereum.FilterQuery{FromBlock: big.NewInt(from), ToBlock: big.NewInt(to), Topics: [][]common.Hash{topics}}
 		logs, err := s.node.FilterLogs(ctx, q)
 		if err == nil {
+			if to-from+1 == s.fit && len(logs) < MaxLogsPerRead/2 {
+				s.fit *= 2
+			}
 			if width := to - from + 1; s.span > 0 && width == s.span {
 				if s.grow++; s.grow >= 8 {
 					s.span, s.grow = 2*s.span, 0
@@ -196,10 +216,19 @@ func (s *Source) Read(ctx context.Context, from, to int64) (ports.ChainSegment, 
 		// that stopped): their pools and tokens are announced again.
 		s.mapper.Rewind(from)
 	}
-	raw, to, err := s.logs(ctx, from, to)
-	if err != nil {
+	// read: the logs in hand for blocks from..readTo, from a read before (rest) or the node.
+	var read []types.Log
+	var readTo int64
+	var err error
+	if s.rest != nil && from == s.restFrom {
+		read, readTo = s.rest, s.restTo
+		to = min(to, readTo)
+	} else if read, readTo, err = s.logs(ctx, from, to); err != nil {
 		return ports.ChainSegment{}, err
+	} else {
+		to = readTo
 	}
+	raw := read[:sort.Search(len(read), func(i int) bool { return int64(read[i].BlockNumber) > to })]
 	raw, to = capLogs(raw, from, to)
 	first, err := s.header(ctx, from)
 	if err != nil {
@@ -219,6 +248,14 @@ func (s *Source) Read(ctx context.Context, from, to int64) (ports.ChainSegment, 
 		return ports.ChainSegment{}, err
 	}
 	s.next = to + 1
+	s.rest = nil
+	if to < readTo {
+		rest := read[len(raw):]
+		if rest == nil {
+			rest = []types.Log{}
+		}
+		s.rest, s.restFrom, s.restTo = rest, to+1, readTo
+	}
 	return ports.ChainSegment{From: from, To: to, First: ref(first), Last: ref(last), Events: s.mapper.Map(logs)}, nil
 }
 
