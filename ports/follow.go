@@ -35,6 +35,16 @@ type ChainSource interface {
 	Read(ctx context.Context, from, to int64) (ChainSegment, error)
 }
 
+// ChainReadAhead is a ChainSource whose next range may be read while the range before it is
+// being written (the follower overlaps the node's reads with its ingest transactions). Its Read
+// of a range that starts before the end of the last one read (that range was read ahead but not
+// written: a failed write, a stopped step) maps those blocks as a first reading would.
+type ChainReadAhead interface {
+	ChainSource
+	// ReadAhead is how many ranges may be read ahead of the one being written (≥ 1).
+	ReadAhead() int
+}
+
 // ChainHalt is a follower stopped by a reorganisation deeper than its confirmation depth.
 type ChainHalt struct {
 	Chain  chain.Chain

@@ -136,6 +136,9 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 		workerStop = activity.GetWorkerStopChannel(ctx)
 	}
 	started := a.Clock.Now()
+	if ra, ok := src.(ports.ChainReadAhead); ok && ra.ReadAhead() > 0 {
+		return a.followAhead(ctx, in, src, ra.ReadAhead(), started, workerStop)
+	}
 	var res FollowStepResult
 	for {
 		cp, has, err := a.Checkpoints.Checkpoint(ctx, in.Chain)
@@ -197,6 +200,142 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 		default:
 		}
 	}
+}
+
+// readRange is a range the read-ahead reader of followAhead hands to the writer: a segment read
+// (with the head it was read under), the end of the confirmed chain, or a failure.
+type readRange struct {
+	seg      ports.ChainSegment
+	head     int64
+	caughtUp bool
+	err      error
+}
+
+// followAhead is FollowChain over a source that can be read ahead: a reader goroutine reads
+// the ranges in order, up to ahead of them beyond the one the step is writing, while the step
+// writes them one transaction each, in order, checking each range's first parent against the
+// hash written before it (a deep reorg halts as in FollowChain; what was read ahead is dropped,
+// never written). Reading stops at the confirmed head or once the step has worked
+// FollowStepBudget; the ranges read by then are written. A failed read or write ends the step
+// after the ranges written before it; a range read ahead and not written is read again by the
+// next step.
+func (a *ChainActivities) followAhead(ctx context.Context, in FollowStepInput, src ports.ChainSource, ahead int,
+	started time.Time, workerStop <-chan struct{}) (FollowStepResult, error) {
+	var res FollowStepResult
+	cp, has, err := a.Checkpoints.Checkpoint(ctx, in.Chain)
+	if err != nil {
+		return res, err
+	}
+	if has && cp.Halted != nil {
+		return res, a.halted(*cp.Halted)
+	}
+	head, err := src.Head(ctx)
+	if err != nil {
+		return res, fmt.Errorf("read %s head: %w", in.Chain, err)
+	}
+	res.Head = head
+	next, previous, hash := in.StartBlock, int64(-1), ""
+	if has {
+		next, previous, hash = cp.Block+1, cp.Block, cp.Hash
+		res.Block = cp.Block
+	} else if next < 0 {
+		next = max(head-in.Confirmations, 0)
+	}
+	if next > head-in.Confirmations {
+		res.CaughtUp = true
+		a.progress(in.Chain, res, 0)
+		return res, nil
+	}
+	if !has {
+		res.Block = next - 1
+	}
+
+	rctx, cancel := context.WithCancel(ctx)
+	ranges := make(chan readRange, ahead-1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(ranges)
+		send := func(r readRange) bool {
+			select {
+			case ranges <- r:
+				return r.err == nil && !r.caughtUp
+			case <-rctx.Done():
+				return false
+			}
+		}
+		from := next
+		for {
+			if from > head-in.Confirmations {
+				// The head read last is reached: is there more by now?
+				h, err := src.Head(rctx)
+				if err != nil {
+					send(readRange{err: fmt.Errorf("read %s head: %w", in.Chain, err)})
+					return
+				}
+				head = h
+				if from > head-in.Confirmations {
+					send(readRange{head: head, caughtUp: true})
+					return
+				}
+			}
+			if a.Clock.Now().Sub(started) >= FollowStepBudget {
+				return
+			}
+			seg, err := src.Read(rctx, from, min(head-in.Confirmations, from+in.MaxRange-1))
+			if err != nil {
+				err = fmt.Errorf("read %s blocks from %d: %w", in.Chain, from, err)
+			}
+			if !send(readRange{seg: seg, head: head, err: err}) {
+				return
+			}
+			from = seg.To + 1
+		}
+	}()
+	// The reader is done with the source before the step returns (the next step reads it).
+	defer func() {
+		cancel()
+		<-done
+	}()
+
+	for r := range ranges {
+		if r.err != nil {
+			return res, r.err
+		}
+		res.Head = r.head
+		if r.caughtUp {
+			res.CaughtUp = true
+			a.progress(in.Chain, res, 0)
+			return res, nil
+		}
+		seg := r.seg
+		if hash != "" && seg.First.Parent != hash {
+			h := ports.ChainHalt{Chain: in.Chain, Block: res.Block, Reason: fmt.Sprintf(
+				"block %d's parent is %s, not %s as written at block %d: a reorg deeper than %d confirmations",
+				seg.First.Number, seg.First.Parent, hash, res.Block, in.Confirmations)}
+			if err := a.Checkpoints.Halt(ctx, h); err != nil {
+				return res, err
+			}
+			return res, a.halted(h)
+		}
+		w, err := a.Ingest.IngestThrough(ctx, seg.Events, chainevent.Checkpoint{Chain: in.Chain, Block: seg.To, Hash: seg.Last.Hash, Previous: previous})
+		if err != nil {
+			return res, fmt.Errorf("write %s blocks %d–%d: %w", in.Chain, seg.From, seg.To, err)
+		}
+		previous, hash = seg.To, seg.Last.Hash
+		res.Blocks += seg.To - res.Block
+		res.Block = seg.To
+		res.Trades += int64(w.Trades)
+		res.Events += int64(len(seg.Events))
+		a.progress(in.Chain, res, w.Trades)
+		select {
+		case <-workerStop:
+			return res, nil
+		default:
+		}
+	}
+	// The reader stopped at the budget, or at a cancelled step.
+	return res, ctx.Err()
 }
 
 // progress reports the step's position and the trades written since its last report.

@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	ethereum "github.com/ethereum/go-ethereum"
@@ -75,12 +76,6 @@ type Node interface {
 	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
 }
 
-// senderNode is a Node that can tell a transaction's sender (ethclient: the `from` its node sent
-// with the block).
-type senderNode interface {
-	TransactionSender(ctx context.Context, tx *types.Transaction, block common.Hash, index uint) (common.Address, error)
-}
-
 // Dial connects to a node's HTTP or WebSocket JSON-RPC URL.
 func Dial(ctx context.Context, url string) (*ethclient.Client, error) {
 	c, err := ethclient.DialContext(ctx, url)
@@ -115,13 +110,28 @@ type Source struct {
 	span int64
 	grow int
 	next int64 // the block after the last segment read (its prices carry on)
+	// batchRefused counts the batches in a row the node refused (blockContext, batchCalls:
+	// they run side by side).
+	batchRefused atomic.Int32
+	// fit is the widest block range an eth_getLogs asks for on the source's own account: it
+	// starts at firstFit and doubles after each read of that width with under half of
+	// MaxLogsPerRead logs, so a backfill's first ranges are short and its first write starts
+	// early (the follower reads the next range while writing one).
+	fit int64
+	// rest holds the logs read past the end of the last segment (a read cut at
+	// MaxLogsPerRead): those of blocks restFrom..restTo, for a Read from restFrom.
+	rest             []types.Log
+	restFrom, restTo int64
 }
 
-var _ ports.ChainSource = (*Source)(nil)
+// firstFit is the block range of a source's first eth_getLogs (fit).
+const firstFit = 8
+
+var _ ports.ChainReadAhead = (*Source)(nil)
 
 // NewSource builds a source over node with the chain's pricing setup.
 func NewSource(node Node, cfg dexlog.Config) *Source {
-	return &Source{node: node, cfg: cfg, mapper: dexlog.NewMapper(cfg), notPair: map[common.Address]bool{}}
+	return &Source{node: node, cfg: cfg, mapper: dexlog.NewMapper(cfg), notPair: map[common.Address]bool{}, fit: firstFit}
 }
 
 // Head implements ports.ChainSource.
@@ -162,10 +172,16 @@ func (s *Source) logs(ctx context.Context, from, to int64) ([]types.Log, int64, 
 	if s.span > 0 && to-from+1 > s.span {
 		to = from + s.span - 1
 	}
+	if s.fit > 0 && to-from+1 > s.fit {
+		to = from + s.fit - 1
+	}
 	for {
 		q := ethereum.FilterQuery{FromBlock: big.NewInt(from), ToBlock: big.NewInt(to), Topics: [][]common.Hash{topics}}
 		logs, err := s.node.FilterLogs(ctx, q)
 		if err == nil {
+			if to-from+1 == s.fit && len(logs) < MaxLogsPerRead/2 {
+				s.fit *= 2
+			}
 			if width := to - from + 1; s.span > 0 && width == s.span {
 				if s.grow++; s.grow >= 8 {
 					s.span, s.grow = 2*s.span, 0
@@ -181,6 +197,11 @@ func (s *Source) logs(ctx context.Context, from, to int64) ([]types.Log, int64, 
 	}
 }
 
+// ReadAhead implements ports.ChainReadAhead: one range may be read while the one before it is
+// written; Read from a block it read before maps those blocks again as a first reading did
+// (their pools and tokens announced again; prices from the stable pool's state before them).
+func (s *Source) ReadAhead() int { return 1 }
+
 // Read implements ports.ChainSource.
 func (s *Source) Read(ctx context.Context, from, to int64) (ports.ChainSegment, error) {
 	if s.signer == nil {
@@ -190,10 +211,24 @@ func (s *Source) Read(ctx context.Context, from, to int64) (ports.ChainSegment, 
 		}
 		s.signer = types.LatestSignerForChainID(id)
 	}
-	raw, to, err := s.logs(ctx, from, to)
-	if err != nil {
-		return ports.ChainSegment{}, err
+	if from < s.next {
+		// Blocks read before and not written (a failed write, a range read ahead of a step
+		// that stopped): their pools and tokens are announced again.
+		s.mapper.Rewind(from)
 	}
+	// read: the logs in hand for blocks from..readTo, from a read before (rest) or the node.
+	var read []types.Log
+	var readTo int64
+	var err error
+	if s.rest != nil && from == s.restFrom {
+		read, readTo = s.rest, s.restTo
+		to = min(to, readTo)
+	} else if read, readTo, err = s.logs(ctx, from, to); err != nil {
+		return ports.ChainSegment{}, err
+	} else {
+		to = readTo
+	}
+	raw := read[:sort.Search(len(read), func(i int) bool { return int64(read[i].BlockNumber) > to })]
 	raw, to = capLogs(raw, from, to)
 	first, err := s.header(ctx, from)
 	if err != nil {
@@ -213,6 +248,14 @@ func (s *Source) Read(ctx context.Context, from, to int64) (ports.ChainSegment, 
 		return ports.ChainSegment{}, err
 	}
 	s.next = to + 1
+	s.rest = nil
+	if to < readTo {
+		rest := read[len(raw):]
+		if rest == nil {
+			rest = []types.Log{}
+		}
+		s.rest, s.restFrom, s.restTo = rest, to+1, readTo
+	}
 	return ports.ChainSegment{From: from, To: to, First: ref(first), Last: ref(last), Events: s.mapper.Map(logs)}, nil
 }
 
@@ -351,15 +394,46 @@ func (s *Source) readPair(ctx context.Context, addr common.Address, v dexlog.Ver
 			return p, false, fmt.Errorf("pool %s fee: %w", key, err)
 		}
 	}
+	ans := make([]callAnswer, len(pairMethods))
+	for i, m := range pairMethods {
+		ans[i].out, ans[i].err = s.rawCall(ctx, pairABI, addr, m)
+		if ans[i].err != nil {
+			break // the answers after it are not read
+		}
+	}
+	return pairFrom(addr, v, ans)
+}
+
+// callAnswer is an eth_call's answer: the data returned, or the error of the node or the EVM.
+type callAnswer struct {
+	out []byte
+	err error
+}
+
+var (
+	// pairMethods are the calls that read a pool (pairFrom).
+	pairMethods = []string{"token0", "token1", "factory"}
+	// tokenMethods are the calls that read a token's metadata (tokenFrom).
+	tokenMethods = []string{"name", "symbol", "decimals", "totalSupply"}
+)
+
+// pairFrom is the pool the answers to pairMethods describe; ok is false for a contract that does
+// not answer as one (a revert, no code, an answer that is not an address). A node failure is an
+// error.
+func pairFrom(addr common.Address, v dexlog.Version, ans []callAnswer) (p dexlog.Pair, ok bool, err error) {
+	key := strings.ToLower(addr.Hex())
 	var got [3]common.Address
-	for i, m := range []string{"token0", "token1", "factory"} {
-		out, err := s.call(ctx, pairABI, addr, nil, m)
-		if err != nil {
+	for i, m := range pairMethods {
+		if err := ans[i].err; err != nil {
 			var de rpcDataError
 			if errors.As(err, &de) || errors.Is(err, bind.ErrNoCode) || isDecodeError(err) {
 				return p, false, nil
 			}
 			return p, false, fmt.Errorf("pair %s %s: %w", key, m, err)
+		}
+		out, err := pairABI.Unpack(m, ans[i].out)
+		if err != nil || len(out) == 0 {
+			return p, false, nil // no code answers nothing
 		}
 		a, isAddr := out[0].(common.Address)
 		if !isAddr {
@@ -371,9 +445,10 @@ func (s *Source) readPair(ctx context.Context, addr common.Address, v dexlog.Ver
 		Factory: strings.ToLower(got[2].Hex()), Version: v}, true, nil
 }
 
-// prefetch learns, blockFetchers at a time, the pools the logs name and the tokens of those and
-// of the pools they create, which decode would otherwise read one call at a time: a backfill
-// meets thousands of them (each pool three eth_calls, each token four).
+// prefetch learns the pools the logs name and the tokens of those and of the pools they create,
+// which decode would otherwise read one call at a time: a backfill meets thousands of them (each
+// pool three eth_calls, each token four). Over JSON-RPC the calls go in batches (batchCalls);
+// else, or when the node does not answer them so, blockFetchers pools or tokens at a time.
 func (s *Source) prefetch(ctx context.Context, raw []types.Log) error {
 	type want struct {
 		addr common.Address
@@ -416,17 +491,31 @@ func (s *Source) prefetch(ctx context.Context, raw []types.Log) error {
 		ok bool
 	}
 	got := make([]readP, len(pools))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(blockFetchers)
+	addrs := make([]common.Address, len(pools))
 	for i, w := range pools {
-		g.Go(func() error {
-			p, ok, err := s.readPair(gctx, w.addr, w.v)
-			got[i] = readP{p, ok}
-			return err
-		})
+		addrs[i] = w.addr
 	}
-	if err := g.Wait(); err != nil {
-		return err
+	if ans, ok := s.batchCalls(ctx, pairABI, addrs, pairMethods); ok {
+		for i, w := range pools {
+			p, isPair, err := pairFrom(w.addr, w.v, ans[i])
+			if err != nil {
+				return err
+			}
+			got[i] = readP{p, isPair}
+		}
+	} else {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(blockFetchers)
+		for i, w := range pools {
+			g.Go(func() error {
+				p, ok, err := s.readPair(gctx, w.addr, w.v)
+				got[i] = readP{p, ok}
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
 	}
 	for i, r := range got {
 		if !r.ok {
@@ -438,17 +527,27 @@ func (s *Source) prefetch(ctx context.Context, raw []types.Log) error {
 		addToken(common.HexToAddress(r.p.Token1))
 	}
 	mds := make([]dexlog.Token, len(tokens))
-	g, gctx = errgroup.WithContext(ctx)
-	g.SetLimit(blockFetchers)
-	for i, a := range tokens {
-		g.Go(func() error {
-			md, err := s.token(gctx, a)
+	if ans, ok := s.batchCalls(ctx, erc20ABI, tokens, tokenMethods); ok {
+		for i, a := range tokens {
+			md, err := tokenFrom(a, ans[i])
+			if err != nil {
+				return err
+			}
 			mds[i] = md
+		}
+	} else {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(blockFetchers)
+		for i, a := range tokens {
+			g.Go(func() error {
+				md, err := s.token(gctx, a)
+				mds[i] = md
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
 			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
+		}
 	}
 	for _, md := range mds {
 		s.mapper.AddToken(md)
@@ -485,33 +584,31 @@ func (s *Source) learnPairTokens(ctx context.Context, pairKey string) error {
 	return nil
 }
 
-// decode turns raw logs into dexlog logs: each block with logs is read once (its time and its
-// transactions' senders), each unknown pair and token once.
+// decode turns raw logs into dexlog logs: each swap's sender and each block's time are read
+// once (blockContext), each unknown pair and token once.
 func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, error) {
-	// The block bodies and the new pools' and tokens' metadata are read side by side.
-	var blocks map[uint64]*types.Block
+	// The blocks' context and the new pools' and tokens' metadata are read side by side.
+	var bc blockContext
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		blocks, err = s.blocks(gctx, raw)
+		bc, err = s.blockContext(gctx, raw)
 		return err
 	})
 	g.Go(func() error { return s.prefetch(gctx, raw) })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	senders := map[common.Hash]common.Address{}
 	out := make([]dexlog.Log, 0, len(raw))
 	for _, l := range raw {
 		if l.Removed || len(l.Topics) == 0 {
 			continue
 		}
-		b := blocks[l.BlockNumber]
-		if b.Hash() != l.BlockHash {
-			// The block changed between the two calls (a reorg at this depth): read again.
-			return nil, fmt.Errorf("block %d is %s, its log named %s", l.BlockNumber, b.Hash().Hex(), l.BlockHash.Hex())
+		t, err := bc.time(l)
+		if err != nil {
+			return nil, err
 		}
 		dl := dexlog.Log{Block: dexlog.Block{Number: int64(l.BlockNumber), Hash: strings.ToLower(l.BlockHash.Hex()),
-			Time: int64(b.Time()) * 1000}, TxHash: strings.ToLower(l.TxHash.Hex()), Index: int32(l.Index),
+			Time: int64(t) * 1000}, TxHash: strings.ToLower(l.TxHash.Hex()), Index: int32(l.Index),
 			Address: strings.ToLower(l.Address.Hex())}
 		switch l.Topics[0] {
 		case topicPairCreated:
@@ -519,7 +616,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 				Token0, Token1, Pair common.Address
 				Arg3                 *big.Int
 			}
-			if err := unpack(factoryABI, &ev, "PairCreated", l); err != nil {
+			if err := unpack(factoryLogs, &ev, "PairCreated", l); err != nil {
 				continue // same topic, other layout: not a V2 factory
 			}
 			p := dexlog.Pair{Address: strings.ToLower(ev.Pair.Hex()), Factory: dl.Address,
@@ -531,7 +628,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 			dl.PairCreated = &dexlog.PairCreated{Pair: p}
 		case topicSync:
 			var ev struct{ Reserve0, Reserve1 *big.Int }
-			if err := unpack(pairABI, &ev, "Sync", l); err != nil {
+			if err := unpack(pairLogs, &ev, "Sync", l); err != nil {
 				continue
 			}
 			if err := s.learnPair(ctx, l.Address, dexlog.V2); err != nil {
@@ -544,13 +641,13 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 				Amount0In, Amount1In, Amount0Out, Amount1Out *big.Int
 				To                                           common.Address
 			}
-			if err := unpack(pairABI, &ev, "Swap", l); err != nil {
+			if err := unpack(pairLogs, &ev, "Swap", l); err != nil {
 				continue
 			}
 			if err := s.learnPair(ctx, l.Address, dexlog.V2); err != nil {
 				return nil, err
 			}
-			from, err := s.sender(ctx, b, l, senders)
+			from, err := bc.sender(l)
 			if err != nil {
 				return nil, err
 			}
@@ -563,7 +660,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 				Fee, TickSpacing *big.Int
 				Pool             common.Address
 			}
-			if err := unpack(factV3ABI, &ev, "PoolCreated", l); err != nil {
+			if err := unpack(factV3Logs, &ev, "PoolCreated", l); err != nil {
 				continue
 			}
 			p := dexlog.Pair{Address: strings.ToLower(ev.Pool.Hex()), Factory: dl.Address,
@@ -575,7 +672,7 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 			dl.PoolCreated = &dexlog.PoolCreated{Pair: p}
 		case topicInitialize:
 			var ev struct{ SqrtPriceX96, Tick *big.Int }
-			if err := unpack(poolV3ABI, &ev, "Initialize", l); err != nil {
+			if err := unpack(poolV3Logs, &ev, "Initialize", l); err != nil {
 				continue
 			}
 			if err := s.learnPair(ctx, l.Address, dexlog.V3); err != nil {
@@ -587,13 +684,13 @@ func (s *Source) decode(ctx context.Context, raw []types.Log) ([]dexlog.Log, err
 				Sender, Recipient                               common.Address
 				Amount0, Amount1, SqrtPriceX96, Liquidity, Tick *big.Int
 			}
-			if err := unpack(poolV3ABI, &ev, "Swap", l); err != nil {
+			if err := unpack(poolV3Logs, &ev, "Swap", l); err != nil {
 				continue
 			}
 			if err := s.learnPair(ctx, l.Address, dexlog.V3); err != nil {
 				return nil, err
 			}
-			from, err := s.sender(ctx, b, l, senders)
+			from, err := bc.sender(l)
 			if err != nil {
 				return nil, err
 			}
@@ -692,40 +789,6 @@ func stateUnavailable(err error) bool {
 	return false
 }
 
-// blockFetchers is how many block bodies a range reads at once.
-const blockFetchers = 8
-
-// blocks reads the body of every block the logs are in, blockFetchers at a time.
-func (s *Source) blocks(ctx context.Context, raw []types.Log) (map[uint64]*types.Block, error) {
-	var nums []uint64
-	for _, l := range raw {
-		if len(nums) == 0 || nums[len(nums)-1] != l.BlockNumber {
-			nums = append(nums, l.BlockNumber)
-		}
-	}
-	got := make([]*types.Block, len(nums))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(blockFetchers)
-	for i, n := range nums {
-		g.Go(func() error {
-			b, err := s.node.BlockByNumber(gctx, new(big.Int).SetUint64(n))
-			if err != nil {
-				return fmt.Errorf("block %d: %w", n, err)
-			}
-			got[i] = b
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	out := make(map[uint64]*types.Block, len(nums))
-	for i, n := range nums {
-		out[n] = got[i]
-	}
-	return out, nil
-}
-
 // MaxLogsPerRead bounds one segment's logs, so one ingest transaction stays the size of a
 // stream's batch: a range with more is cut at the block where the limit falls (a single block
 // with more is read whole).
@@ -749,36 +812,21 @@ func capLogs(raw []types.Log, from, to int64) ([]types.Log, int64) {
 	return raw[:i], int64(cut) - 1
 }
 
-// unpack decodes a log's indexed topics and data into out with the contract's ABI.
-func unpack(a abi.ABI, out any, event string, l types.Log) error {
-	return bind.NewBoundContract(common.Address{}, a, nil, nil, nil).UnpackLog(out, event, l)
+// Log decoders of the contracts' ABIs (they only read their ABI: shared).
+var (
+	pairLogs    = logDecoder(pairABI)
+	factoryLogs = logDecoder(factoryABI)
+	poolV3Logs  = logDecoder(poolV3ABI)
+	factV3Logs  = logDecoder(factV3ABI)
+)
+
+func logDecoder(a abi.ABI) *bind.BoundContract {
+	return bind.NewBoundContract(common.Address{}, a, nil, nil, nil)
 }
 
-// sender is the transaction's signer: from a JSON-RPC node, the `from` it sent with the block's
-// transactions (ethclient keeps it; the node is trusted for the logs already), or the one it
-// answers for the transaction's place in the block when it sent none; from any other Node,
-// recovered from the signature, which cost about a tenth of a backfill's CPU.
-func (s *Source) sender(ctx context.Context, b *types.Block, l types.Log, cache map[common.Hash]common.Address) (common.Address, error) {
-	tx := l.TxHash
-	if a, ok := cache[tx]; ok {
-		return a, nil
-	}
-	t := b.Transaction(tx)
-	if t == nil {
-		return common.Address{}, fmt.Errorf("transaction %s not in block %d", tx.Hex(), b.NumberU64())
-	}
-	var a common.Address
-	var err error
-	if sn, ok := s.node.(senderNode); ok {
-		a, err = sn.TransactionSender(ctx, t, b.Hash(), l.TxIndex)
-	} else {
-		a, err = types.Sender(s.signer, t)
-	}
-	if err != nil {
-		return common.Address{}, fmt.Errorf("sender of %s: %w", tx.Hex(), err)
-	}
-	cache[tx] = a
-	return a, nil
+// unpack decodes a log's indexed topics and data into out with the contract's ABI.
+func unpack(c *bind.BoundContract, out any, event string, l types.Log) error {
+	return c.UnpackLog(out, event, l)
 }
 
 // Metadata fallbacks for tokens that do not answer a call (docs/engine.md, "Chain follower").
@@ -792,39 +840,54 @@ const (
 // token reads an ERC-20's name, symbol, decimals and total supply, each tolerant of a revert, an
 // empty answer and the bytes32 strings of early tokens.
 func (s *Source) token(ctx context.Context, addr common.Address) (dexlog.Token, error) {
+	ans := make([]callAnswer, len(tokenMethods))
+	for i, m := range tokenMethods {
+		ans[i].out, ans[i].err = s.rawCall(ctx, erc20ABI, addr, m)
+		if ans[i].err != nil && !reverted(ans[i].err) {
+			break // a node failure: the answers after it are not read
+		}
+	}
+	return tokenFrom(addr, ans)
+}
+
+// tokenFrom is the token the answers to tokenMethods describe: a method that reverts or answers
+// what does not decode takes its fallback; a node failure is an error.
+func tokenFrom(addr common.Address, ans []callAnswer) (dexlog.Token, error) {
 	t := dexlog.Token{Address: strings.ToLower(addr.Hex()), Decimals: FallbackDecimals, TotalSupply: decimal.Zero}
-	name, err := s.text(ctx, addr, "name")
-	if err != nil {
-		return t, err
+	for i, m := range tokenMethods {
+		if err := ans[i].err; err != nil && !reverted(err) {
+			if i < 2 {
+				return t, fmt.Errorf("token %s %s: %w", addr.Hex(), m, err)
+			}
+			return t, fmt.Errorf("token %s %s: %w", t.Address, m, err)
+		}
 	}
-	symbol, err := s.text(ctx, addr, "symbol")
-	if err != nil {
-		return t, err
+	text := func(a callAnswer) string {
+		if a.err != nil {
+			return ""
+		}
+		return DecodeText(a.out)
 	}
-	t.Name, t.Symbol = name, symbol
+	t.Name, t.Symbol = text(ans[0]), text(ans[1])
 	if t.Symbol == "" {
 		t.Symbol = FallbackSymbol
 	}
 	if t.Name == "" {
 		t.Name = t.Symbol
 	}
-	if b, err := s.rawCall(ctx, erc20ABI, addr, "decimals"); err == nil {
-		if v, err := erc20ABI.Unpack("decimals", b); err == nil && len(v) == 1 {
+	if a := ans[2]; a.err == nil {
+		if v, err := erc20ABI.Unpack("decimals", a.out); err == nil && len(v) == 1 {
 			if d, ok := v[0].(uint8); ok {
 				t.Decimals = int32(min(d, maxDecimals))
 			}
 		}
-	} else if !reverted(err) {
-		return t, fmt.Errorf("token %s decimals: %w", t.Address, err)
 	}
-	if b, err := s.rawCall(ctx, erc20ABI, addr, "totalSupply"); err == nil {
-		if v, err := erc20ABI.Unpack("totalSupply", b); err == nil && len(v) == 1 {
+	if a := ans[3]; a.err == nil {
+		if v, err := erc20ABI.Unpack("totalSupply", a.out); err == nil && len(v) == 1 {
 			if n, ok := v[0].(*big.Int); ok {
 				t.TotalSupply = decimal.NewFromBigInt(n, 0)
 			}
 		}
-	} else if !reverted(err) {
-		return t, fmt.Errorf("token %s totalSupply: %w", t.Address, err)
 	}
 	return t, nil
 }
@@ -834,19 +897,6 @@ func (s *Source) token(ctx context.Context, addr common.Address) (dexlog.Token, 
 func reverted(err error) bool {
 	var de rpcDataError
 	return errors.As(err, &de) || isDecodeError(err)
-}
-
-// text reads a string method (name, symbol) as string, else as bytes32; "" when neither fits or
-// the call reverts.
-func (s *Source) text(ctx context.Context, addr common.Address, method string) (string, error) {
-	b, err := s.rawCall(ctx, erc20ABI, addr, method)
-	if err != nil {
-		if reverted(err) {
-			return "", nil
-		}
-		return "", fmt.Errorf("token %s %s: %w", addr.Hex(), method, err)
-	}
-	return DecodeText(b), nil
 }
 
 // DecodeText decodes an ERC-20 name or symbol answer: an ABI string, or a bytes32 padded with

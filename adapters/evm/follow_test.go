@@ -52,8 +52,13 @@ type world struct {
 }
 
 func newWorld(t *testing.T, wallets ...*ecdsa.PrivateKey) *world {
+	return newWorldOn(t, false, wallets...)
+}
+
+// newWorldOn is newWorld; with http, the chain also serves JSON-RPC on loopback (URL).
+func newWorldOn(t *testing.T, http bool, wallets ...*ecdsa.PrivateKey) *world {
 	pgtest.Truncate(t, "chain_checkpoints")
-	w := &world{Standard: evmtest.NewStandard(t, evmtest.NewChain(t, false, wallets...), wallets...)}
+	w := &world{Standard: evmtest.NewStandard(t, evmtest.NewChain(t, http, wallets...), wallets...)}
 	w.cfg = dexlog.Config{Chain: chain.Eth, Native: lower(w.WETH), Stables: []string{lower(w.USDC)}, StablePool: lower(w.Stable)}
 	pool := pgtest.Pool(t)
 	w.store = postgres.NewIngestStore(pool)

@@ -141,7 +141,7 @@ type Mapper struct {
 	stables   map[string]bool
 	pairs     map[string]Pair
 	tokens    map[string]Token
-	announced map[string]bool // tokens and pools whose creation events were emitted
+	announced map[string]int64 // tokens and pools whose creation events were emitted, at which block
 	reserves  map[string][2]decimal.Decimal
 	v3        map[string]V3State
 	nativeUSD decimal.Decimal
@@ -152,7 +152,7 @@ func NewMapper(cfg Config) *Mapper {
 	cfg.Native = norm(cfg.Native)
 	cfg.StablePool = norm(cfg.StablePool)
 	m := &Mapper{cfg: cfg, stables: map[string]bool{}, pairs: map[string]Pair{}, tokens: map[string]Token{},
-		announced: map[string]bool{}, reserves: map[string][2]decimal.Decimal{}, v3: map[string]V3State{}}
+		announced: map[string]int64{}, reserves: map[string][2]decimal.Decimal{}, v3: map[string]V3State{}}
 	for _, s := range cfg.Stables {
 		m.stables[norm(s)] = true
 	}
@@ -198,6 +198,16 @@ func (m *Mapper) Pair(addr string) (Pair, bool) { p, ok := m.pairs[norm(addr)]; 
 // ForgetNativePrice drops the native token's USD price: trades are valued in USD again only
 // after the stable pool's next Sync (or SetReserves).
 func (m *Mapper) ForgetNativePrice() { m.nativeUSD = decimal.Zero }
+
+// Rewind forgets the creation events emitted for blocks from block on: a caller that maps
+// those blocks again (their events were not written) gets them again.
+func (m *Mapper) Rewind(block int64) {
+	for k, at := range m.announced {
+		if at >= block {
+			delete(m.announced, k)
+		}
+	}
+}
 
 // Map turns logs, in chain order, into ingest events: token.created and pool.created the first
 // time a token or pair shows up, a trade per Swap (V2 or V3) and a pool.snapshot per pair and
@@ -279,14 +289,14 @@ func (m *Mapper) ready(addr string) bool {
 // announce appends the token.created and pool.created events of a pair not announced yet.
 func (m *Mapper) announce(out []chainevent.Event, addr string, b Block) []chainevent.Event {
 	p, ok := m.pairs[addr]
-	if !ok || m.announced[addr] || !m.ready(addr) {
+	if _, done := m.announced[addr]; !ok || done || !m.ready(addr) {
 		return out
 	}
 	for _, ta := range []string{p.Token0, p.Token1} {
-		if m.announced[ta] {
+		if _, done := m.announced[ta]; done {
 			continue
 		}
-		m.announced[ta] = true
+		m.announced[ta] = b.Number
 		t := m.tokens[ta]
 		supply := t.TotalSupply.Shift(-t.Decimals)
 		at, height := b.Time, b.Number
@@ -296,7 +306,7 @@ func (m *Mapper) announce(out []chainevent.Event, addr string, b Block) []chaine
 			TotalSupply: supply, CirculatingSupply: supply,
 		})
 	}
-	m.announced[addr] = true
+	m.announced[addr] = b.Number
 	base, quote := m.orient(p)
 	family, name := p.family()
 	out = append(out, chainevent.PoolCreated{Pool: pool.Pool{Chain: m.cfg.Chain, Address: p.Address, ProgramAddress: p.Factory,

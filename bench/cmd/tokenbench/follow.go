@@ -94,7 +94,8 @@ func (b *bench) followRows(ctx context.Context, size followSize) report.Row {
 		return fail("count the followed trades", err)
 	}
 	row.Subject = report.Measure{Name: "FollowChain from block 0", Calls: trades, Unit: "swaps/s", Rate: float64(trades) / took.Seconds(), P50: took}
-	b.logf("follow: %d trades in %s (%d steps, %s in the ingest transactions)", trades, took.Round(time.Millisecond), steps, rec.spent.Round(time.Millisecond))
+	b.logf("follow: %d trades in %s (%d steps, %s in the %d ingest transactions)", trades, took.Round(time.Millisecond), steps,
+		rec.spent.Round(time.Millisecond), rec.calls)
 
 	file := filepath.Join(b.st.dir, "follow.ndjson")
 	if err := writeEvents(file, rec.events); err != nil {
@@ -120,9 +121,9 @@ func (b *bench) followRows(ctx context.Context, size followSize) report.Row {
 	row.Baselines = []report.Measure{{Name: "tokenscope import of the same events (NDJSON)", Calls: imported, Unit: "swaps/s",
 		Rate: float64(imported) / itook.Seconds(), P50: itook}}
 	row.Note = fmt.Sprintf("%s swaps from %d wallets in %d blocks (%d swaps a block) over %s V2 pools, built in this process "+
-		"before the timing (%s); the follower's time covers every eth_getLogs, header and block read over HTTP, the sender "+
-		"recovery, the token and pair reads by eth_call, the mapping and %d ingest transactions (%s of it), in %d FollowChain "+
-		"steps of up to 2,000 blocks; the import's is its own stream time over the %s events the follower wrote; the p50 column "+
+		"before the timing (%s); the follower's time covers every eth_getLogs over HTTP, the JSON-RPC batches of headers, "+
+		"transaction lookups (each swap's sender) and eth_calls (new pairs and tokens), the mapping and %d ingest transactions "+
+		"(%s of it; the next range is read while one is written), in %d FollowChain steps of up to 2,000 blocks; the import's is its own stream time over the %s events the follower wrote; the p50 column "+
 		"holds each total time; %d swaps made, %d trades followed, %d imported",
 		thousands(int64(sim.swaps)), size.wallets, sim.head, size.perBlock, thousands(int64(size.pools)), sim.took.Round(time.Second),
 		rec.calls, rec.spent.Round(time.Millisecond), steps, thousands(int64(len(rec.events))), sim.swaps, trades, imported)
