@@ -76,7 +76,14 @@ type CheckpointedIngester interface {
 	IngestThrough(ctx context.Context, events []chainevent.Event, cp chainevent.Checkpoint) (chainevent.Result, error)
 }
 
-// CheckpointedStore is the store side of CheckpointedIngester (IngestStore.Apply plus the
+// IngestFlusher is a CheckpointedIngester whose batches leave the market data of their tokens (and
+// the derivations of small batches' trades) to a flush, as a stream's batches do: Flush derives
+// everything they left. A follower calls it at the end of each step.
+type IngestFlusher interface {
+	Flush(ctx context.Context) error
+}
+
+// CheckpointedStore is the store side of CheckpointedIngester (IngestStore.ApplyPending plus the
 // checkpoint write in the batch's transaction; a moved checkpoint is a fault.Conflict).
 type CheckpointedStore interface {
 	ApplyThrough(ctx context.Context, b chainevent.Batch, cp chainevent.Checkpoint, now time.Time) (chainevent.Result, error)

@@ -136,6 +136,11 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 		workerStop = activity.GetWorkerStopChannel(ctx)
 	}
 	started := a.Clock.Now()
+	if f, ok := a.Ingest.(ports.IngestFlusher); ok {
+		// What the step's ranges left pending is derived before the step returns (a failed
+		// flush is left to the next one, or to any process's refresh round).
+		defer func() { _ = f.Flush(ctx) }()
+	}
 	if ra, ok := src.(ports.ChainReadAhead); ok && ra.ReadAhead() > 0 {
 		return a.followAhead(ctx, in, src, ra.ReadAhead(), started, workerStop)
 	}

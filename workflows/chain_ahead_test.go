@@ -71,6 +71,15 @@ type aheadStore struct {
 	writes []chainevent.Checkpoint
 	events []string
 	failTo int64
+	// flushes holds, for each Flush, how many ranges had been written.
+	flushes []int
+}
+
+func (s *aheadStore) Flush(context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flushes = append(s.flushes, len(s.writes))
+	return nil
 }
 
 func (s *aheadStore) Checkpoint(context.Context, chain.Chain) (ports.ChainCheckpoint, bool, error) {
@@ -151,12 +160,16 @@ func TestFollowChainReadsAheadAndWritesRangesInOrder(t *testing.T) {
 	// Read ranges are at most: the one being written, the ones handed over (ahead − 1
 	// buffered), and the one being read.
 	assert.LessOrEqual(t, src.maxLead, src.ahead+1)
+	// The ingest path leaves derivations to a flush (ports.IngestFlusher): the step flushes once,
+	// after its last write.
+	assert.Equal(t, []int{len(want)}, st.flushes)
 
-	// Caught up: the next step reads nothing.
+	// Caught up: the next step reads nothing (and flushes what may be left).
 	r, err = aheadFollower(src, st).FollowChain(context.Background(), workflows.FollowStepInput{Chain: chain.Eth, Confirmations: 10, MaxRange: 10})
 	require.NoError(t, err)
 	assert.True(t, r.CaughtUp)
 	assert.Len(t, src.reads, len(want))
+	assert.Equal(t, []int{len(want), len(want)}, st.flushes)
 }
 
 // A range whose first block's parent is not the block written before it (a reorg deeper than

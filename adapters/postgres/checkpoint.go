@@ -26,7 +26,9 @@ var (
 	_ ports.ChainCheckpointStore = (*ChainStore)(nil)
 )
 
-// ApplyThrough is Apply plus cp written in the batch's transaction: both commit or neither does.
+// ApplyThrough is ApplyPending plus cp written in the batch's transaction: both commit or neither
+// does. As for a stream's batch, the market data of the tokens it touched (and the derivations of
+// its trades, under deferBelow of them) are left to the next Flush, marked in the same transaction.
 // A checkpoint another writer moved since cp.Previous was read (or a halted chain) is a
 // fault.Conflict, and nothing of the batch is written. An empty batch writes the checkpoint alone.
 func (s *IngestStore) ApplyThrough(ctx context.Context, b chainevent.Batch, cp chainevent.Checkpoint, now time.Time) (chainevent.Result, error) {
@@ -34,7 +36,7 @@ func (s *IngestStore) ApplyThrough(ctx context.Context, b chainevent.Batch, cp c
 	err := writeAnnouncedBy(ctx, s.pool, func(tx pgx.Tx) (marketChange, error) {
 		var touched []ports.TokenRef
 		if b.Len() > 0 {
-			r, t, err := applyIn(ctx, tx, b, now, false)
+			r, t, err := applyIn(ctx, tx, b, now, true)
 			if err != nil {
 				return nil, err
 			}

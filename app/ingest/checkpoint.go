@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"context"
+	"sync"
+	"time"
 
 	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/ports"
@@ -13,13 +15,19 @@ import (
 type Checkpointed struct {
 	svc   *Service
 	store ports.CheckpointedStore
+
+	mu      sync.Mutex
+	flushed time.Time // when this path last flushed
 }
 
-var _ ports.CheckpointedIngester = (*Checkpointed)(nil)
+var (
+	_ ports.CheckpointedIngester = (*Checkpointed)(nil)
+	_ ports.IngestFlusher        = (*Checkpointed)(nil)
+)
 
 // Checkpointed returns s's follower ingest path over store (the same database as s's store).
 func (s *Service) Checkpointed(store ports.CheckpointedStore) *Checkpointed {
-	return &Checkpointed{svc: s, store: store}
+	return &Checkpointed{svc: s, store: store, flushed: time.Now()}
 }
 
 // IngestThrough validates events and applies them, with cp, as one batch; no events move the
@@ -37,7 +45,25 @@ func (c *Checkpointed) IngestThrough(ctx context.Context, events []chainevent.Ev
 	}
 	if b.Len() > 0 {
 		c.svc.committed(b)
-		c.svc.derived()
+	}
+	c.mu.Lock()
+	due := time.Since(c.flushed) >= c.svc.flushEvery
+	c.mu.Unlock()
+	if due {
+		// The batch is committed with its checkpoint whatever the flush does: a failed flush is
+		// left to the next one (this path's, or any process's refresh round).
+		_ = c.Flush(ctx)
 	}
 	return res, nil
+}
+
+// Flush derives what the follower's committed batches left pending (the market rows of their
+// tokens, and the trades of a batch under the store's deferral size), as a stream's flush does.
+// IngestThrough flushes once the service's flush interval has passed since the last flush; the
+// follower also flushes at the end of each step.
+func (c *Checkpointed) Flush(ctx context.Context) error {
+	c.mu.Lock()
+	c.flushed = time.Now()
+	c.mu.Unlock()
+	return c.svc.flush(ctx)
 }
