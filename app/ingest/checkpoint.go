@@ -16,9 +16,16 @@ type Checkpointed struct {
 	svc   *Service
 	store ports.CheckpointedStore
 
+	every   time.Duration // how often IngestThrough flushes
 	mu      sync.Mutex
 	flushed time.Time // when this path last flushed
 }
+
+// FollowFlushInterval is how often a follower's writes flush in the middle of a step (a backfill's
+// long steps): as a bulk import's, a token many ranges touch gets its market row once per
+// interval. A follower that has caught up flushes at the end of every step (Flush), so its
+// market rows follow the chain within a step.
+const FollowFlushInterval = 10 * time.Second
 
 var (
 	_ ports.CheckpointedIngester = (*Checkpointed)(nil)
@@ -27,7 +34,7 @@ var (
 
 // Checkpointed returns s's follower ingest path over store (the same database as s's store).
 func (s *Service) Checkpointed(store ports.CheckpointedStore) *Checkpointed {
-	return &Checkpointed{svc: s, store: store, flushed: time.Now()}
+	return &Checkpointed{svc: s, store: store, every: FollowFlushInterval, flushed: time.Now()}
 }
 
 // IngestThrough validates events and applies them, with cp, as one batch; no events move the
@@ -47,7 +54,7 @@ func (c *Checkpointed) IngestThrough(ctx context.Context, events []chainevent.Ev
 		c.svc.committed(b)
 	}
 	c.mu.Lock()
-	due := time.Since(c.flushed) >= c.svc.flushEvery
+	due := time.Since(c.flushed) >= c.every
 	c.mu.Unlock()
 	if due {
 		// The batch is committed with its checkpoint whatever the flush does: a failed flush is
@@ -59,8 +66,8 @@ func (c *Checkpointed) IngestThrough(ctx context.Context, events []chainevent.Ev
 
 // Flush derives what the follower's committed batches left pending (the market rows of their
 // tokens, and the trades of a batch under the store's deferral size), as a stream's flush does.
-// IngestThrough flushes once the service's flush interval has passed since the last flush; the
-// follower also flushes at the end of each step.
+// IngestThrough flushes once its flush interval has passed since the last flush; the follower
+// also flushes at the end of each step.
 func (c *Checkpointed) Flush(ctx context.Context) error {
 	c.mu.Lock()
 	c.flushed = time.Now()

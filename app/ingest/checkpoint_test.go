@@ -22,7 +22,7 @@ func (s *checkpointStore) ApplyThrough(ctx context.Context, b chainevent.Batch, 
 }
 
 // A follower's batches leave their derivations to a flush, as a stream's do: IngestThrough
-// flushes once the service's flush interval has passed since the last flush, and Flush (the end
+// flushes once its flush interval (FollowFlushInterval) has passed since the last flush, and Flush (the end
 // of a follower step) derives what is left at once.
 func TestCheckpointedFlushesAtItsInterval(t *testing.T) {
 	ctx := context.Background()
@@ -31,7 +31,7 @@ func TestCheckpointedFlushesAtItsInterval(t *testing.T) {
 		return chainevent.Checkpoint{Chain: chain.Eth, Block: block, Hash: "h", Previous: block - 1}
 	}
 	// An interval no test run reaches: IngestThrough never flushes by itself.
-	slow := ingest.New(store, clock(), 0).WithFlushInterval(time.Hour).Checkpointed(store)
+	slow := ingest.FlushingEvery(ingest.New(store, clock(), 0).Checkpointed(store), time.Hour)
 	for b := int64(1); b <= 3; b++ {
 		_, err := slow.IngestThrough(ctx, labels("w"), cp(b))
 		require.NoError(t, err)
@@ -42,7 +42,7 @@ func TestCheckpointedFlushesAtItsInterval(t *testing.T) {
 
 	// An interval that has always passed: every write is followed by a flush.
 	store.calls = nil
-	eager := ingest.New(store, clock(), 0).WithFlushInterval(time.Nanosecond).Checkpointed(store)
+	eager := ingest.FlushingEvery(ingest.New(store, clock(), 0).Checkpointed(store), time.Nanosecond)
 	time.Sleep(time.Millisecond)
 	_, err := eager.IngestThrough(ctx, labels("w"), cp(4))
 	require.NoError(t, err)
