@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,11 +101,17 @@ func TestChainFollowerServesSwapsThroughTheAPI(t *testing.T) {
 	assert.Equal(t, m.Balance(m.USDC, pool3).String(), snap["tokenB"].(map[string]any)["vaultAmount"], "USDC held by the V3 pool")
 	// Operations 1 and 2 (v1 names the chain "ethereum"): the followed token is found and detailed,
 	// its V3 pool among its liquidity.
-	found := okJSON(t, e.do(t, "GET", "/v2/token/search?q=TKN&chains=eth", nil))
+	// A range's trades are served once it commits; its tokens' market rows (which search and the
+	// details read) follow at the follower's flush, at the latest when the step ends.
 	var addrs []string
-	for _, it := range found.(map[string]any)["data"].([]any) {
-		addrs = append(addrs, it.(map[string]any)["address"].(string))
-	}
+	eventually(t, 30*time.Second, "the followed token found by search", func() bool {
+		found := okJSON(t, e.do(t, "GET", "/v2/token/search?q=TKN&chains=eth", nil))
+		addrs = addrs[:0]
+		for _, it := range found.(map[string]any)["data"].([]any) {
+			addrs = append(addrs, it.(map[string]any)["address"].(string))
+		}
+		return slices.Contains(addrs, tkn)
+	})
 	assert.Contains(t, addrs, tkn)
 	multi := okJSON(t, e.doDex(t, "GET", "/v1/token/ethereum/multi?tokenAddresses="+tkn, nil)).([]any)
 	require.Len(t, multi, 1)
