@@ -146,56 +146,17 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 	}
 	var res FollowStepResult
 	for {
-		cp, has, err := a.Checkpoints.Checkpoint(ctx, in.Chain)
-		if err != nil {
+		next, previous, hash, caughtUp, err := a.stepStart(ctx, in, src, &res)
+		if err != nil || caughtUp {
 			return res, err
 		}
-		if has && cp.Halted != nil {
-			return res, a.halted(*cp.Halted)
-		}
-		head, err := src.Head(ctx)
-		if err != nil {
-			return res, fmt.Errorf("read %s head: %w", in.Chain, err)
-		}
-		res.Head = head
-		target := head - in.Confirmations
-		next, previous := in.StartBlock, int64(-1)
-		if has {
-			next, previous = cp.Block+1, cp.Block
-			res.Block = cp.Block
-		} else if next < 0 {
-			next = max(target, 0)
-		}
-		if next > target {
-			res.CaughtUp = true
-			a.progress(in.Chain, res, 0)
-			return res, nil
-		}
-		if !has {
-			res.Block = next - 1
-		}
-		seg, err := src.Read(ctx, next, min(target, next+in.MaxRange-1))
+		seg, err := src.Read(ctx, next, min(res.Head-in.Confirmations, next+in.MaxRange-1))
 		if err != nil {
 			return res, fmt.Errorf("read %s blocks from %d: %w", in.Chain, next, err)
 		}
-		if has && cp.Hash != "" && seg.First.Parent != cp.Hash {
-			h := ports.ChainHalt{Chain: in.Chain, Block: cp.Block, Reason: fmt.Sprintf(
-				"block %d's parent is %s, not %s as written at block %d: a reorg deeper than %d confirmations",
-				seg.First.Number, seg.First.Parent, cp.Hash, cp.Block, in.Confirmations)}
-			if err := a.Checkpoints.Halt(ctx, h); err != nil {
-				return res, err
-			}
-			return res, a.halted(h)
+		if err := a.writeRange(ctx, in, seg, previous, hash, &res); err != nil {
+			return res, err
 		}
-		r, err := a.Ingest.IngestThrough(ctx, seg.Events, chainevent.Checkpoint{Chain: in.Chain, Block: seg.To, Hash: seg.Last.Hash, Previous: previous})
-		if err != nil {
-			return res, fmt.Errorf("write %s blocks %d–%d: %w", in.Chain, seg.From, seg.To, err)
-		}
-		res.Blocks += seg.To - res.Block
-		res.Block = seg.To
-		res.Trades += int64(r.Trades)
-		res.Events += int64(len(seg.Events))
-		a.progress(in.Chain, res, r.Trades)
 		if a.Clock.Now().Sub(started) >= FollowStepBudget {
 			return res, nil
 		}
@@ -205,6 +166,69 @@ func (a *ChainActivities) FollowChain(ctx context.Context, in FollowStepInput) (
 		default:
 		}
 	}
+}
+
+// stepStart reads where a step of in stands: the checkpoint (a halted chain ends the step with
+// its halt) and the head, recorded in res, and returns the next block to read, the block written
+// before it (−1 for none) and that block's hash ("" for none or unknown). caughtUp: nothing is
+// confirmed past the checkpoint; res says so and the progress is reported.
+func (a *ChainActivities) stepStart(ctx context.Context, in FollowStepInput, src ports.ChainSource,
+	res *FollowStepResult) (next, previous int64, hash string, caughtUp bool, err error) {
+	cp, has, err := a.Checkpoints.Checkpoint(ctx, in.Chain)
+	if err != nil {
+		return 0, 0, "", false, err
+	}
+	if has && cp.Halted != nil {
+		return 0, 0, "", false, a.halted(*cp.Halted)
+	}
+	head, err := src.Head(ctx)
+	if err != nil {
+		return 0, 0, "", false, fmt.Errorf("read %s head: %w", in.Chain, err)
+	}
+	res.Head = head
+	target := head - in.Confirmations
+	next, previous = in.StartBlock, -1
+	if has {
+		next, previous, hash = cp.Block+1, cp.Block, cp.Hash
+		res.Block = cp.Block
+	} else if next < 0 {
+		next = max(target, 0)
+	}
+	if next > target {
+		res.CaughtUp = true
+		a.progress(in.Chain, *res, 0)
+		return next, previous, hash, true, nil
+	}
+	if !has {
+		res.Block = next - 1
+	}
+	return next, previous, hash, false, nil
+}
+
+// writeRange writes seg with the checkpoint of its last block, moved from previous, after
+// checking that its first block's parent is hash, the block written before it (a mismatch is a
+// reorg deeper than the confirmations: the chain is halted); res counts what was written.
+func (a *ChainActivities) writeRange(ctx context.Context, in FollowStepInput, seg ports.ChainSegment, previous int64,
+	hash string, res *FollowStepResult) error {
+	if hash != "" && seg.First.Parent != hash {
+		h := ports.ChainHalt{Chain: in.Chain, Block: res.Block, Reason: fmt.Sprintf(
+			"block %d's parent is %s, not %s as written at block %d: a reorg deeper than %d confirmations",
+			seg.First.Number, seg.First.Parent, hash, res.Block, in.Confirmations)}
+		if err := a.Checkpoints.Halt(ctx, h); err != nil {
+			return err
+		}
+		return a.halted(h)
+	}
+	w, err := a.Ingest.IngestThrough(ctx, seg.Events, chainevent.Checkpoint{Chain: in.Chain, Block: seg.To, Hash: seg.Last.Hash, Previous: previous})
+	if err != nil {
+		return fmt.Errorf("write %s blocks %d–%d: %w", in.Chain, seg.From, seg.To, err)
+	}
+	res.Blocks += seg.To - res.Block
+	res.Block = seg.To
+	res.Trades += int64(w.Trades)
+	res.Events += int64(len(seg.Events))
+	a.progress(in.Chain, *res, w.Trades)
+	return nil
 }
 
 // readRange is a range the read-ahead reader of followAhead hands to the writer: a segment read
@@ -227,33 +251,11 @@ type readRange struct {
 func (a *ChainActivities) followAhead(ctx context.Context, in FollowStepInput, src ports.ChainSource, ahead int,
 	started time.Time, workerStop <-chan struct{}) (FollowStepResult, error) {
 	var res FollowStepResult
-	cp, has, err := a.Checkpoints.Checkpoint(ctx, in.Chain)
-	if err != nil {
+	next, previous, hash, caughtUp, err := a.stepStart(ctx, in, src, &res)
+	if err != nil || caughtUp {
 		return res, err
 	}
-	if has && cp.Halted != nil {
-		return res, a.halted(*cp.Halted)
-	}
-	head, err := src.Head(ctx)
-	if err != nil {
-		return res, fmt.Errorf("read %s head: %w", in.Chain, err)
-	}
-	res.Head = head
-	next, previous, hash := in.StartBlock, int64(-1), ""
-	if has {
-		next, previous, hash = cp.Block+1, cp.Block, cp.Hash
-		res.Block = cp.Block
-	} else if next < 0 {
-		next = max(head-in.Confirmations, 0)
-	}
-	if next > head-in.Confirmations {
-		res.CaughtUp = true
-		a.progress(in.Chain, res, 0)
-		return res, nil
-	}
-	if !has {
-		res.Block = next - 1
-	}
+	head := res.Head
 
 	rctx, cancel := context.WithCancel(ctx)
 	ranges := make(chan readRange, ahead-1)
@@ -313,26 +315,10 @@ func (a *ChainActivities) followAhead(ctx context.Context, in FollowStepInput, s
 			a.progress(in.Chain, res, 0)
 			return res, nil
 		}
-		seg := r.seg
-		if hash != "" && seg.First.Parent != hash {
-			h := ports.ChainHalt{Chain: in.Chain, Block: res.Block, Reason: fmt.Sprintf(
-				"block %d's parent is %s, not %s as written at block %d: a reorg deeper than %d confirmations",
-				seg.First.Number, seg.First.Parent, hash, res.Block, in.Confirmations)}
-			if err := a.Checkpoints.Halt(ctx, h); err != nil {
-				return res, err
-			}
-			return res, a.halted(h)
+		if err := a.writeRange(ctx, in, r.seg, previous, hash, &res); err != nil {
+			return res, err
 		}
-		w, err := a.Ingest.IngestThrough(ctx, seg.Events, chainevent.Checkpoint{Chain: in.Chain, Block: seg.To, Hash: seg.Last.Hash, Previous: previous})
-		if err != nil {
-			return res, fmt.Errorf("write %s blocks %d–%d: %w", in.Chain, seg.From, seg.To, err)
-		}
-		previous, hash = seg.To, seg.Last.Hash
-		res.Blocks += seg.To - res.Block
-		res.Block = seg.To
-		res.Trades += int64(w.Trades)
-		res.Events += int64(len(seg.Events))
-		a.progress(in.Chain, res, w.Trades)
+		previous, hash = r.seg.To, r.seg.Last.Hash
 		select {
 		case <-workerStop:
 			return res, nil
