@@ -160,7 +160,9 @@ func (m *Meter) SetEvents(n int64) {
 	}
 }
 
-// Finish stops the redraws and replaces the line with the summary.
+// Finish stops the redraws, draws the line once more with the final counts (an import shorter
+// than one interval would otherwise never show its share committed), and replaces it with the
+// summary.
 func (m *Meter) Finish(trades int64, failed bool) {
 	if m == nil {
 		return
@@ -168,6 +170,7 @@ func (m *Meter) Finish(trades int64, failed bool) {
 	m.once.Do(func() {
 		close(m.stop)
 		<-m.done
+		m.draw()
 		fmt.Fprintf(m.out, "\r\x1b[K%s\n", Summary(m.snapshot(), trades, failed))
 	})
 }

@@ -88,6 +88,10 @@ func TestMeterCountsAndEndsWithTheSummary(t *testing.T) {
 	require.True(t, strings.HasPrefix(text, "\r\x1b[Kimport: 0 events committed, "), "%q", text)
 	assert.Equal(t, 1, strings.Count(text, "import: done: "), "%q", text)
 	assert.Contains(t, text, "import: done: 3 events (2 trades), 10 B in ")
+	// The final counts are drawn before the summary replaces them, so an import shorter than one
+	// redraw interval still shows its share committed.
+	assert.Contains(t, text, "\r\x1b[Kimport: 3 of 3 events committed (100%), ")
+	assert.Less(t, strings.Index(text, "3 of 3 events committed"), strings.Index(text, "import: done: "), "%q", text)
 	assert.True(t, strings.HasSuffix(text, " events/s\n"), "%q", text)
 }
 
