@@ -180,35 +180,170 @@ func poolBalanceMsgOf(s pool.Snapshot) poolBalanceMsg {
 		TBA: s.TokenB.TokenAddress, TBLIU: dec(s.TokenB.AmountInUSD)}
 }
 
-// statsMsg is a dex-token-stats message (2.3): every window tokenscope keeps. Its members are
-// a, p and t and, for each window the token has stats of, the members named by the field and
-// the window (`b1m`, `bviu24h`, …), all in one object (MarshalJSON).
+// statsMsg is a dex-token-stats message (2.3): a, p and t, and for each window the token has
+// stats of, that window's members, named by the field and the window (`b1m`, `bviu24h`, …). Each
+// window is an embedded pointer, left out when nil (a window the token has no stats of); its
+// members are those of windowMsg, under the tags of its own type. The one payload not in key
+// order: its members come window by window (they were sorted when it was built as a map; a
+// JSON object's member order carries no meaning, and the client decodes by name).
 type statsMsg struct {
-	A       string
-	P       string
-	T       int64
-	Windows map[string]any
+	A string `json:"a"`
+	P string `json:"p"`
+	T int64  `json:"t"`
+	*stats1m
+	*stats5m
+	*stats15m
+	*stats30m
+	*stats1h
+	*stats4h
+	*stats24h
 }
 
-func (m statsMsg) MarshalJSON() ([]byte, error) {
-	all := make(map[string]any, len(m.Windows)+3)
-	maps.Copy(all, m.Windows)
-	all["a"], all["p"], all["t"] = m.A, m.P, m.T
-	return json.Marshal(all)
+// windowMsg is one window's members of a statsMsg. The stats… types below are the same struct
+// with each window's tags: a conversion turns one into another, so a member is added here and
+// in each of them, and the compiler refuses a window type that differs from windowMsg.
+type windowMsg struct {
+	B    int64
+	S    int64
+	BE   int64
+	SE   int64
+	TR   int64
+	BVIU string
+	SVIU string
+	P    string
+	OIU  string
+	CIU  string
+	LIQ  string
+	PC   int64
+}
+
+type stats1m struct {
+	B    int64  `json:"b1m"`
+	S    int64  `json:"s1m"`
+	BE   int64  `json:"be1m"`
+	SE   int64  `json:"se1m"`
+	TR   int64  `json:"tr1m"`
+	BVIU string `json:"bviu1m"`
+	SVIU string `json:"sviu1m"`
+	P    string `json:"p1m"`
+	OIU  string `json:"oiu1m"`
+	CIU  string `json:"ciu1m"`
+	LIQ  string `json:"liq1m"`
+	PC   int64  `json:"pc1m"`
+}
+
+type stats5m struct {
+	B    int64  `json:"b5m"`
+	S    int64  `json:"s5m"`
+	BE   int64  `json:"be5m"`
+	SE   int64  `json:"se5m"`
+	TR   int64  `json:"tr5m"`
+	BVIU string `json:"bviu5m"`
+	SVIU string `json:"sviu5m"`
+	P    string `json:"p5m"`
+	OIU  string `json:"oiu5m"`
+	CIU  string `json:"ciu5m"`
+	LIQ  string `json:"liq5m"`
+	PC   int64  `json:"pc5m"`
+}
+
+type stats15m struct {
+	B    int64  `json:"b15m"`
+	S    int64  `json:"s15m"`
+	BE   int64  `json:"be15m"`
+	SE   int64  `json:"se15m"`
+	TR   int64  `json:"tr15m"`
+	BVIU string `json:"bviu15m"`
+	SVIU string `json:"sviu15m"`
+	P    string `json:"p15m"`
+	OIU  string `json:"oiu15m"`
+	CIU  string `json:"ciu15m"`
+	LIQ  string `json:"liq15m"`
+	PC   int64  `json:"pc15m"`
+}
+
+type stats30m struct {
+	B    int64  `json:"b30m"`
+	S    int64  `json:"s30m"`
+	BE   int64  `json:"be30m"`
+	SE   int64  `json:"se30m"`
+	TR   int64  `json:"tr30m"`
+	BVIU string `json:"bviu30m"`
+	SVIU string `json:"sviu30m"`
+	P    string `json:"p30m"`
+	OIU  string `json:"oiu30m"`
+	CIU  string `json:"ciu30m"`
+	LIQ  string `json:"liq30m"`
+	PC   int64  `json:"pc30m"`
+}
+
+type stats1h struct {
+	B    int64  `json:"b1h"`
+	S    int64  `json:"s1h"`
+	BE   int64  `json:"be1h"`
+	SE   int64  `json:"se1h"`
+	TR   int64  `json:"tr1h"`
+	BVIU string `json:"bviu1h"`
+	SVIU string `json:"sviu1h"`
+	P    string `json:"p1h"`
+	OIU  string `json:"oiu1h"`
+	CIU  string `json:"ciu1h"`
+	LIQ  string `json:"liq1h"`
+	PC   int64  `json:"pc1h"`
+}
+
+type stats4h struct {
+	B    int64  `json:"b4h"`
+	S    int64  `json:"s4h"`
+	BE   int64  `json:"be4h"`
+	SE   int64  `json:"se4h"`
+	TR   int64  `json:"tr4h"`
+	BVIU string `json:"bviu4h"`
+	SVIU string `json:"sviu4h"`
+	P    string `json:"p4h"`
+	OIU  string `json:"oiu4h"`
+	CIU  string `json:"ciu4h"`
+	LIQ  string `json:"liq4h"`
+	PC   int64  `json:"pc4h"`
+}
+
+type stats24h struct {
+	B    int64  `json:"b24h"`
+	S    int64  `json:"s24h"`
+	BE   int64  `json:"be24h"`
+	SE   int64  `json:"se24h"`
+	TR   int64  `json:"tr24h"`
+	BVIU string `json:"bviu24h"`
+	SVIU string `json:"sviu24h"`
+	P    string `json:"p24h"`
+	OIU  string `json:"oiu24h"`
+	CIU  string `json:"ciu24h"`
+	LIQ  string `json:"liq24h"`
+	PC   int64  `json:"pc24h"`
 }
 
 func statsMsgOf(d token.Detail, now int64) statsMsg {
-	m := statsMsg{A: d.Address, T: now, P: dec(d.MarketData.PriceInUSD), Windows: map[string]any{}}
-	for _, w := range token.AllWindows {
-		s, ok := d.Stats[w]
-		if !ok {
-			continue
+	m := statsMsg{A: d.Address, T: now, P: dec(d.MarketData.PriceInUSD)}
+	for w, s := range d.Stats {
+		v := &windowMsg{B: s.Buys, S: s.Sells, BE: s.Buyers, SE: s.Sellers, TR: s.Trades,
+			BVIU: dec(s.BuyVolumeInUSD), SVIU: dec(s.SellVolumeInUSD), P: dec(s.CloseInUSD),
+			OIU: dec(s.OpenInUSD), CIU: dec(s.CloseInUSD), LIQ: dec(s.CurrentLiquidityInUSD), PC: int64(len(d.Pools))}
+		switch w {
+		case token.Window1m:
+			m.stats1m = (*stats1m)(v)
+		case token.Window5m:
+			m.stats5m = (*stats5m)(v)
+		case token.Window15m:
+			m.stats15m = (*stats15m)(v)
+		case token.Window30m:
+			m.stats30m = (*stats30m)(v)
+		case token.Window1h:
+			m.stats1h = (*stats1h)(v)
+		case token.Window4h:
+			m.stats4h = (*stats4h)(v)
+		case token.Window24h:
+			m.stats24h = (*stats24h)(v)
 		}
-		sfx, ws := string(w), m.Windows
-		ws["b"+sfx], ws["s"+sfx], ws["be"+sfx], ws["se"+sfx], ws["tr"+sfx] = s.Buys, s.Sells, s.Buyers, s.Sellers, s.Trades
-		ws["bviu"+sfx], ws["sviu"+sfx] = dec(s.BuyVolumeInUSD), dec(s.SellVolumeInUSD)
-		ws["p"+sfx], ws["oiu"+sfx], ws["ciu"+sfx] = dec(s.CloseInUSD), dec(s.OpenInUSD), dec(s.CloseInUSD)
-		ws["liq"+sfx], ws["pc"+sfx] = dec(s.CurrentLiquidityInUSD), int64(len(d.Pools))
 	}
 	return m
 }

@@ -1,6 +1,9 @@
 package stream
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -47,4 +50,42 @@ func TestMaxLiquidityNamesItsPool(t *testing.T) {
 
 	d.Pools = []token.PoolLiquidity{{TVLInUSD: usd("1")}}
 	assert.Equal(t, `{"a":"tok","lin":"0","liu":"0","p":"","ts":7}`, string(encode(maxLiquidityMsgOf(d, 7))))
+}
+
+// TestStatsMessageHasTheTokensWindows: a dex-token-stats message carries a, p and t and the
+// twelve members of every window the token has stats of, named by the member and the window,
+// and nothing of a window it has none of.
+func TestStatsMessageHasTheTokensWindows(t *testing.T) {
+	members := []string{"b", "s", "be", "se", "tr", "bviu", "sviu", "p", "oiu", "ciu", "liq", "pc"}
+	d := token.Detail{Token: token.Token{Address: "tok"}, Stats: map[token.Window]token.PeriodStats{},
+		Pools: []token.PoolLiquidity{{PoolAddress: "p1"}, {PoolAddress: "p2"}}}
+	d.MarketData.PriceInUSD = decimal.RequireFromString("1.5")
+	for i, w := range token.AllWindows {
+		d.Stats[w] = token.PeriodStats{Buys: int64(i + 1), Sells: 2, Buyers: 3, Sellers: 4, Trades: 5,
+			BuyVolumeInUSD: decimal.RequireFromString("6.25"), SellVolumeInUSD: decimal.RequireFromString("7"),
+			OpenInUSD: decimal.RequireFromString("0.5"), CloseInUSD: decimal.RequireFromString("1.5"),
+			CurrentLiquidityInUSD: decimal.RequireFromString("9")}
+	}
+	var got map[string]any
+	d2 := json.NewDecoder(bytes.NewReader(encode(statsMsgOf(d, 7))))
+	d2.UseNumber()
+	assert.NoError(t, d2.Decode(&got))
+	want := map[string]any{"a": "tok", "p": "1.5", "t": json.Number("7")}
+	for i, w := range token.AllWindows {
+		for _, m := range members {
+			want[m+string(w)] = nil
+		}
+		sfx := string(w)
+		want["b"+sfx], want["s"+sfx], want["be"+sfx], want["se"+sfx] = json.Number(fmt.Sprint(i+1)), json.Number("2"), json.Number("3"), json.Number("4")
+		want["tr"+sfx], want["bviu"+sfx], want["sviu"+sfx], want["p"+sfx] = json.Number("5"), "6.25", "7", "1.5"
+		want["oiu"+sfx], want["ciu"+sfx], want["liq"+sfx], want["pc"+sfx] = "0.5", "1.5", "9", json.Number("2")
+	}
+	assert.Equal(t, want, got)
+
+	only := token.Detail{Token: token.Token{Address: "tok"}, Stats: map[token.Window]token.PeriodStats{token.Window1h: {Buys: 1}}}
+	got = nil
+	assert.NoError(t, json.Unmarshal(encode(statsMsgOf(only, 7)), &got))
+	assert.Len(t, got, 3+len(members), "%v", got)
+	assert.Contains(t, got, "b1h")
+	assert.NotContains(t, got, "b1m")
 }
