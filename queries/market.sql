@@ -51,13 +51,19 @@ SELECT g.chain, g.address, g.holder_group, g.holders, g.holdings
 FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
 JOIN token_holder_groups g ON g.chain = r.chain AND g.address = r.address;
 
--- name: TopBalances :many
--- The 100 largest balances of each of the tokens (chains[i], addresses[i]), largest first, read
--- from the ordered holders index (ties broken by wallet, as stats.Holdings does).
-SELECT r.chain::text AS chain, r.address::text AS address, x.balance
+-- name: TopHoldings :many
+-- The sums of the 10, 50 and 100 largest balances of each of the tokens (chains[i],
+-- addresses[i]), read from the ordered holders index (ties do not change a sum); a token
+-- without a positive balance has no row. Exact: numeric sums, as stats.TopHoldingsOf's.
+SELECT r.chain::text AS chain, r.address::text AS address,
+    (sum(x.balance) FILTER (WHERE x.n <= 10))::numeric AS top10,
+    (sum(x.balance) FILTER (WHERE x.n <= 50))::numeric AS top50,
+    sum(x.balance)::numeric AS top100
 FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[])) AS r(chain, address)
-JOIN LATERAL (SELECT p.balance FROM wallet_positions p WHERE p.chain = r.chain AND p.token_address = r.address
-    AND p.balance > 0 ORDER BY p.balance DESC LIMIT 100) x ON true;
+JOIN LATERAL (SELECT p.balance, row_number() OVER (ORDER BY p.balance DESC) AS n FROM wallet_positions p
+    WHERE p.chain = r.chain AND p.token_address = r.address AND p.balance > 0
+    ORDER BY p.balance DESC LIMIT 100) x ON true
+GROUP BY r.chain, r.address;
 
 -- name: MarkPending :exec
 -- Marks the tokens (chains[i], addresses[i]) pending for the next flush; windows[i] says whether

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/stats/reference"
+	"github.com/tokenscope/tokenscope/domain/stats"
 	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -66,7 +67,7 @@ func TestMarketRow(t *testing.T) {
 
 	day := &token.PeriodStats{TotalVolumeInUSD: d("12"), Trades: 4}
 	row, err = marketRow(ports.TokenRef{Chain: chain.Sol, Address: "T"}, in,
-		&tokenHolders{count: 2, top: []decimal.Decimal{d("5")}}, d("150"), day)
+		&tokenHolders{count: 2, top: stats.TopHoldings{Top10: d("5"), Top50: d("5"), Top100: d("5")}}, d("150"), day)
 	require.NoError(t, err)
 	assert.Equal(t, "0.02", col(row, "price_sol").(decimal.Decimal).String(), "sol: the native price")
 	assert.Equal(t, "2400", col(row, "market_cap_usd").(decimal.Decimal).String())

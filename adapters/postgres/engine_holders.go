@@ -165,12 +165,13 @@ func tokenCreations(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.
 // tokenHolders are the holder totals of one token its market row is computed from.
 type tokenHolders struct {
 	count  int64
-	top    []decimal.Decimal
+	top    stats.TopHoldings
 	groups map[token.HolderGroup]stats.GroupTotal
 }
 
-// loadHolders reads the holder totals of the tokens (cs, as): the kept aggregates and the 100
-// largest balances. Tokens without holders are absent.
+// loadHolders reads the holder totals of the tokens (cs, as): the kept aggregates and the sums
+// of the 10, 50 and 100 largest balances, summed by Postgres over the ordered holders index (one
+// row per token instead of its 100 balances). Tokens without holders are absent.
 func loadHolders(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]*tokenHolders, error) {
 	q := dbsqlc.New()
 	aggs, err := q.HolderAggregates(ctx, tx, dbsqlc.HolderAggregatesParams{Chains: cs, Addresses: as})
@@ -195,13 +196,12 @@ func loadHolders(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.Tok
 		}
 		h.groups[token.HolderGroup(r.HolderGroup)] = stats.GroupTotal{Holders: r.Holders, Holdings: r.Holdings}
 	}
-	top, err := q.TopBalances(ctx, tx, dbsqlc.TopBalancesParams{Chains: cs, Addresses: as})
+	top, err := q.TopHoldings(ctx, tx, dbsqlc.TopHoldingsParams{Chains: cs, Addresses: as})
 	if err != nil {
-		return nil, fmt.Errorf("top balances: %w", err)
+		return nil, fmt.Errorf("top holdings: %w", err)
 	}
 	for _, r := range top {
-		h := get(r.Chain, r.Address)
-		h.top = append(h.top, r.Balance)
+		get(r.Chain, r.Address).top = stats.TopHoldings{Top10: r.Top10, Top50: r.Top50, Top100: r.Top100}
 	}
 	return out, nil
 }

@@ -83,19 +83,32 @@ type GroupTotal struct {
 	Holdings decimal.Decimal
 }
 
-// HoldingsOf computes the holder fields of marketData from totals kept as balances change:
-// balances holds at least the 100 largest positive balances (or all of them), in any order;
-// holders is the number of holders; groups has each group's totals (a missing group has none).
-// The top 10/50/100 holdings are the sums of the largest balances (ties do not change a sum),
-// every share is over totalSupply.
-func HoldingsOf(balances []decimal.Decimal, holders int64, groups map[token.HolderGroup]GroupTotal, totalSupply decimal.Decimal) token.MarketData {
+// TopHoldings are the sums of a token's 10, 50 and 100 largest positive balances (of all of
+// them when it has fewer holders).
+type TopHoldings struct {
+	Top10, Top50, Top100 decimal.Decimal
+}
+
+// TopHoldingsOf sums the largest of balances, given in any order (ties do not change a sum).
+func TopHoldingsOf(balances []decimal.Decimal) TopHoldings {
 	top := slices.Clone(balances)
 	slices.SortFunc(top, func(a, b decimal.Decimal) int { return b.Cmp(a) })
-	topN := func(n int) token.TopHolding {
-		sum := decimal.Zero
+	sum := func(n int) decimal.Decimal {
+		s := decimal.Zero
 		for _, b := range top[:min(n, len(top))] {
-			sum = sum.Add(b)
+			s = s.Add(b)
 		}
+		return s
+	}
+	return TopHoldings{Top10: sum(10), Top50: sum(50), Top100: sum(100)}
+}
+
+// HoldingsOf computes the holder fields of marketData from totals kept as balances change:
+// top has the sums of the largest balances (TopHoldingsOf, or the same sums read from the
+// ordered holders index); holders is the number of holders; groups has each group's totals (a
+// missing group has none). Every share is over totalSupply.
+func HoldingsOf(top TopHoldings, holders int64, groups map[token.HolderGroup]GroupTotal, totalSupply decimal.Decimal) token.MarketData {
+	topN := func(sum decimal.Decimal) token.TopHolding {
 		return token.TopHolding{TotalHoldings: sum, HoldingsRatio: div(sum, totalSupply)}
 	}
 	out := make(map[token.HolderGroup]token.GroupHolding, len(token.AllHolderGroups))
@@ -109,9 +122,9 @@ func HoldingsOf(balances []decimal.Decimal, holders int64, groups map[token.Hold
 	}
 	return token.MarketData{
 		Groups:      out,
-		Top10:       topN(10),
-		Top50:       topN(50),
-		Top100:      topN(100),
+		Top10:       topN(top.Top10),
+		Top50:       topN(top.Top50),
+		Top100:      topN(top.Top100),
 		Holders:     decimal.NewFromInt(holders),
 		TotalSupply: totalSupply,
 	}

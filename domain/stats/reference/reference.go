@@ -90,5 +90,5 @@ func Holdings(balances map[string]decimal.Decimal, totalSupply decimal.Decimal, 
 			groups[g] = stats.GroupTotal{Holders: t.Holders + 1, Holdings: t.Holdings.Add(b)}
 		}
 	}
-	return stats.HoldingsOf(top, int64(len(top)), groups, totalSupply)
+	return stats.HoldingsOf(stats.TopHoldingsOf(top), int64(len(top)), groups, totalSupply)
 }

@@ -368,36 +368,50 @@ func (q *Queries) TakePendingTrades(ctx context.Context, db DBTX, chain string) 
 	return items, nil
 }
 
-const TopBalances = `-- name: TopBalances :many
-SELECT r.chain::text AS chain, r.address::text AS address, x.balance
+const TopHoldings = `-- name: TopHoldings :many
+SELECT r.chain::text AS chain, r.address::text AS address,
+    (sum(x.balance) FILTER (WHERE x.n <= 10))::numeric AS top10,
+    (sum(x.balance) FILTER (WHERE x.n <= 50))::numeric AS top50,
+    sum(x.balance)::numeric AS top100
 FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
-JOIN LATERAL (SELECT p.balance FROM wallet_positions p WHERE p.chain = r.chain AND p.token_address = r.address
-    AND p.balance > 0 ORDER BY p.balance DESC LIMIT 100) x ON true
+JOIN LATERAL (SELECT p.balance, row_number() OVER (ORDER BY p.balance DESC) AS n FROM wallet_positions p
+    WHERE p.chain = r.chain AND p.token_address = r.address AND p.balance > 0
+    ORDER BY p.balance DESC LIMIT 100) x ON true
+GROUP BY r.chain, r.address
 `
 
-type TopBalancesParams struct {
+type TopHoldingsParams struct {
 	Chains    []string
 	Addresses []string
 }
 
-type TopBalancesRow struct {
+type TopHoldingsRow struct {
 	Chain   string
 	Address string
-	Balance decimal.Decimal
+	Top10   decimal.Decimal
+	Top50   decimal.Decimal
+	Top100  decimal.Decimal
 }
 
-// The 100 largest balances of each of the tokens (chains[i], addresses[i]), largest first, read
-// from the ordered holders index (ties broken by wallet, as stats.Holdings does).
-func (q *Queries) TopBalances(ctx context.Context, db DBTX, arg TopBalancesParams) ([]TopBalancesRow, error) {
-	rows, err := db.Query(ctx, TopBalances, arg.Chains, arg.Addresses)
+// The sums of the 10, 50 and 100 largest balances of each of the tokens (chains[i],
+// addresses[i]), read from the ordered holders index (ties do not change a sum); a token
+// without a positive balance has no row. Exact: numeric sums, as stats.TopHoldingsOf's.
+func (q *Queries) TopHoldings(ctx context.Context, db DBTX, arg TopHoldingsParams) ([]TopHoldingsRow, error) {
+	rows, err := db.Query(ctx, TopHoldings, arg.Chains, arg.Addresses)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []TopBalancesRow{}
+	items := []TopHoldingsRow{}
 	for rows.Next() {
-		var i TopBalancesRow
-		if err := rows.Scan(&i.Chain, &i.Address, &i.Balance); err != nil {
+		var i TopHoldingsRow
+		if err := rows.Scan(
+			&i.Chain,
+			&i.Address,
+			&i.Top10,
+			&i.Top50,
+			&i.Top100,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
