@@ -54,7 +54,7 @@ JOIN token_holder_groups g ON g.chain = r.chain AND g.address = r.address;
 -- name: TopHoldings :many
 -- The sums of the 10, 50 and 100 largest balances of each of the tokens (chains[i],
 -- addresses[i]), read from the ordered holders index (ties do not change a sum); a token
--- without a positive balance has no row. Exact: numeric sums, as stats.TopHoldingsOf's.
+-- without a positive balance has no row. Exact: numeric sums, as reference.Holdings's in Go.
 SELECT r.chain::text AS chain, r.address::text AS address,
     (sum(x.balance) FILTER (WHERE x.n <= 10))::numeric AS top10,
     (sum(x.balance) FILTER (WHERE x.n <= 50))::numeric AS top50,

@@ -89,23 +89,9 @@ type TopHoldings struct {
 	Top10, Top50, Top100 decimal.Decimal
 }
 
-// TopHoldingsOf sums the largest of balances, given in any order (ties do not change a sum).
-func TopHoldingsOf(balances []decimal.Decimal) TopHoldings {
-	top := slices.Clone(balances)
-	slices.SortFunc(top, func(a, b decimal.Decimal) int { return b.Cmp(a) })
-	sum := func(n int) decimal.Decimal {
-		s := decimal.Zero
-		for _, b := range top[:min(n, len(top))] {
-			s = s.Add(b)
-		}
-		return s
-	}
-	return TopHoldings{Top10: sum(10), Top50: sum(50), Top100: sum(100)}
-}
-
 // HoldingsOf computes the holder fields of marketData from totals kept as balances change:
-// top has the sums of the largest balances (TopHoldingsOf, or the same sums read from the
-// ordered holders index); holders is the number of holders; groups has each group's totals (a
+// top has the sums of the largest balances (the engine has Postgres sum them over the ordered
+// holders index; reference.Holdings sums every balance in Go); holders is the number of holders; groups has each group's totals (a
 // missing group has none). Every share is over totalSupply.
 func HoldingsOf(top TopHoldings, holders int64, groups map[token.HolderGroup]GroupTotal, totalSupply decimal.Decimal) token.MarketData {
 	topN := func(sum decimal.Decimal) token.TopHolding {

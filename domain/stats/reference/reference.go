@@ -6,6 +6,7 @@
 package reference
 
 import (
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -90,5 +91,19 @@ func Holdings(balances map[string]decimal.Decimal, totalSupply decimal.Decimal, 
 			groups[g] = stats.GroupTotal{Holders: t.Holders + 1, Holdings: t.Holdings.Add(b)}
 		}
 	}
-	return stats.HoldingsOf(stats.TopHoldingsOf(top), int64(len(top)), groups, totalSupply)
+	return stats.HoldingsOf(topHoldings(top), int64(len(top)), groups, totalSupply)
+}
+
+// topHoldings sums the largest of balances, given in any order (ties do not change a sum).
+func topHoldings(balances []decimal.Decimal) stats.TopHoldings {
+	top := slices.Clone(balances)
+	slices.SortFunc(top, func(a, b decimal.Decimal) int { return b.Cmp(a) })
+	sum := func(n int) decimal.Decimal {
+		s := decimal.Zero
+		for _, b := range top[:min(n, len(top))] {
+			s = s.Add(b)
+		}
+		return s
+	}
+	return stats.TopHoldings{Top10: sum(10), Top50: sum(50), Top100: sum(100)}
 }

@@ -395,7 +395,7 @@ type TopHoldingsRow struct {
 
 // The sums of the 10, 50 and 100 largest balances of each of the tokens (chains[i],
 // addresses[i]), read from the ordered holders index (ties do not change a sum); a token
-// without a positive balance has no row. Exact: numeric sums, as stats.TopHoldingsOf's.
+// without a positive balance has no row. Exact: numeric sums, as reference.Holdings's in Go.
 func (q *Queries) TopHoldings(ctx context.Context, db DBTX, arg TopHoldingsParams) ([]TopHoldingsRow, error) {
 	rows, err := db.Query(ctx, TopHoldings, arg.Chains, arg.Addresses)
 	if err != nil {
