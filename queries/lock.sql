@@ -14,3 +14,11 @@ SELECT pg_advisory_xact_lock(sqlc.arg(key));
 -- Held until the transaction ends; shared holders do not exclude each other (derivedStateLock
 -- under the per-chain locks).
 SELECT pg_advisory_xact_lock_shared(sqlc.arg(key));
+
+-- name: AdvisoryLockShared :exec
+-- Session advisory lock in shared mode: a flush holds its chain's derived-state lock this way
+-- across its repeatable-read transactions (adapters/postgres/engine_pending.go).
+SELECT pg_advisory_lock_shared(sqlc.arg(key));
+
+-- name: AdvisoryUnlockShared :exec
+SELECT pg_advisory_unlock_shared(sqlc.arg(key));

@@ -15,6 +15,12 @@ import (
 	"github.com/tokenscope/tokenscope/domain/fault"
 )
 
+// The values of POST /v2/ingest's wait parameter.
+const (
+	ingestWaitDerived = "derived"
+	ingestWaitCommit  = "commit"
+)
+
 // ingestResponse reports what the committed batches changed.
 type ingestResponse struct {
 	Events    int `json:"events"`
@@ -34,7 +40,22 @@ type ingestResponse struct {
 // The body has no total deadline (the route skips REQUEST_TIMEOUT, and HTTP_READ_TIMEOUT only
 // covers what arrives before this handler runs): a client may stream for as long as it keeps
 // sending. A pause longer than the idle timeout ends the request as a 400 on the body.
+//
+// wait=derived (the default) answers after the batches' trades are derived too: a read after the
+// answer sees their positions, windows and market data. wait=commit answers once the batches are
+// committed, their trades durable and served by operation 3, and leaves the derivations to the
+// service's background flushes, within about a second while they keep up (a feed that wants
+// throughput rather than read-your-writes; docs/engine.md, "Streams").
 func (h *handlers) ingest(c *fiber.Ctx) error {
+	stream := h.app.Ingest.Stream
+	switch w := c.Query("wait", ingestWaitDerived); w {
+	case ingestWaitDerived:
+	case ingestWaitCommit:
+		stream = h.app.Ingest.StreamCommitted
+	default:
+		return fault.Invalid("wait", w, "must be "+ingestWaitDerived+" (answer after the trades are derived; the default) or "+
+			ingestWaitCommit+" (answer once the events are committed; derived data follows within a flush)")
+	}
 	enc, err := requestEncoding(c)
 	if err != nil {
 		return err
@@ -74,7 +95,7 @@ func (h *handlers) ingest(c *fiber.Ctx) error {
 		dr = &bodyReader{r: expand, fault: func() *fault.Error { return errUndecodableBody(enc) }}
 		in = dr
 	}
-	res, err := h.app.Ingest.Stream(c.UserContext(), ndjson.NewDecoder(in), nil)
+	res, err := stream(c.UserContext(), ndjson.NewDecoder(in), nil)
 	if idle != nil && idle.stalled.Load() {
 		return stalled()
 	}

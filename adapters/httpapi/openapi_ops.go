@@ -318,6 +318,9 @@ func apiOperations(g *schemas) []apiOp {
 			ok: okJSON(g.of(reflect.TypeFor[attemptListDTO]()), "A page of attempts, newest first.")},
 		{method: "POST", path: "/v2/ingest", id: "ingest", tag: "Ingest", summary: "Ingest chain events (NDJSON)", scope: account.ScopeIngest,
 			desc: "Reads the body as a stream, committing events in batches of 5,000; answers the totals when the body ends.",
+			params: []schema{param("query", "wait", schema{"type": "string", "enum": []string{ingestWaitDerived, ingestWaitCommit},
+				"default": ingestWaitDerived}, "`derived`: answer after the trades' positions, windows and market data are derived. "+
+				"`commit`: answer once the events are committed (trades served at once); derived data follows within a flush.")},
 			body: schema{"required": true, "description": "One chain event per line.",
 				"content": schema{"application/x-ndjson": schema{"schema": str()}}},
 			ok: okJSON(g.of(reflect.TypeFor[ingestResponse]()), "Totals.")},

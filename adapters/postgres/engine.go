@@ -56,6 +56,57 @@ func chainLockKey(c chain.Chain) int64 {
 	return derivedStateLock<<32 | int64(h.Sum32())
 }
 
+// A chain's derived-state lock is held exclusively by every writer of its derived state except
+// two kinds, which hold it shared and exclude only their own kind with a second lock each:
+//
+//   - a stored-only batch (ApplyPending of trades and events that derive nothing in the batch:
+//     storedOnly) writes trades, their lists and marks, and no derived row; it holds the chain's
+//     store lock exclusively, so the chain's stored-only batches apply one at a time (a batch's
+//     COPY into trades relies on no other insert of the chain's trades meanwhile);
+//   - a flush holds the chain's flush lock exclusively and derives in repeatable-read
+//     transactions: it sees the trades and lists committed before it started, and nothing a
+//     stored-only batch commits while it runs (such a batch's trades wait, listed, for the next
+//     flush).
+//
+// So a live stream's batches are stored while the chain's flush derives the previous ones.
+const (
+	storeLockHigh = derivedStateLock + 1
+	flushLockHigh = derivedStateLock + 2
+)
+
+// chainSubLockKey is the key of c's store or flush lock (high: storeLockHigh or flushLockHigh).
+func chainSubLockKey(high int64, c chain.Chain) int64 {
+	return high<<32 | chainLockKey(c)&0xffffffff
+}
+
+// lockStoredOnly takes, in tx, the locks of a stored-only batch of chains: derivedStateLock and
+// each chain's lock shared, and each chain's store lock exclusively, in chain order.
+func lockStoredOnly(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) error {
+	q := dbsqlc.New()
+	if err := q.AdvisoryXactLockShared(ctx, tx, derivedStateLock); err != nil {
+		return fmt.Errorf("lock derived state: %w", err)
+	}
+	sorted := slices.Clone(chains)
+	slices.Sort(sorted)
+	for _, c := range slices.Compact(sorted) {
+		if err := q.AdvisoryXactLockShared(ctx, tx, chainLockKey(c)); err != nil {
+			return fmt.Errorf("lock derived state of %s: %w", c, err)
+		}
+		if err := q.AdvisoryXactLock(ctx, tx, chainSubLockKey(storeLockHigh, c)); err != nil {
+			return fmt.Errorf("lock stored trades of %s: %w", c, err)
+		}
+	}
+	return nil
+}
+
+// storedOnly reports whether a batch that defers its trades derives nothing itself, so that it
+// may apply beside its chains' flush (lockStoredOnly): a new token rebuilds its holder totals and
+// a new label moves holdings between holder groups, both derived rows; every other event writes
+// its own table and at most marks tokens for the flush.
+func storedOnly(b chainevent.Batch) bool {
+	return len(b.TokensCreated) == 0 && len(b.Labels) == 0
+}
+
 // lockDerivedState takes, in tx, the derived-state locks of chains (in any order, repeats
 // allowed): derivedStateLock shared, then each chain's lock in chain order.
 func lockDerivedState(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) error {

@@ -59,6 +59,12 @@ func (a *applier) deferTrades(ctx context.Context) error {
 // would (applier.positions, applier.derivedTotals). It returns the tokens whose market rows are
 // due. The caller holds c's derived-state lock.
 func deriveDeferred(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time) ([]ports.TokenRef, error) {
+	return deriveDeferredThen(ctx, tx, c, now, nil)
+}
+
+// deriveDeferredThen is deriveDeferred that calls taken, when not nil, once the lists are taken
+// and before anything is derived from them (a test's way into a flush's transaction).
+func deriveDeferredThen(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time, taken func()) ([]ports.TokenRef, error) {
 	q := dbsqlc.New()
 	lists, err := q.TakePendingTrades(ctx, tx, string(c))
 	if err != nil {
@@ -66,6 +72,9 @@ func deriveDeferred(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time
 	}
 	if len(lists) == 0 {
 		return nil, nil
+	}
+	if taken != nil {
+		taken()
 	}
 	a := &applier{tx: tx, q: q, now: now, touched: map[ports.TokenRef]bool{},
 		buckets: newBucketDeltas(now), groups: groupDeltas{}}

@@ -2,11 +2,14 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
@@ -66,15 +69,32 @@ func (s *IngestStore) Flush(ctx context.Context, now time.Time) (int, error) {
 	return total, firstErr
 }
 
-// flushChain flushes the pending tokens of c chunk by chunk.
+// flushChain flushes the pending tokens of c chunk by chunk, on one connection that holds c's
+// flush locks (lockFlush) across the chunks. Each chunk is a repeatable-read transaction: it
+// derives exactly the trades listed before it began, whatever stored-only batches of c commit
+// while it runs (their trades are not in its snapshot, so neither a re-derived position nor a
+// market row takes them in before their lists are derived). A chunk that fails to serialize
+// against such a batch (both wrote one market mark) is run again.
 func (s *IngestStore) flushChain(ctx context.Context, c chain.Chain, now time.Time) (int, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return 0, interpretError(err, "flush market", "")
+	}
+	defer conn.Release()
+	unlock, err := lockFlush(ctx, conn, c)
+	if err != nil {
+		return 0, interpretError(err, "flush market", "")
+	}
+	defer unlock()
 	total := 0
 	for {
 		var n, marked int
-		err := writeAnnouncedBy(ctx, s.pool, func(tx pgx.Tx) (marketChange, error) {
-			refs, m, err := flushChunkIn(ctx, tx, c, now)
-			n, marked = len(refs), m
-			return tokensChanged(refs), err
+		err := retryConflicts(ctx, func() error {
+			return writeAnnouncedBy(ctx, repeatableRead{conn}, func(tx pgx.Tx) (marketChange, error) {
+				refs, m, err := flushChunkIn(ctx, tx, c, now, s.flushTaken)
+				n, marked = len(refs), m
+				return tokensChanged(refs), err
+			})
 		})
 		if err != nil {
 			return total, interpretError(err, "flush market", "")
@@ -86,15 +106,71 @@ func (s *IngestStore) flushChain(ctx context.Context, c chain.Chain, now time.Ti
 	}
 }
 
-// flushChunkIn derives, in tx under c's lock (marks and trade lists of c can only be added or
-// cleared by this transaction from there on), every trade listed for c (deriveDeferred) and the
+// lockFlush takes, on conn's session, c's locks as a flush holds them (engine.go): the shared
+// derivedStateLock and chain lock, and c's flush lock exclusively, in that order, before the
+// flush's first transaction takes its snapshot (a repeatable-read transaction's snapshot is taken
+// by its first statement, so the locks cannot be taken inside it). The returned function releases
+// them; where a lock cannot be released (or taken), the connection is closed, which ends the
+// session and every lock it holds.
+func lockFlush(ctx context.Context, conn *pgxpool.Conn, c chain.Chain) (func(), error) {
+	q := dbsqlc.New()
+	drop := func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = conn.Conn().Close(cctx)
+	}
+	steps := []func() error{
+		func() error { return q.AdvisoryLockShared(ctx, conn, derivedStateLock) },
+		func() error { return q.AdvisoryLockShared(ctx, conn, chainLockKey(c)) },
+		func() error { return q.AdvisoryLock(ctx, conn, chainSubLockKey(flushLockHigh, c)) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			drop()
+			return nil, fmt.Errorf("lock derived state of %s for a flush: %w", c, err)
+		}
+	}
+	return func() {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		err := errors.Join(q.AdvisoryUnlock(uctx, conn, chainSubLockKey(flushLockHigh, c)),
+			q.AdvisoryUnlockShared(uctx, conn, chainLockKey(c)),
+			q.AdvisoryUnlockShared(uctx, conn, derivedStateLock))
+		if err != nil {
+			drop()
+		}
+	}, nil
+}
+
+// repeatableRead begins repeatable-read transactions on one connection (for writeAnnouncedBy).
+type repeatableRead struct{ conn *pgxpool.Conn }
+
+func (r repeatableRead) Begin(ctx context.Context) (pgx.Tx, error) {
+	return r.conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+}
+
+// conflictRetries is how many times a transaction that failed to serialize or deadlocked is run.
+const conflictRetries = 5
+
+// retryConflicts runs fn again while it fails with a serialization failure or a deadlock
+// (SQLSTATE 40001, 40P01; its transaction was rolled back), at most conflictRetries times.
+func retryConflicts(ctx context.Context, fn func() error) error {
+	for i := 1; ; i++ {
+		err := fn()
+		var pgErr *pgconn.PgError
+		if err == nil || i == conflictRetries || ctx.Err() != nil || !errors.As(err, &pgErr) ||
+			(pgErr.Code != "40001" && pgErr.Code != "40P01") {
+			return err
+		}
+	}
+}
+
+// flushChunkIn derives, in tx (c's flush locks held: marks and trade lists of c can only be added,
+// not cleared, by other transactions from there on), every trade listed for c (deriveDeferred) and the
 // market data of their tokens and of up to flushChunk marked tokens, and drops the marks; it
 // returns the tokens derived and how many of them were marked.
-func flushChunkIn(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time) ([]ports.TokenRef, int, error) {
-	if err := lockDerivedState(ctx, tx, c); err != nil {
-		return nil, 0, err
-	}
-	traded, err := deriveDeferred(ctx, tx, c, now)
+func flushChunkIn(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time, taken func()) ([]ports.TokenRef, int, error) {
+	traded, err := deriveDeferredThen(ctx, tx, c, now, taken)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -961,6 +961,80 @@ func TestStreamedEngineMatchesRecomputation(t *testing.T) {
 	}
 }
 
+// TestFlushesBesideBatchesMatchRecomputation applies the property test's streams as a live
+// stream under load does: every batch with ApplyPending, while another goroutine flushes back to
+// back, so that batches of trades only (stored-only: they hold their chains' locks shared) commit
+// while a flush of their chain derives the earlier ones; then a last flush. Every derived value
+// equals the recomputation: a flush derives exactly the trades listed before it began.
+func TestFlushesBesideBatchesMatchRecomputation(t *testing.T) {
+	t.Parallel()
+	for _, c := range propCases {
+		t.Run(fmt.Sprintf("seed=%d", c.seed), func(t *testing.T) {
+			t.Parallel()
+			pgtest.Fresh(t)
+			ctx := context.Background()
+			stream := propStream(c.seed, c.tokens, c.wallets, c.trades)
+			batches := propBatches(c.seed, stream)
+			store := postgres.NewIngestStore(pgtest.Pool(t))
+			stop := make(chan struct{})
+			type flushed struct {
+				n   int
+				err error
+			}
+			result := make(chan flushed, 1)
+			go func() {
+				n := 0
+				for {
+					select {
+					case <-stop:
+						result <- flushed{n: n}
+						return
+					default:
+					}
+					if _, err := store.Flush(ctx, propNow); err != nil {
+						result <- flushed{n: n, err: err}
+						return
+					}
+					n++
+				}
+			}()
+			stopped := false
+			stopFlushes := func() flushed {
+				if !stopped {
+					stopped = true
+					close(stop)
+				}
+				return <-result
+			}
+			defer func() {
+				if !stopped {
+					stopFlushes()
+				}
+			}()
+			storedOnly := 0
+			for i, b := range batches {
+				if !slices.ContainsFunc(b, func(e chainevent.Event) bool {
+					_, token := e.(chainevent.TokenCreated)
+					_, label := e.(chainevent.WalletLabel)
+					return token || label
+				}) {
+					storedOnly++
+				}
+				_, err := store.ApplyPending(ctx, chainevent.NewBatch(b), propNow)
+				require.NoError(t, err, "batch %d of %d", i+1, len(batches))
+			}
+			f := stopFlushes()
+			require.NoError(t, f.err)
+			_, err := store.Flush(ctx, propNow)
+			require.NoError(t, err)
+			t.Logf("%d batches, %d of them stored-only, beside %d flushes", len(batches), storedOnly, f.n)
+			require.Positive(t, storedOnly)
+			require.Positive(t, f.n)
+			checkEngine(t, store, stream, len(batches))
+		})
+	}
+}
+
 // checkEngine compares the derived state after the stream was ingested with the recomputation,
 // then after each refresh round of propRefreshes.
 func checkEngine(t *testing.T, store *postgres.IngestStore, stream []chainevent.Event, batches int) {

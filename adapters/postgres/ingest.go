@@ -29,6 +29,9 @@ import (
 // which sqlc cannot express.
 type IngestStore struct {
 	pool *pgxpool.Pool
+	// flushTaken, when set (tests only), runs inside each flush transaction once it has taken
+	// the chain's trade lists, before it derives them.
+	flushTaken func()
 }
 
 var (
@@ -105,7 +108,13 @@ const deferBelow = 2500
 
 // applyIn applies the batch in tx (see Apply) and returns the tokens it touched.
 func applyIn(ctx context.Context, tx pgx.Tx, b chainevent.Batch, now time.Time, pending bool) (chainevent.Result, []ports.TokenRef, error) {
-	if err := lockDerivedState(ctx, tx, batchChains(b)...); err != nil {
+	deferred := pending && len(b.Trades) < deferBelow
+	// A batch that derives nothing itself applies beside its chains' flush (lockStoredOnly).
+	lock := lockDerivedState
+	if deferred && storedOnly(b) {
+		lock = lockStoredOnly
+	}
+	if err := lock(ctx, tx, batchChains(b)...); err != nil {
 		return chainevent.Result{}, nil, err
 	}
 	// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.
@@ -115,7 +124,6 @@ func applyIn(ctx context.Context, tx pgx.Tx, b chainevent.Batch, now time.Time, 
 	if err := keyedJoins(ctx, tx); err != nil {
 		return chainevent.Result{}, nil, err
 	}
-	deferred := pending && len(b.Trades) < deferBelow
 	a := &applier{tx: tx, q: dbsqlc.New(), now: now, touched: map[ports.TokenRef]bool{},
 		buckets: newBucketDeltas(now), groups: groupDeltas{}, deferred: deferred}
 	if !deferred {
@@ -435,7 +443,7 @@ func (a *applier) trades(ctx context.Context, b chainevent.Batch) error {
 	// with COPY under a savepoint, and only when the primary key rejects a row is the COPY undone
 	// and the stored keys looked up (primary-key probes), the rest COPYed again. No other
 	// transaction inserts trades of these chains meanwhile: every batch holds its chains' locks
-	// (lockDerivedState), and a trade's key starts with its chain.
+	// (lockDerivedState, or the store locks of lockStoredOnly), and a trade's key starts with its chain.
 	copied, err := a.copyTrades(ctx, rows)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tokenscope/tokenscope/domain/chain"
 )
@@ -15,3 +16,12 @@ func LockDerivedState(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) err
 
 // DerivedStateLock is the key an earlier version took exclusively for every writer.
 const DerivedStateLock = derivedStateLock
+
+// LockFlush takes, on conn's session, c's locks as a flush holds them, and returns their release.
+func LockFlush(ctx context.Context, conn *pgxpool.Conn, c chain.Chain) (func(), error) {
+	return lockFlush(ctx, conn, c)
+}
+
+// WhenFlushTakes makes s run fn inside each flush transaction once it has taken its chain's
+// trade lists, before it derives them.
+func (s *IngestStore) WhenFlushTakes(fn func()) { s.flushTaken = fn }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/token"
+	"github.com/tokenscope/tokenscope/domain/trade"
 )
 
 // TestDerivedStateLocksPerChain: a batch of one chain commits while another chain's writer
@@ -37,28 +39,8 @@ func TestDerivedStateLocksPerChain(t *testing.T) {
 		}()
 		return done
 	}
-	// waitBlocked waits until some backend waits on an advisory lock.
-	waitBlocked := func() {
-		t.Helper()
-		for deadline := time.Now().Add(time.Minute); ; {
-			var n int
-			require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&n))
-			if n > 0 {
-				return
-			}
-			require.True(t, time.Now().Before(deadline), "no batch waited on a derived-state lock")
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-	wait := func(done <-chan error, what string) {
-		t.Helper()
-		select {
-		case err := <-done:
-			require.NoError(t, err, what)
-		case <-time.After(time.Minute):
-			t.Fatalf("%s did not commit", what)
-		}
-	}
+	waitBlocked := func() { t.Helper(); waitLockWaiter(t, db) }
+	wait := func(done <-chan error, what string) { t.Helper(); waitDone(t, done, what) }
 
 	holder, err := db.Begin(ctx)
 	require.NoError(t, err)
@@ -86,4 +68,117 @@ func TestDerivedStateLocksPerChain(t *testing.T) {
 	require.NoError(t, old.Commit(ctx))
 	wait(eth, "the eth batch once the earlier version's writer is done")
 	assert.True(t, labelled(chain.Eth, "e2"))
+}
+
+// waitLockWaiter waits until some backend of db's cluster waits on an advisory lock.
+func waitLockWaiter(t *testing.T, db *pgxpool.Pool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; {
+		var n int
+		require.NoError(t, db.QueryRow(context.Background(),
+			`SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&n))
+		if n > 0 {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "no batch waited on a derived-state lock")
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitDone waits (a minute at most) for a batch applied on another goroutine to commit.
+func waitDone(t *testing.T, done <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		require.NoError(t, err, what)
+	case <-time.After(time.Minute):
+		t.Fatalf("%s did not commit", what)
+	}
+}
+
+// TestStoredBatchesApplyBesideTheFlush: while a flush of sol holds its locks, a sol batch of
+// trades only commits (stored and listed for the next flush), while a sol batch that derives
+// something itself (a label moves holdings between holder groups) waits for the flush; the next
+// flush derives the stored trade, once.
+func TestStoredBatchesApplyBesideTheFlush(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
+	ctx := context.Background()
+	db := pgtest.Pool(t)
+	s := postgres.NewIngestStore(db)
+	apply(t, s, tokenEvent(chain.Sol, "tok1"), swap("w1", trade.Buy, "10", "2", time.Minute, "s0"))
+	pending := func(events ...chainevent.Event) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.ApplyPending(ctx, chainevent.NewBatch(events), now)
+			done <- err
+		}()
+		return done
+	}
+
+	conn, err := db.Acquire(ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	release, err := postgres.LockFlush(ctx, conn, chain.Sol)
+	require.NoError(t, err)
+
+	waitDone(t, pending(swap("w1", trade.Buy, "5", "3", 30*time.Second, "s1")), "a sol batch of trades while a sol flush runs")
+	var stored int
+	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM trades WHERE chain = 'sol' AND tx_signature = 's1'`).Scan(&stored))
+	assert.Equal(t, 1, stored, "the trade is stored (served by operation 3)")
+	assert.Equal(t, "10", position(t, "w1").Balance.String(), "and derived by the next flush, not by its batch")
+
+	label := pending(chainevent.WalletLabel{Chain: chain.Sol, Wallet: "w1", Label: token.Kol})
+	waitLockWaiter(t, db)
+	release()
+	waitDone(t, label, "the label batch once the flush is done")
+
+	_, err = s.Flush(ctx, now)
+	require.NoError(t, err)
+	assert.Equal(t, "15", position(t, "w1").Balance.String())
+	_, err = s.Flush(ctx, now)
+	require.NoError(t, err)
+	assert.Equal(t, "15", position(t, "w1").Balance.String(), "a second flush derives nothing again")
+	assert.Equal(t, "3", priceOf(t).String(), "the market row has the stored trade's price")
+}
+
+// TestFlushDerivesWhatWasListedWhenItBegan: a stored-only batch that commits while a flush
+// derives (here: after the flush took its lists and before it re-derives a position from the
+// pair's stored trades, which an out-of-order trade makes it do) is not taken in by that flush;
+// the next flush derives it, so every trade counts once in the position.
+func TestFlushDerivesWhatWasListedWhenItBegan(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
+	ctx := context.Background()
+	db := pgtest.Pool(t)
+	s := postgres.NewIngestStore(db)
+	apply(t, s, tokenEvent(chain.Sol, "tok1"), swap("w1", trade.Buy, "10", "2", time.Minute, "s0"))
+	pend := func(e chainevent.Event) {
+		t.Helper()
+		_, err := s.ApplyPending(ctx, chainevent.NewBatch([]chainevent.Event{e}), now)
+		require.NoError(t, err)
+	}
+	// Listed for the flush: a trade older than the stored one, so the flush re-derives w1's
+	// position from its stored trades.
+	pend(swap("w1", trade.Buy, "1", "2", 2*time.Minute, "s1"))
+	once := false
+	s.WhenFlushTakes(func() {
+		if once {
+			return
+		}
+		once = true
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.ApplyPending(ctx, chainevent.NewBatch([]chainevent.Event{swap("w1", trade.Buy, "100", "2", 90*time.Second, "s2")}), now)
+			done <- err
+		}()
+		waitDone(t, done, "a stored-only batch while the flush derives")
+	})
+	_, err := s.Flush(ctx, now)
+	require.NoError(t, err)
+	require.True(t, once)
+	assert.Equal(t, "11", position(t, "w1").Balance.String(), "the flush derived the trades listed when it began")
+	_, err = s.Flush(ctx, now)
+	require.NoError(t, err)
+	assert.Equal(t, "111", position(t, "w1").Balance.String(), "and the next one the trade committed meanwhile, once")
 }

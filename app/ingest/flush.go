@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // sharedFlush runs the service's flushes (ports.IngestStore.Flush) one at a time and lets
@@ -62,5 +63,50 @@ func (f *sharedFlush) loop(ctx context.Context, run func(context.Context) error)
 		f.mu.Unlock()
 		r.err = run(ctx)
 		close(r.done)
+	}
+}
+
+// background runs the flushes that StreamCommitted's streams leave to the service: kick asks for
+// one, and a goroutine of its own runs them, each starting at least the service's flush interval
+// after the previous one, for as long as kicks keep coming (kicks that arrive while a flush waits
+// or runs ask for the next one only). The flushes go through sharedFlush, so a stream waiting for
+// its own flush (Stream) shares them. A failed flush leaves its lists and marks for the next one
+// (the next kick's, or the refresh loop's: every refresh round flushes first).
+type background struct {
+	mu        sync.Mutex
+	running   bool
+	kicked    bool
+	lastStart time.Time
+}
+
+// kick asks for a background flush of s.
+func (b *background) kick(s *Service) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.kicked = true
+	if !b.running {
+		b.running = true
+		go b.loop(s)
+	}
+}
+
+func (b *background) loop(s *Service) {
+	for {
+		b.mu.Lock()
+		if !b.kicked {
+			b.running = false
+			b.mu.Unlock()
+			return
+		}
+		b.kicked = false
+		wait := time.Until(b.lastStart.Add(s.flushEvery))
+		b.mu.Unlock()
+		if wait > 0 {
+			time.Sleep(wait)
+		}
+		b.mu.Lock()
+		b.lastStart = time.Now()
+		b.mu.Unlock()
+		_ = s.flush(context.Background())
 	}
 }

@@ -6,6 +6,7 @@ package ingest
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/tokenscope/tokenscope/domain/chainevent"
@@ -26,6 +27,10 @@ type Service struct {
 	listener ports.CommitListener
 	// flushes are the service's flushes, shared by its concurrent streams.
 	flushes *sharedFlush
+	// derivations runs the flushes StreamCommitted's streams leave to the background, and
+	// underived counts their trades committed since the last flush began.
+	derivations background
+	underived   atomic.Int64
 }
 
 var _ ports.Ingester = (*Service)(nil)
@@ -117,13 +122,44 @@ func (s *Service) WithFlushInterval(d time.Duration) *Service {
 // work on them overlap; the order between events of one chain, and between the events of one red
 // packet, is kept.
 func (s *Service) Stream(ctx context.Context, src Source, progress Progress) (chainevent.Result, error) {
+	return s.stream(ctx, src, progress, false)
+}
+
+// MaxUnderived is how many trades StreamCommitted's streams may leave underived (committed since
+// the last flush began) before such a stream, at its end, waits for a flush as Stream does: it
+// bounds how far the derived market data falls behind the committed trades under a load the
+// flushes cannot keep up with, at about ten seconds of a busy chain.
+const MaxUnderived = 50_000
+
+// StreamCommitted is Stream that answers once its batches are committed, without waiting for
+// their trades' derivations (positions, buckets, windows, holder totals, market rows): those are
+// left to the service's background flushes (Service.derivations), at most the flush interval apart
+// while streams leave work, each deriving every trade listed before it starts. Its trades are
+// durable and listed when it returns (a crash loses nothing: any process's next flush derives
+// them) and served by operation 3 at once; their tokens' details follow at the next flush. While
+// more than MaxUnderived trades wait for a flush, the stream waits for one before it answers.
+func (s *Service) StreamCommitted(ctx context.Context, src Source, progress Progress) (chainevent.Result, error) {
+	return s.stream(ctx, src, progress, true)
+}
+
+func (s *Service) stream(ctx context.Context, src Source, progress Progress, committedOnly bool) (chainevent.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	st := &stream{svc: s, progress: progress, flushed: time.Now(), cancel: cancel}
+	st := &stream{svc: s, progress: progress, flushed: time.Now(), cancel: cancel, committedOnly: committedOnly}
 	decodeErr := st.split(ctx, src)
 	st.wait()
 	if st.err != nil {
 		return st.total, st.err
+	}
+	if committedOnly {
+		// The background flushes derive what the batches committed (each batch asked for one).
+		if decodeErr == nil && s.underived.Load() > MaxUnderived {
+			return st.total, s.flush(ctx)
+		}
+		if decodeErr != nil {
+			return st.total, decodeErr
+		}
+		return st.total, ctx.Err()
 	}
 	if decodeErr != nil {
 		return st.total, s.flushAfter(ctx, decodeErr)
@@ -141,6 +177,7 @@ func (s *Service) Stream(ctx context.Context, src Source, progress Progress) (ch
 // service's other streams: sharedFlush) and tells the listener.
 func (s *Service) flush(ctx context.Context) error {
 	return s.flushes.do(ctx, func(ctx context.Context) error {
+		s.underived.Store(0) // this flush derives every trade committed before it
 		if _, err := s.store.Flush(ctx, s.clock.Now()); err != nil {
 			return err
 		}

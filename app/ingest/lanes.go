@@ -24,6 +24,9 @@ type stream struct {
 	total   chainevent.Result
 	err     error     // the first failure of a lane
 	flushed time.Time // the last flush, or the stream's start
+	// committedOnly: the stream leaves its derivations to the background flushes
+	// (Service.StreamCommitted) instead of flushing itself.
+	committedOnly bool
 }
 
 // split reads src to its end, cutting each lane's events into batches and handing every full
@@ -158,6 +161,11 @@ func (st *stream) apply(ctx context.Context, b chainevent.Batch) error {
 		st.flushed = time.Now()
 	}
 	st.mu.Unlock()
+	if st.committedOnly {
+		s.underived.Add(int64(res.Trades))
+		s.derivations.kick(s)
+		return nil
+	}
 	if !due {
 		return nil
 	}

@@ -311,6 +311,8 @@ type bench struct {
 	deliverySizes deliverySizes
 	// restarts records every time the service had ended by itself and was started again.
 	restarts []string
+	// ingestWait is the live sender's wait parameter of POST /v2/ingest (commit or derived).
+	ingestWait string
 }
 
 // alive restarts the service (on new ports, same database) when it ended by itself since the

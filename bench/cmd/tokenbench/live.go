@@ -121,8 +121,17 @@ func (b *bench) liveRows(ctx context.Context, t targets, lf liveFill, rate int, 
 		probes.Add(1)
 		go func() { defer probes.Done(); pr.run(ctx, b, s.samples) }()
 	}
+	var drained time.Duration
+	var drainErr error
 	busy := b.openLoad(ctx, readers, func(ctx context.Context) {
-		measured(ctx, &busyCPU, s.run)
+		measured(ctx, &busyCPU, func(ctx context.Context) {
+			s.run(ctx)
+			// The CPU counts until every acknowledged trade is derived: with wait=commit the
+			// service may still be deriving when the sender stops.
+			t0 := time.Now()
+			drainErr = b.drainDerivations(ctx, liveDrainLimit)
+			drained = time.Since(t0)
+		})
 		close(s.samples)
 		probes.Wait()
 	})
@@ -154,7 +163,13 @@ func (b *bench) liveRows(ctx context.Context, t targets, lf liveFill, rate int, 
 			thousands(int64(s.acked)), thousands(int64(s.events)), s.posts, s.elapsed.Round(time.Millisecond),
 			strings.Join(s.queueTimeline(), ", "), thousands(int64(max(endQueue, 0))), report.Bytes(rssBefore),
 			report.Bytes(maxRSS), report.Bytes(peak))}
-	rows := []report.Row{senderRow, cpuRow(op, data, busyCPU, idleCPU, s.acked, peak, cpuErr)}
+	if drainErr != nil && cpuErr == nil {
+		cpuErr = drainErr
+	}
+	cpu := cpuRow(op, data, busyCPU, idleCPU, s.acked, peak, cpuErr)
+	cpu.Note = fmt.Sprintf("POSTs sent with wait=%s; the phase ends when the service has derived every acknowledged trade, "+
+		"%s after the sender stopped. ", b.ingestWait, drained.Round(time.Millisecond)) + cpu.Note
+	rows := []report.Row{senderRow, cpu}
 
 	for i, what := range []string{"visible in operation 3 (trade list by token)", "counted in operation 2's 1m window"} {
 		lat, errs, first := pr.result(i)
@@ -176,6 +191,40 @@ func (b *bench) liveRows(ctx context.Context, t targets, lf liveFill, rate int, 
 			Baselines: []report.Measure{i}, Goal: liveRatioGoal})
 	}
 	return rows
+}
+
+// liveDrainLimit bounds how long the live phase waits, after the sender stops, for the service to
+// derive every trade it acknowledged (wait=commit leaves them to its background flushes).
+const liveDrainLimit = 2 * time.Minute
+
+// ingestQuery is the query of the live sender's POSTs: none for wait=derived, the default (so
+// that the sender also drives a build from before the parameter).
+func (b *bench) ingestQuery() string {
+	if b.ingestWait == "" || b.ingestWait == "derived" {
+		return ""
+	}
+	return "?wait=" + b.ingestWait
+}
+
+// drainDerivations waits until the bench database lists no trade and marks no token for a flush
+// (trade_pending, market_pending): everything acknowledged is derived. It fails after limit.
+func (b *bench) drainDerivations(ctx context.Context, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		var pending int64
+		err := b.st.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM trade_pending) + (SELECT count(*) FROM market_pending)`).Scan(&pending)
+		if err != nil {
+			return fmt.Errorf("waiting for the derivations: %w", err)
+		}
+		if pending == 0 {
+			return nil
+		}
+		sleepCtx(ctx, 50*time.Millisecond)
+		if ctx.Err() != nil {
+			return fmt.Errorf("%d trade lists and token marks still pending %s after the sender stopped", pending, limit)
+		}
+	}
 }
 
 // maxCPUPerTrade and maxLiveRSS are the engine issue's bounds on the live row: service +
@@ -429,7 +478,7 @@ func (s *sender) run(ctx context.Context) {
 // post sends one body and records its answer.
 func (s *sender) post(ctx context.Context, client *http.Client, body *postBody, start time.Time) {
 	t0 := time.Now()
-	_, err := load.Do(ctx, client, load.Request{Method: "POST", URL: s.b.st.httpURL + "/v2/ingest",
+	_, err := load.Do(ctx, client, load.Request{Method: "POST", URL: s.b.st.httpURL + "/v2/ingest" + s.b.ingestQuery(),
 		Header: ingestHeader(s.b.st.key), Body: body.buf.Bytes()})
 	acked := time.Now()
 	s.mu.Lock()

@@ -90,6 +90,8 @@ func main() {
 	only := flag.String("only", "", "comma list of what to run: read operation numbers (e.g. 2,9) and row groups ("+strings.Join(groups, ", ")+
 		"); default all. A partial run writes no report file unless -out is given")
 	liveDur := flag.Duration("live-duration", 0, "how long the live ingest rows send (default: 3s smoke, 1m small and large)")
+	ingestWait := flag.String("ingest-wait", "commit", "the live sender's POST /v2/ingest wait parameter: commit (answer once committed, "+
+		"derived by the service's background flushes) or derived (each POST waits for its trades' derivations)")
 	paced := flag.Duration("paced", 0, "how long the webhook latency row writes 1,000 events/s (default: the scale's)")
 	flag.Parse()
 
@@ -107,6 +109,10 @@ func main() {
 	if *paced > 0 {
 		sc.deliveries.paced = *paced
 	}
+	if *ingestWait != "commit" && *ingestWait != "derived" {
+		fmt.Fprintf(os.Stderr, "tokenbench: -ingest-wait: %q is neither commit nor derived\n", *ingestWait)
+		os.Exit(2)
+	}
 	sel, err := parseOnly(*only)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "tokenbench: -only: %v\n", err)
@@ -121,7 +127,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	code := run(ctx, sc, options{bin: *bin, devBin: *devBin, pg: *pg, conc: *conc, out: *out, failOnErrors: *failOnErrors, keep: *keep || *fillOnly,
-		reuse: *reuse, fillOnly: *fillOnly, only: sel})
+		reuse: *reuse, fillOnly: *fillOnly, only: sel, ingestWait: *ingestWait})
 	os.Exit(code)
 }
 
@@ -146,6 +152,8 @@ type options struct {
 	reuse              string
 	// only is -only's selection; empty runs everything.
 	only selection
+	// ingestWait is the live sender's wait parameter (-ingest-wait).
+	ingestWait string
 }
 
 // selection is what -only picks: row groups by name and read operations by number.
@@ -376,7 +384,7 @@ func run(ctx context.Context, sc scale, o options) int {
 		return failed("receiver", err)
 	}
 	defer rcv.stop()
-	b := &bench{st: st, opts: load.Options{Concurrency: o.conc, Duration: sc.duration}, client: load.Client(o.conc),
+	b := &bench{st: st, ingestWait: o.ingestWait, opts: load.Options{Concurrency: o.conc, Duration: sc.duration}, client: load.Client(o.conc),
 		market: market.New(postgres.NewMarketReader(st.pool)), fiber: fib, rcv: rcv, tc: tc, logf: logf,
 		deliverySizes: sc.deliveries}
 	defer func() {
@@ -576,7 +584,7 @@ func runDeliveries(ctx context.Context, sc scale, o options, st *stack, failed f
 		return failed("receiver", err)
 	}
 	defer rcv.stop()
-	b := &bench{st: st, opts: load.Options{Concurrency: o.conc, Duration: sc.duration}, client: load.Client(o.conc),
+	b := &bench{st: st, ingestWait: o.ingestWait, opts: load.Options{Concurrency: o.conc, Duration: sc.duration}, client: load.Client(o.conc),
 		rcv: rcv, logf: logf, deliverySizes: sc.deliveries}
 	rows := b.webhookDeliveryRows(ctx)
 	o.failOnErrors = true

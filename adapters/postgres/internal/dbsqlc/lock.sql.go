@@ -20,12 +20,32 @@ func (q *Queries) AdvisoryLock(ctx context.Context, db DBTX, key int64) error {
 	return err
 }
 
+const AdvisoryLockShared = `-- name: AdvisoryLockShared :exec
+SELECT pg_advisory_lock_shared($1)
+`
+
+// Session advisory lock in shared mode: a flush holds its chain's derived-state lock this way
+// across its repeatable-read transactions (adapters/postgres/engine_pending.go).
+func (q *Queries) AdvisoryLockShared(ctx context.Context, db DBTX, key int64) error {
+	_, err := db.Exec(ctx, AdvisoryLockShared, key)
+	return err
+}
+
 const AdvisoryUnlock = `-- name: AdvisoryUnlock :exec
 SELECT pg_advisory_unlock($1)
 `
 
 func (q *Queries) AdvisoryUnlock(ctx context.Context, db DBTX, key int64) error {
 	_, err := db.Exec(ctx, AdvisoryUnlock, key)
+	return err
+}
+
+const AdvisoryUnlockShared = `-- name: AdvisoryUnlockShared :exec
+SELECT pg_advisory_unlock_shared($1)
+`
+
+func (q *Queries) AdvisoryUnlockShared(ctx context.Context, db DBTX, key int64) error {
+	_, err := db.Exec(ctx, AdvisoryUnlockShared, key)
 	return err
 }
 
