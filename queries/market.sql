@@ -67,12 +67,13 @@ GROUP BY r.chain, r.address;
 
 -- name: MarkPending :exec
 -- Marks the tokens (chains[i], addresses[i]) pending for the next flush; windows[i] says whether
--- their windows are to be derived too (a mark once with windows keeps them).
+-- their windows are to be derived too (a mark once with windows keeps them). A mark already there
+-- is rewritten only to add windows: a flush deleting it meanwhile must not find it changed.
 INSERT INTO market_pending AS p (chain, address, windows)
 SELECT r.chain, r.address, r.windows
 FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(addresses)::text[]), unnest(sqlc.arg(windows)::boolean[]))
     AS r(chain, address, windows)
-ON CONFLICT (chain, address) DO UPDATE SET windows = p.windows OR EXCLUDED.windows;
+ON CONFLICT (chain, address) DO UPDATE SET windows = true WHERE EXCLUDED.windows AND NOT p.windows;
 
 -- name: PendingChains :many
 -- Those of the chains with pending tokens or pending trades (index probes): the chain locks a flush takes
@@ -100,6 +101,19 @@ INSERT INTO trade_pending (chain, trades, fields) VALUES ($1, $2, $3);
 -- Removes and returns every pending trade list of a chain, oldest first (under the chain's lock).
 DELETE FROM trade_pending WHERE chain = $1
 RETURNING id, trades, fields;
+
+-- name: AddPendingLabels :exec
+-- Lists wallet labels (chains[i], wallets[i], labels[i]) whose holdings the next derivation of
+-- their chain's listed trades moves into the labels' groups.
+INSERT INTO label_pending (chain, wallet, label)
+SELECT r.chain, r.wallet, r.label
+FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(wallets)::text[]), unnest(sqlc.arg(labels)::text[]))
+    AS r(chain, wallet, label);
+
+-- name: TakePendingLabels :many
+-- Removes and returns the pending labels of a chain (under the chain's lock).
+DELETE FROM label_pending WHERE chain = $1
+RETURNING wallet, label;
 
 -- name: HasPendingTrades :one
 -- Whether trades of the chain wait for its next flush.

@@ -59,8 +59,8 @@ func chainLockKey(c chain.Chain) int64 {
 // A chain's derived-state lock is held exclusively by every writer of its derived state except
 // two kinds, which hold it shared and exclude only their own kind with a second lock each:
 //
-//   - a stored-only batch (ApplyPending of trades and events that derive nothing in the batch:
-//     storedOnly) writes trades, their lists and marks, and no derived row; it holds the chain's
+//   - a stored-only batch (ApplyPending of a batch that defers its derivations, deferBelow)
+//     writes events, lists of trades and labels, and marks, and no derived row; it holds the chain's
 //     store lock exclusively, so the chain's stored-only batches apply one at a time (a batch's
 //     COPY into trades relies on no other insert of the chain's trades meanwhile);
 //   - a flush holds the chain's flush lock exclusively and derives in repeatable-read
@@ -97,14 +97,6 @@ func lockStoredOnly(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) error
 		}
 	}
 	return nil
-}
-
-// storedOnly reports whether a batch that defers its trades derives nothing itself, so that it
-// may apply beside its chains' flush (lockStoredOnly): a new token rebuilds its holder totals and
-// a new label moves holdings between holder groups, both derived rows; every other event writes
-// its own table and at most marks tokens for the flush.
-func storedOnly(b chainevent.Batch) bool {
-	return len(b.TokensCreated) == 0 && len(b.Labels) == 0
 }
 
 // lockDerivedState takes, in tx, the derived-state locks of chains (in any order, repeats

@@ -12,6 +12,8 @@ import (
 
 	"github.com/tokenscope/tokenscope/adapters/postgres/internal/dbsqlc"
 	"github.com/tokenscope/tokenscope/domain/chain"
+	"github.com/tokenscope/tokenscope/domain/chainevent"
+	"github.com/tokenscope/tokenscope/domain/token"
 	"github.com/tokenscope/tokenscope/domain/trade"
 	"github.com/tokenscope/tokenscope/ports"
 )
@@ -64,13 +66,24 @@ func deriveDeferred(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time
 
 // deriveDeferredThen is deriveDeferred that calls taken, when not nil, once the lists are taken
 // and before anything is derived from them (a test's way into a flush's transaction).
+//
+// Labels listed by stored-only batches (label_pending) come first: each new label moves its
+// wallet's holdings, as its positions stand before the listed trades, into the label's group of
+// every token it holds; the listed trades are then derived with the label in place, so their
+// changes to the wallet's balances go to its groups too. A holder group's totals are the sums
+// over its holders' balances, so the order between a label and the wallet's trades does not
+// change them.
 func deriveDeferredThen(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time, taken func()) ([]ports.TokenRef, error) {
 	q := dbsqlc.New()
+	labels, err := q.TakePendingLabels(ctx, tx, string(c))
+	if err != nil {
+		return nil, fmt.Errorf("pending labels: %w", err)
+	}
 	lists, err := q.TakePendingTrades(ctx, tx, string(c))
 	if err != nil {
 		return nil, fmt.Errorf("pending trades: %w", err)
 	}
-	if len(lists) == 0 {
+	if len(lists) == 0 && len(labels) == 0 {
 		return nil, nil
 	}
 	if taken != nil {
@@ -102,6 +115,13 @@ func deriveDeferredThen(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.
 	if err := keyedJoins(ctx, tx); err != nil {
 		return nil, err
 	}
+	added := make([]chainevent.WalletLabel, len(labels))
+	for i, l := range labels {
+		added[i] = chainevent.WalletLabel{Chain: c, Wallet: l.Wallet, Label: token.HolderGroup(l.Label)}
+	}
+	if err := a.labelHoldings(ctx, added); err != nil {
+		return nil, err
+	}
 	if err := a.positions(ctx); err != nil {
 		return nil, err
 	}
@@ -109,6 +129,23 @@ func deriveDeferredThen(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.
 		return nil, err
 	}
 	return a.touchedRefs(), nil
+}
+
+// deferLabels lists the batch's new labels for the next derivation of their chains' listed
+// trades (deriveDeferredThen), instead of moving their wallets' holdings now.
+func (a *applier) deferLabels(ctx context.Context, added []chainevent.WalletLabel) error {
+	if len(added) == 0 {
+		return nil
+	}
+	ls := make([]string, len(added))
+	for i, e := range added {
+		ls[i] = string(e.Label)
+	}
+	if err := a.q.AddPendingLabels(ctx, a.tx, dbsqlc.AddPendingLabelsParams{Chains: labelChains(added),
+		Wallets: labelWallets(added), Labels: ls}); err != nil {
+		return fmt.Errorf("list pending labels: %w", err)
+	}
+	return nil
 }
 
 // encodePending encodes the fields of ts that a trade's derivations read (its chain is the

@@ -191,9 +191,18 @@ func flushChunkIn(ctx context.Context, tx pgx.Tx, c chain.Chain, now time.Time, 
 	}
 	marked := make([]ports.TokenRef, len(rows))
 	windowed := make(map[ports.TokenRef]bool, len(rows)+len(traded))
+	var created []ports.TokenRef
 	for i, r := range rows {
 		marked[i] = ports.TokenRef{Chain: chain.Chain(r.Chain), Address: r.Address}
 		windowed[marked[i]] = r.Windows
+		if r.Windows {
+			created = append(created, marked[i])
+		}
+	}
+	// A token a streamed batch created (marked with its windows) has its holder totals rebuilt
+	// from its positions, now derived: trades of it may have come before its row.
+	if err := rebuildGroups(ctx, tx, created); err != nil {
+		return nil, 0, err
 	}
 	refs := marked
 	for _, r := range traded {

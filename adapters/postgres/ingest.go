@@ -109,9 +109,10 @@ const deferBelow = 2500
 // applyIn applies the batch in tx (see Apply) and returns the tokens it touched.
 func applyIn(ctx context.Context, tx pgx.Tx, b chainevent.Batch, now time.Time, pending bool) (chainevent.Result, []ports.TokenRef, error) {
 	deferred := pending && len(b.Trades) < deferBelow
-	// A batch that derives nothing itself applies beside its chains' flush (lockStoredOnly).
+	// A batch that defers its derivations derives nothing itself: it applies beside its chains'
+	// flush (lockStoredOnly).
 	lock := lockDerivedState
-	if deferred && storedOnly(b) {
+	if deferred {
 		lock = lockStoredOnly
 	}
 	if err := lock(ctx, tx, batchChains(b)...); err != nil {
@@ -146,7 +147,11 @@ func applyIn(ctx context.Context, tx pgx.Tx, b chainevent.Batch, now time.Time, 
 	steps := []func(context.Context, chainevent.Batch) error{
 		a.tokens, a.pools, a.labels, a.trades, a.snapshots, a.migrations, a.packets, a.lockPackets, a.claims, a.expiries,
 		func(ctx context.Context, _ chainevent.Batch) error { return derive(ctx) },
-		func(ctx context.Context, _ chainevent.Batch) error { return a.derivedTotals(ctx) },
+	}
+	if !deferred {
+		// A deferred batch's labels and new tokens' holder totals are left to the flush too
+		// (deriveDeferredThen, flushChunkIn).
+		steps = append(steps, func(ctx context.Context, _ chainevent.Batch) error { return a.derivedTotals(ctx) })
 	}
 	for _, step := range steps {
 		if err := step(ctx, b); err != nil {
@@ -366,6 +371,9 @@ func (a *applier) labels(ctx context.Context, b chainevent.Batch) error {
 		if n[i] == 1 {
 			added = append(added, e)
 		}
+	}
+	if a.deferred {
+		return a.deferLabels(ctx, added)
 	}
 	return a.labelHoldings(ctx, added)
 }

@@ -2,9 +2,11 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -96,10 +98,10 @@ func waitDone(t *testing.T, done <-chan error, what string) {
 	}
 }
 
-// TestStoredBatchesApplyBesideTheFlush: while a flush of sol holds its locks, a sol batch of
-// trades only commits (stored and listed for the next flush), while a sol batch that derives
-// something itself (a label moves holdings between holder groups) waits for the flush; the next
-// flush derives the stored trade, once.
+// TestStoredBatchesApplyBesideTheFlush: while a flush of sol holds its locks, streamed sol
+// batches (a trade, a label: ApplyPending leaves their derivations to the flush) commit, while a
+// sol batch that derives itself (Apply) waits for the flush; the next flush derives the stored
+// trade, once, and moves the labelled wallet's holdings into the label's group.
 func TestStoredBatchesApplyBesideTheFlush(t *testing.T) {
 	t.Parallel()
 	pgtest.Fresh(t)
@@ -115,6 +117,16 @@ func TestStoredBatchesApplyBesideTheFlush(t *testing.T) {
 		}()
 		return done
 	}
+	kol := func() (holders int64, holdings string) {
+		t.Helper()
+		err := db.QueryRow(ctx, `SELECT holders, holdings::text FROM token_holder_groups
+			WHERE chain = 'sol' AND address = 'tok1' AND holder_group = 'kol'`).Scan(&holders, &holdings)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, "0"
+		}
+		require.NoError(t, err)
+		return holders, holdings
+	}
 
 	conn, err := db.Acquire(ctx)
 	require.NoError(t, err)
@@ -123,22 +135,36 @@ func TestStoredBatchesApplyBesideTheFlush(t *testing.T) {
 	require.NoError(t, err)
 
 	waitDone(t, pending(swap("w1", trade.Buy, "5", "3", 30*time.Second, "s1")), "a sol batch of trades while a sol flush runs")
+	waitDone(t, pending(chainevent.WalletLabel{Chain: chain.Sol, Wallet: "w1", Label: token.Kol}), "a sol label while a sol flush runs")
 	var stored int
 	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM trades WHERE chain = 'sol' AND tx_signature = 's1'`).Scan(&stored))
 	assert.Equal(t, 1, stored, "the trade is stored (served by operation 3)")
 	assert.Equal(t, "10", position(t, "w1").Balance.String(), "and derived by the next flush, not by its batch")
+	holders, _ := kol()
+	assert.Zero(t, holders, "the label's holdings move at the next flush")
 
-	label := pending(chainevent.WalletLabel{Chain: chain.Sol, Wallet: "w1", Label: token.Kol})
+	whole := make(chan error, 1)
+	go func() {
+		_, err := s.Apply(ctx, chainevent.NewBatch([]chainevent.Event{chainevent.WalletLabel{Chain: chain.Sol, Wallet: "w2",
+			Label: token.Kol}}), now)
+		whole <- err
+	}()
 	waitLockWaiter(t, db)
 	release()
-	waitDone(t, label, "the label batch once the flush is done")
+	waitDone(t, whole, "the batch that derives, once the flush is done")
 
 	_, err = s.Flush(ctx, now)
 	require.NoError(t, err)
 	assert.Equal(t, "15", position(t, "w1").Balance.String())
+	holders, holdings := kol()
+	assert.Equal(t, int64(1), holders)
+	assert.Equal(t, "15", holdings, "w1's holdings, the stored trade's included, are in the label's group")
 	_, err = s.Flush(ctx, now)
 	require.NoError(t, err)
 	assert.Equal(t, "15", position(t, "w1").Balance.String(), "a second flush derives nothing again")
+	holders, holdings = kol()
+	assert.Equal(t, int64(1), holders)
+	assert.Equal(t, "15", holdings)
 	assert.Equal(t, "3", priceOf(t).String(), "the market row has the stored trade's price")
 }
 

@@ -11,6 +11,26 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+const AddPendingLabels = `-- name: AddPendingLabels :exec
+INSERT INTO label_pending (chain, wallet, label)
+SELECT r.chain, r.wallet, r.label
+FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]))
+    AS r(chain, wallet, label)
+`
+
+type AddPendingLabelsParams struct {
+	Chains  []string
+	Wallets []string
+	Labels  []string
+}
+
+// Lists wallet labels (chains[i], wallets[i], labels[i]) whose holdings the next derivation of
+// their chain's listed trades moves into the labels' groups.
+func (q *Queries) AddPendingLabels(ctx context.Context, db DBTX, arg AddPendingLabelsParams) error {
+	_, err := db.Exec(ctx, AddPendingLabels, arg.Chains, arg.Wallets, arg.Labels)
+	return err
+}
+
 const AddPendingTrades = `-- name: AddPendingTrades :exec
 INSERT INTO trade_pending (chain, trades, fields) VALUES ($1, $2, $3)
 `
@@ -177,7 +197,7 @@ INSERT INTO market_pending AS p (chain, address, windows)
 SELECT r.chain, r.address, r.windows
 FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::boolean[]))
     AS r(chain, address, windows)
-ON CONFLICT (chain, address) DO UPDATE SET windows = p.windows OR EXCLUDED.windows
+ON CONFLICT (chain, address) DO UPDATE SET windows = true WHERE EXCLUDED.windows AND NOT p.windows
 `
 
 type MarkPendingParams struct {
@@ -187,7 +207,8 @@ type MarkPendingParams struct {
 }
 
 // Marks the tokens (chains[i], addresses[i]) pending for the next flush; windows[i] says whether
-// their windows are to be derived too (a mark once with windows keeps them).
+// their windows are to be derived too (a mark once with windows keeps them). A mark already there
+// is rewritten only to add windows: a flush deleting it meanwhile must not find it changed.
 func (q *Queries) MarkPending(ctx context.Context, db DBTX, arg MarkPendingParams) error {
 	_, err := db.Exec(ctx, MarkPending, arg.Chains, arg.Addresses, arg.Windows)
 	return err
@@ -326,6 +347,37 @@ func (q *Queries) PendingTokens(ctx context.Context, db DBTX, arg PendingTokensP
 	for rows.Next() {
 		var i MarketPending
 		if err := rows.Scan(&i.Chain, &i.Address, &i.Windows); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const TakePendingLabels = `-- name: TakePendingLabels :many
+DELETE FROM label_pending WHERE chain = $1
+RETURNING wallet, label
+`
+
+type TakePendingLabelsRow struct {
+	Wallet string
+	Label  string
+}
+
+// Removes and returns the pending labels of a chain (under the chain's lock).
+func (q *Queries) TakePendingLabels(ctx context.Context, db DBTX, chain string) ([]TakePendingLabelsRow, error) {
+	rows, err := db.Query(ctx, TakePendingLabels, chain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TakePendingLabelsRow{}
+	for rows.Next() {
+		var i TakePendingLabelsRow
+		if err := rows.Scan(&i.Wallet, &i.Label); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

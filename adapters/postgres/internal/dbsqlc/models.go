@@ -85,6 +85,13 @@ type KytRegistration struct {
 	UpdatedAt   time.Time
 }
 
+type LabelPending struct {
+	ID     int64
+	Chain  string
+	Wallet string
+	Label  string
+}
+
 type MarketPending struct {
 	Chain   string
 	Address string
