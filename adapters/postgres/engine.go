@@ -82,6 +82,12 @@ func chainSubLockKey(high int64, c chain.Chain) int64 {
 // lockStoredOnly takes, in tx, the locks of a stored-only batch of chains: derivedStateLock and
 // each chain's lock shared, and each chain's store lock exclusively, in chain order.
 func lockStoredOnly(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) error {
+	return lockShared(ctx, tx, storeLockHigh, chains)
+}
+
+// lockShared takes derivedStateLock and each chain's lock shared, and each chain's second lock
+// of kind high (storeLockHigh, flushLockHigh) exclusively, in chain order.
+func lockShared(ctx context.Context, tx pgx.Tx, high int64, chains []chain.Chain) error {
 	q := dbsqlc.New()
 	if err := q.AdvisoryXactLockShared(ctx, tx, derivedStateLock); err != nil {
 		return fmt.Errorf("lock derived state: %w", err)
@@ -92,11 +98,20 @@ func lockStoredOnly(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) error
 		if err := q.AdvisoryXactLockShared(ctx, tx, chainLockKey(c)); err != nil {
 			return fmt.Errorf("lock derived state of %s: %w", c, err)
 		}
-		if err := q.AdvisoryXactLock(ctx, tx, chainSubLockKey(storeLockHigh, c)); err != nil {
-			return fmt.Errorf("lock stored trades of %s: %w", c, err)
+		if err := q.AdvisoryXactLock(ctx, tx, chainSubLockKey(high, c)); err != nil {
+			return fmt.Errorf("lock derived state of %s (%x): %w", c, high, err)
 		}
 	}
 	return nil
+}
+
+// lockAsFlush takes, in tx, the locks a flush holds (derivedStateLock and each chain's lock
+// shared, each chain's flush lock exclusively, in chain order), for a writer of derived rows that
+// reads nothing a stored-only batch writes: a window refresh chunk (it recomputes windows from
+// buckets, which only flushes write). Such a writer runs beside the chains' stored-only batches,
+// one at a time with their flushes.
+func lockAsFlush(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) error {
+	return lockShared(ctx, tx, flushLockHigh, chains)
 }
 
 // lockDerivedState takes, in tx, the derived-state locks of chains (in any order, repeats

@@ -163,6 +163,22 @@ func tokenCreations(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.
 }
 
 // tokenHolders are the holder totals of one token its market row is computed from.
+// topBalancesNeeded is how many of a token's largest balances its top 10/50/100 sums need read,
+// given its holders: none up to 10 (every sum is all its holdings), 10 up to 50 (the 50 and 100
+// sums are all its holdings), 50 up to 100, else 100.
+func topBalancesNeeded(holders int64) int64 {
+	switch {
+	case holders <= 10:
+		return 0
+	case holders <= 50:
+		return 10
+	case holders <= 100:
+		return 50
+	default:
+		return 100
+	}
+}
+
 type tokenHolders struct {
 	count  int64
 	top    stats.TopHoldings
@@ -170,8 +186,11 @@ type tokenHolders struct {
 }
 
 // loadHolders reads the holder totals of the tokens (cs, as): the kept aggregates and the sums
-// of the 10, 50 and 100 largest balances, summed by Postgres over the ordered holders index (one
-// row per token instead of its 100 balances). Tokens without holders are absent.
+// of the 10, 50 and 100 largest balances. A token's holders group `all` holds the number and the
+// sum of its positive balances, so a token with at most 10 holders needs no balance read (each top
+// sum is that sum), one with at most 50 only its 10 largest, one with at most 100 its 50 largest;
+// the others' are summed by Postgres over the ordered holders index (TopHoldings, one row per
+// token). Tokens without holders are absent.
 func loadHolders(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.TokenRef]*tokenHolders, error) {
 	q := dbsqlc.New()
 	aggs, err := q.HolderAggregates(ctx, tx, dbsqlc.HolderAggregatesParams{Chains: cs, Addresses: as})
@@ -188,20 +207,37 @@ func loadHolders(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.Tok
 		}
 		return h
 	}
+	var rc, ra []string
+	var limits []int64
 	for _, r := range aggs {
 		h := get(r.Chain, r.Address)
-		if r.HolderGroup == allHolders {
-			h.count = r.Holders
+		if r.HolderGroup != allHolders {
+			h.groups[token.HolderGroup(r.HolderGroup)] = stats.GroupTotal{Holders: r.Holders, Holdings: r.Holdings}
 			continue
 		}
-		h.groups[token.HolderGroup(r.HolderGroup)] = stats.GroupTotal{Holders: r.Holders, Holdings: r.Holdings}
+		h.count = r.Holders
+		all := r.Holdings
+		h.top = stats.TopHoldings{Top10: all, Top50: all, Top100: all}
+		if n := topBalancesNeeded(r.Holders); n > 0 {
+			rc, ra, limits = append(rc, r.Chain), append(ra, r.Address), append(limits, n)
+		}
 	}
-	top, err := q.TopHoldings(ctx, tx, dbsqlc.TopHoldingsParams{Chains: cs, Addresses: as})
+	if len(limits) == 0 {
+		return out, nil
+	}
+	top, err := q.TopHoldings(ctx, tx, dbsqlc.TopHoldingsParams{Chains: rc, Addresses: ra, Limits: limits})
 	if err != nil {
 		return nil, fmt.Errorf("top holdings: %w", err)
 	}
 	for _, r := range top {
-		get(r.Chain, r.Address).top = stats.TopHoldings{Top10: r.Top10, Top50: r.Top50, Top100: r.Top100}
+		h := get(r.Chain, r.Address)
+		h.top.Top10 = r.Top10
+		if h.count > 50 {
+			h.top.Top50 = r.Top50
+		}
+		if h.count > 100 {
+			h.top.Top100 = r.Top100
+		}
 	}
 	return out, nil
 }

@@ -145,10 +145,10 @@ func planRound(st dbsqlc.GetRefreshStateRow, end int64) roundPlan {
 }
 
 // refreshPart recomputes the windows of one chunk of a round in its own transaction, under the
-// derived-state lock, and records the chunk's last token as the round's position.
+// chains' flush locks (lockAsFlush: beside their stored-only batches), and records the chunk's last token as the round's position.
 func refreshPart(ctx context.Context, conn *pgx.Conn, part []windowTarget, now time.Time) error {
 	return writeAnnounced(ctx, conn, marketTokens(refsOf(part)), func(tx pgx.Tx) error {
-		if err := lockDerivedState(ctx, tx, chainsOfRefs(refsOf(part))...); err != nil {
+		if err := lockAsFlush(ctx, tx, chainsOfRefs(refsOf(part))...); err != nil {
 			return err
 		}
 		// hand-built: DDL of the per-connection temporary tables, which are not in the schema sqlc reads.

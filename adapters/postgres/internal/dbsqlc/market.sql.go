@@ -425,16 +425,18 @@ SELECT r.chain::text AS chain, r.address::text AS address,
     (sum(x.balance) FILTER (WHERE x.n <= 10))::numeric AS top10,
     (sum(x.balance) FILTER (WHERE x.n <= 50))::numeric AS top50,
     sum(x.balance)::numeric AS top100
-FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
+FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::bigint[]))
+    AS r(chain, address, n)
 JOIN LATERAL (SELECT p.balance, row_number() OVER (ORDER BY p.balance DESC) AS n FROM wallet_positions p
     WHERE p.chain = r.chain AND p.token_address = r.address AND p.balance > 0
-    ORDER BY p.balance DESC LIMIT 100) x ON true
+    ORDER BY p.balance DESC LIMIT r.n) x ON true
 GROUP BY r.chain, r.address
 `
 
 type TopHoldingsParams struct {
 	Chains    []string
 	Addresses []string
+	Limits    []int64
 }
 
 type TopHoldingsRow struct {
@@ -445,11 +447,12 @@ type TopHoldingsRow struct {
 	Top100  decimal.Decimal
 }
 
-// The sums of the 10, 50 and 100 largest balances of each of the tokens (chains[i],
-// addresses[i]), read from the ordered holders index (ties do not change a sum); a token
-// without a positive balance has no row. Exact: numeric sums, as reference.Holdings's in Go.
+// The sums of the 10, 50 and (at most) limits[i] largest balances of each of the tokens
+// (chains[i], addresses[i]), read from the ordered holders index (ties do not change a sum); a
+// token without a positive balance has no row. Exact: numeric sums, as reference.Holdings's in
+// Go. The caller asks for no more balances than it needs (loadHolders).
 func (q *Queries) TopHoldings(ctx context.Context, db DBTX, arg TopHoldingsParams) ([]TopHoldingsRow, error) {
-	rows, err := db.Query(ctx, TopHoldings, arg.Chains, arg.Addresses)
+	rows, err := db.Query(ctx, TopHoldings, arg.Chains, arg.Addresses, arg.Limits)
 	if err != nil {
 		return nil, err
 	}
