@@ -1,9 +1,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +27,11 @@ func markPending(ctx context.Context, tx pgx.Tx, refs []ports.TokenRef, windowed
 	if len(refs) == 0 {
 		return nil
 	}
+	// In key order, as a flush takes and clears them: two transactions locking marks lock them in
+	// one order.
+	refs = slices.SortedFunc(slices.Values(refs), func(a, b ports.TokenRef) int {
+		return cmp.Or(cmp.Compare(a.Chain, b.Chain), cmp.Compare(a.Address, b.Address))
+	})
 	cs, as := refArrays(refs)
 	ws := make([]bool, len(refs))
 	for i, r := range refs {

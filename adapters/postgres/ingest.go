@@ -82,10 +82,14 @@ func (s *IngestStore) apply(ctx context.Context, b chainevent.Batch, now time.Ti
 	var res chainevent.Result
 	// The batch changes the details of the tokens it touches (their rows, pools and, unless
 	// pending, market data and windows).
-	err := writeAnnouncedBy(ctx, s.pool, func(tx pgx.Tx) (marketChange, error) {
-		r, touched, err := applyIn(ctx, tx, b, now, pending)
-		res = r
-		return tokensChanged(touched), err
+	// A stored-only batch runs beside its chains' flush: where both lock the same market marks in
+	// different orders, Postgres ends one of them as a deadlock, and that one runs again.
+	err := retryConflicts(ctx, func() error {
+		return writeAnnouncedBy(ctx, s.pool, func(tx pgx.Tx) (marketChange, error) {
+			r, touched, err := applyIn(ctx, tx, b, now, pending)
+			res = r
+			return tokensChanged(touched), err
+		})
 	})
 	if err != nil {
 		if _, ok := fault.As(err); ok {
