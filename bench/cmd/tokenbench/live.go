@@ -114,12 +114,18 @@ func (b *bench) liveRows(ctx context.Context, t targets, lf liveFill, rate int, 
 	if mem != nil {
 		rssBefore, _, _ = procMemory(b.st.svc.Process.Pid)
 	}
-	s := &sender{b: b, sim: sim, rate: rate, dur: dur, lastSent: hot, samples: make(chan sample, 1)}
+	// Each kind of freshness (operation 3, operation 2's 1m window) has probers of its own, handed a
+	// sample only when one is idle: a sample never waits for a prober, so its clock, started at the
+	// POST's answer, counts the service's delay only (a slow kind does not hold up the other).
+	s := &sender{b: b, sim: sim, rate: rate, dur: dur, lastSent: hot}
 	var pr prober
 	var probes sync.WaitGroup
-	for range 2 {
-		probes.Add(1)
-		go func() { defer probes.Done(); pr.run(ctx, b, s.samples) }()
+	for i := range s.samples {
+		s.samples[i] = make(chan sample)
+		for range 2 {
+			probes.Add(1)
+			go func() { defer probes.Done(); pr.run(ctx, b, i, s.samples[i]) }()
+		}
 	}
 	var drained time.Duration
 	var drainErr error
@@ -132,7 +138,9 @@ func (b *bench) liveRows(ctx context.Context, t targets, lf liveFill, rate int, 
 			drainErr = b.drainDerivations(ctx, liveDrainLimit)
 			drained = time.Since(t0)
 		})
-		close(s.samples)
+		for _, ch := range s.samples {
+			close(ch)
+		}
 		probes.Wait()
 	})
 	var peak, maxRSS int64
@@ -368,7 +376,7 @@ type sender struct {
 	rate     int
 	dur      time.Duration
 	lastSent map[string]int64 // chain/token → last trade time sent (or found in the database)
-	samples  chan sample
+	samples  [2]chan sample // to the probers of operation 3 and of operation 2's window
 
 	sent, events, posts int
 	queue               []int // trades due but not sent, at each tenth of the run
@@ -495,10 +503,12 @@ func (s *sender) post(ctx context.Context, client *http.Client, body *postBody, 
 	s.elapsed = max(s.elapsed, acked.Sub(start))
 	if body.sample != nil {
 		body.sample.acked = acked
-		select {
-		case s.samples <- *body.sample:
-			s.lastSample = acked
-		default: // both probers busy: skip this one
+		for _, ch := range s.samples {
+			select {
+			case ch <- *body.sample:
+				s.lastSample = acked
+			default: // this kind's probers are busy: not sampled
+			}
 		}
 	}
 }
@@ -592,47 +602,40 @@ type prober struct {
 	first [2]string
 }
 
-func (p *prober) run(ctx context.Context, b *bench, samples <-chan sample) {
+func (p *prober) run(ctx context.Context, b *bench, kind int, samples <-chan sample) {
 	for smp := range samples {
-		seen := [2]bool{}
 		deadline := smp.acked.Add(probeLimit)
-		// The list is bounded to the sample's millisecond: later trades of a busy token (the rest of
-		// the same POST, other senders' POSTs) would otherwise push it off the newest-first page.
-		ms := strconv.FormatInt(smp.blockMs, 10)
-		trades := b.st.httpURL + "/v2/trade/" + smp.chain + "?" + url.Values{"tokenAddress": {smp.token},
-			"afterTimestamp": {ms}, "beforeTimestamp": {ms}, "limit": {"100"}}.Encode()
-		v1 := smp.chain
-		if v1 == string(chain.Eth) {
-			v1 = string(chain.Ethereum) // the v1 paths' spelling
-		}
-		multi := b.st.dexURL + "/v1/token/" + v1 + "/multi?" + url.Values{"tokenAddresses": {smp.token}}.Encode()
-		for (!seen[0] || !seen[1]) && ctx.Err() == nil {
-			for i, u := range []string{trades, multi} {
-				if seen[i] {
-					continue
-				}
-				cctx, cancel := context.WithTimeout(ctx, probeLimit)
-				res, err := load.Do(cctx, b.client, load.Request{Method: "GET", URL: u, Header: b.auth()})
-				cancel()
-				at := time.Now()
-				ok := err == nil && (i == 0 && bytes.Contains(res.Body, []byte(smp.signature)) || i == 1 && counted1m(res.Body, smp.token))
-				if ok {
-					seen[i] = true
-					p.mu.Lock()
-					p.lat[i] = append(p.lat[i], at.Sub(smp.acked))
-					p.mu.Unlock()
-				}
+		var u string
+		if kind == 0 {
+			// The list is bounded to the sample's millisecond: later trades of a busy token (the rest
+			// of the same POST, other senders' POSTs) would otherwise push it off the newest-first page.
+			ms := strconv.FormatInt(smp.blockMs, 10)
+			u = b.st.httpURL + "/v2/trade/" + smp.chain + "?" + url.Values{"tokenAddress": {smp.token},
+				"afterTimestamp": {ms}, "beforeTimestamp": {ms}, "limit": {"100"}}.Encode()
+		} else {
+			v1 := smp.chain
+			if v1 == string(chain.Eth) {
+				v1 = string(chain.Ethereum) // the v1 paths' spelling
 			}
-			if time.Now().After(deadline) {
+			u = b.st.dexURL + "/v1/token/" + v1 + "/multi?" + url.Values{"tokenAddresses": {smp.token}}.Encode()
+		}
+		for ctx.Err() == nil {
+			cctx, cancel := context.WithTimeout(ctx, probeLimit)
+			res, err := load.Do(cctx, b.client, load.Request{Method: "GET", URL: u, Header: b.auth()})
+			cancel()
+			at := time.Now()
+			if err == nil && (kind == 0 && bytes.Contains(res.Body, []byte(smp.signature)) || kind == 1 && counted1m(res.Body, smp.token)) {
 				p.mu.Lock()
-				for i := range seen {
-					if !seen[i] {
-						p.errs[i]++
-						if p.first[i] == "" {
-							p.first[i] = fmt.Sprintf("%s trade %s of token %s not seen within %s of the POST's response",
-								smp.chain, smp.signature, smp.token, probeLimit)
-						}
-					}
+				p.lat[kind] = append(p.lat[kind], at.Sub(smp.acked))
+				p.mu.Unlock()
+				break
+			}
+			if at.After(deadline) {
+				p.mu.Lock()
+				p.errs[kind]++
+				if p.first[kind] == "" {
+					p.first[kind] = fmt.Sprintf("%s trade %s of token %s not seen within %s of the POST's response",
+						smp.chain, smp.signature, smp.token, probeLimit)
 				}
 				p.mu.Unlock()
 				break

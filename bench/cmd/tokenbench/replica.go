@@ -226,15 +226,15 @@ func (b *bench) replicaFreshness(ctx context.Context, ps, rs *stack, f fill, end
 		return missing("read recently traded tokens: " + err.Error())
 	}
 	b.logf("replica: sending %d trades/s to the standby's API for %s, polling operation 3 on both APIs", replicaFreshRate, dur)
-	s := &sender{b: &onStandby, sim: sim, rate: replicaFreshRate, dur: dur, lastSent: hot, samples: make(chan sample, 1)}
+	s := &sender{b: &onStandby, sim: sim, rate: replicaFreshRate, dur: dur, lastSent: hot, samples: [2]chan sample{make(chan sample, 1)}}
 	var pr dualProber
 	var probes sync.WaitGroup
 	for range 2 {
 		probes.Add(1)
-		go func() { defer probes.Done(); pr.run(ctx, &onStandby, [2]*stack{rs, ps}, s.samples) }()
+		go func() { defer probes.Done(); pr.run(ctx, &onStandby, [2]*stack{rs, ps}, s.samples[0]) }()
 	}
 	s.run(ctx)
-	close(s.samples)
+	close(s.samples[0])
 	probes.Wait()
 	ms := [2]report.Measure{}
 	for i, name := range []string{"through the standby (API reading it)", "on the primary (API reading it)"} {

@@ -220,7 +220,7 @@ func (b *bench) streamRows(ctx context.Context, lf liveFill, dur time.Duration, 
 	if err := sim.Backfill(ctx, discard{}); err != nil {
 		return []report.Row{missing(op, "rebuild the simulator: "+err.Error())}
 	}
-	s := &sender{b: b, sim: sim, rate: streamRate, dur: dur, lastSent: hot, samples: make(chan sample, 1)}
+	s := &sender{b: b, sim: sim, rate: streamRate, dur: dur, lastSent: hot}
 	b.logf("streams: sending %d trades/s for %s", streamRate, dur)
 	s.run(ctx)
 	sleepCtx(ctx, 2*time.Second) // the last POSTs' messages
