@@ -117,6 +117,3 @@ FROM ROWS FROM (unnest(sqlc.arg(chains)::text[]), unnest(sqlc.arg(wallets)::text
 DELETE FROM label_pending WHERE chain = $1
 RETURNING wallet, label;
 
--- name: HasPendingTrades :one
--- Whether trades of the chain wait for its next flush.
-SELECT EXISTS (SELECT 1 FROM trade_pending WHERE chain = $1) AS pending;

@@ -76,13 +76,12 @@ func (s *IngestStore) retainChunkOf(ctx context.Context, c chain.Chain, beforeMs
 			return err
 		}
 		q := dbsqlc.New()
-		// Trades waiting for the flush are not folded (nor removed) before they are derived: the
-		// chain is retained at a later round.
-		if waiting, err := q.HasPendingTrades(ctx, tx, string(c)); err != nil {
-			return fmt.Errorf("pending trades: %w", err)
-		} else if waiting {
-			done = true
-			return nil
+		// Trades waiting for the flush are derived before any is folded (a position's base must
+		// hold every trade before the cut): under a steady stream some always wait, so skipping
+		// the chain until none does would never retain it. They are derived as of the wall clock,
+		// as the service's flushes derive them; their market rows are left to the next flush.
+		if err := deriveDeferredOf(ctx, tx, time.Now(), c); err != nil {
+			return err
 		}
 		cuts, err := retentionCuts(ctx, tx, []string{string(c)})
 		if err != nil {

@@ -142,18 +142,6 @@ func (q *Queries) ClearPending(ctx context.Context, db DBTX, arg ClearPendingPar
 	return err
 }
 
-const HasPendingTrades = `-- name: HasPendingTrades :one
-SELECT EXISTS (SELECT 1 FROM trade_pending WHERE chain = $1) AS pending
-`
-
-// Whether trades of the chain wait for its next flush.
-func (q *Queries) HasPendingTrades(ctx context.Context, db DBTX, chain string) (bool, error) {
-	row := db.QueryRow(ctx, HasPendingTrades, chain)
-	var pending bool
-	err := row.Scan(&pending)
-	return pending, err
-}
-
 const HolderAggregates = `-- name: HolderAggregates :many
 SELECT g.chain, g.address, g.holder_group, g.holders, g.holdings
 FROM ROWS FROM (unnest($1::text[]), unnest($2::text[])) AS r(chain, address)
