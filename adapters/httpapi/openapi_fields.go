@@ -662,6 +662,7 @@ var opParamExamples = map[string]map[string]any{
 	"listRedPackets":    {"limit": 10},
 	"walletRedPackets":  {"limit": 10},
 	"redPacketClaims":   {"id": exRedPacketID, "limit": 10},
+	"ingest":            {"wait": ingestWaitCommit},
 	"getJob":            {"id": exJobID},
 	"streamJob":         {"id": exJobID},
 	"listPoolSnapshots": {"time": 1795767120},

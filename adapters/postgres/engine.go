@@ -82,21 +82,29 @@ func chainSubLockKey(high int64, c chain.Chain) int64 {
 // lockStoredOnly takes, in tx, the locks of a stored-only batch of chains: derivedStateLock and
 // each chain's lock shared, and each chain's store lock exclusively, in chain order.
 func lockStoredOnly(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) error {
-	return lockShared(ctx, tx, storeLockHigh, chains)
+	return lockChains(ctx, tx, storeLockHigh, chains)
 }
 
-// lockShared takes derivedStateLock and each chain's lock shared, and each chain's second lock
-// of kind high (storeLockHigh, flushLockHigh) exclusively, in chain order.
-func lockShared(ctx context.Context, tx pgx.Tx, high int64, chains []chain.Chain) error {
+// lockChains takes derivedStateLock shared, then, in chain order, each chain's lock: exclusively
+// when high is 0, else shared followed by the chain's second lock of kind high (storeLockHigh,
+// flushLockHigh) exclusively.
+func lockChains(ctx context.Context, tx pgx.Tx, high int64, chains []chain.Chain) error {
 	q := dbsqlc.New()
 	if err := q.AdvisoryXactLockShared(ctx, tx, derivedStateLock); err != nil {
 		return fmt.Errorf("lock derived state: %w", err)
 	}
+	lock := q.AdvisoryXactLock
+	if high != 0 {
+		lock = q.AdvisoryXactLockShared
+	}
 	sorted := slices.Clone(chains)
 	slices.Sort(sorted)
 	for _, c := range slices.Compact(sorted) {
-		if err := q.AdvisoryXactLockShared(ctx, tx, chainLockKey(c)); err != nil {
+		if err := lock(ctx, tx, chainLockKey(c)); err != nil {
 			return fmt.Errorf("lock derived state of %s: %w", c, err)
+		}
+		if high == 0 {
+			continue
 		}
 		if err := q.AdvisoryXactLock(ctx, tx, chainSubLockKey(high, c)); err != nil {
 			return fmt.Errorf("lock derived state of %s (%x): %w", c, high, err)
@@ -111,24 +119,13 @@ func lockShared(ctx context.Context, tx pgx.Tx, high int64, chains []chain.Chain
 // buckets, which only flushes write). Such a writer runs beside the chains' stored-only batches,
 // one at a time with their flushes.
 func lockAsFlush(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) error {
-	return lockShared(ctx, tx, flushLockHigh, chains)
+	return lockChains(ctx, tx, flushLockHigh, chains)
 }
 
 // lockDerivedState takes, in tx, the derived-state locks of chains (in any order, repeats
 // allowed): derivedStateLock shared, then each chain's lock in chain order.
 func lockDerivedState(ctx context.Context, tx pgx.Tx, chains ...chain.Chain) error {
-	q := dbsqlc.New()
-	if err := q.AdvisoryXactLockShared(ctx, tx, derivedStateLock); err != nil {
-		return fmt.Errorf("lock derived state: %w", err)
-	}
-	sorted := slices.Clone(chains)
-	slices.Sort(sorted)
-	for _, c := range slices.Compact(sorted) {
-		if err := q.AdvisoryXactLock(ctx, tx, chainLockKey(c)); err != nil {
-			return fmt.Errorf("lock derived state of %s: %w", c, err)
-		}
-	}
-	return nil
+	return lockChains(ctx, tx, 0, chains)
 }
 
 // batchChains is every chain whose derived state b may write: the chains its events name.

@@ -88,6 +88,18 @@ func waitLockWaiter(t *testing.T, db *pgxpool.Pool) {
 	}
 }
 
+// applyAsync applies events as one batch with apply (IngestStore.Apply or ApplyPending) on a
+// goroutine of its own, and delivers its error.
+func applyAsync(apply func(context.Context, chainevent.Batch, time.Time) (chainevent.Result, error),
+	events ...chainevent.Event) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := apply(context.Background(), chainevent.NewBatch(events), now)
+		done <- err
+	}()
+	return done
+}
+
 // waitDone waits (a minute at most) for a batch applied on another goroutine to commit.
 func waitDone(t *testing.T, done <-chan error, what string) {
 	t.Helper()
@@ -110,14 +122,7 @@ func TestStoredBatchesApplyBesideTheFlush(t *testing.T) {
 	db := pgtest.Pool(t)
 	s := postgres.NewIngestStore(db)
 	apply(t, s, tokenEvent(chain.Sol, "tok1"), swap("w1", trade.Buy, "10", "2", time.Minute, "s0"))
-	pending := func(events ...chainevent.Event) <-chan error {
-		done := make(chan error, 1)
-		go func() {
-			_, err := s.ApplyPending(ctx, chainevent.NewBatch(events), now)
-			done <- err
-		}()
-		return done
-	}
+	pending := func(events ...chainevent.Event) <-chan error { return applyAsync(s.ApplyPending, events...) }
 	kol := func() (holders int64, holdings string) {
 		t.Helper()
 		err := db.QueryRow(ctx, `SELECT holders, holdings::text FROM token_holder_groups
@@ -144,12 +149,7 @@ func TestStoredBatchesApplyBesideTheFlush(t *testing.T) {
 	holders, _ := kol()
 	assert.Zero(t, holders, "the label's holdings move at the next flush")
 
-	whole := make(chan error, 1)
-	go func() {
-		_, err := s.Apply(ctx, chainevent.NewBatch([]chainevent.Event{chainevent.WalletLabel{Chain: chain.Sol, Wallet: "w2",
-			Label: token.Kol}}), now)
-		whole <- err
-	}()
+	whole := applyAsync(s.Apply, chainevent.WalletLabel{Chain: chain.Sol, Wallet: "w2", Label: token.Kol})
 	waitLockWaiter(t, db)
 	release()
 	waitDone(t, whole, "the batch that derives, once the flush is done")
@@ -194,12 +194,8 @@ func TestFlushDerivesWhatWasListedWhenItBegan(t *testing.T) {
 			return
 		}
 		once = true
-		done := make(chan error, 1)
-		go func() {
-			_, err := s.ApplyPending(ctx, chainevent.NewBatch([]chainevent.Event{swap("w1", trade.Buy, "100", "2", 90*time.Second, "s2")}), now)
-			done <- err
-		}()
-		waitDone(t, done, "a stored-only batch while the flush derives")
+		waitDone(t, applyAsync(s.ApplyPending, swap("w1", trade.Buy, "100", "2", 90*time.Second, "s2")),
+			"a stored-only batch while the flush derives")
 	})
 	_, err := s.Flush(ctx, now)
 	require.NoError(t, err)
