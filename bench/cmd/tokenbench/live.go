@@ -376,7 +376,7 @@ type sender struct {
 	rate     int
 	dur      time.Duration
 	lastSent map[string]int64 // chain/token → last trade time sent (or found in the database)
-	samples  [2]chan sample // to the probers of operation 3 and of operation 2's window
+	samples  [2]chan sample   // to the probers of operation 3 and of operation 2's window
 
 	sent, events, posts int
 	queue               []int // trades due but not sent, at each tenth of the run
