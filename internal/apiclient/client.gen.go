@@ -888,6 +888,24 @@ func (e ListPoolSnapshotsParamsChain) Valid() bool {
 	}
 }
 
+// Defines values for IngestParamsWait.
+const (
+	Commit  IngestParamsWait = "commit"
+	Derived IngestParamsWait = "derived"
+)
+
+// Valid indicates whether the value is a known member of the IngestParamsWait enum.
+func (e IngestParamsWait) Valid() bool {
+	switch e {
+	case Commit:
+		return true
+	case Derived:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RegisterTransferJSONBodyDirection.
 const (
 	RegisterTransferJSONBodyDirectionReceived RegisterTransferJSONBodyDirection = "received"
@@ -4296,6 +4314,15 @@ type ListPoolSnapshotsParamsDirection string
 // ListPoolSnapshotsParamsChain defines parameters for ListPoolSnapshots.
 type ListPoolSnapshotsParamsChain string
 
+// IngestParams defines parameters for Ingest.
+type IngestParams struct {
+	// Wait `derived`: answer after the trades' positions, windows and market data are derived. `commit`: answer once the events are committed (trades served at once); derived data follows within a flush.
+	Wait *IngestParamsWait `form:"wait,omitempty" json:"wait,omitempty"`
+}
+
+// IngestParamsWait defines parameters for Ingest.
+type IngestParamsWait string
+
 // StreamJobParams defines parameters for StreamJob.
 type StreamJobParams struct {
 	// LastEventId Reconnect marker of event-source polyfills.
@@ -5018,7 +5045,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v2/ingest (the `Ingest` operationId).
-	IngestWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	IngestWithBody(ctx context.Context, params *IngestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetJob Job state
 	//
@@ -5419,8 +5446,8 @@ func (c *Client) ListPoolSnapshots(ctx context.Context, chain ListPoolSnapshotsP
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v2/ingest (the `Ingest` operationId).
-func (c *Client) IngestWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewIngestRequestWithBody(c.Server, contentType, body)
+func (c *Client) IngestWithBody(ctx context.Context, params *IngestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6354,7 +6381,7 @@ func NewListPoolSnapshotsRequest(server string, chain ListPoolSnapshotsParamsCha
 }
 
 // NewIngestRequestWithBody constructs an http.Request for the Ingest method, with any body, and a specified content type
-func NewIngestRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewIngestRequestWithBody(server string, params *IngestParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -6370,6 +6397,33 @@ func NewIngestRequestWithBody(server string, contentType string, body io.Reader)
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Wait != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wait", *params.Wait, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
@@ -8566,7 +8620,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v2/ingest (the `Ingest` operationId).
-	IngestWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestResponse, error)
+	IngestWithBodyWithResponse(ctx context.Context, params *IngestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestResponse, error)
 
 	// GetJobWithResponse Job state
 	//
@@ -15951,8 +16005,8 @@ func (c *ClientWithResponses) ListPoolSnapshotsWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v2/ingest (the `Ingest` operationId).
-func (c *ClientWithResponses) IngestWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestResponse, error) {
-	rsp, err := c.IngestWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) IngestWithBodyWithResponse(ctx context.Context, params *IngestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestResponse, error) {
+	rsp, err := c.IngestWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
