@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -124,4 +125,23 @@ func TestStreamCommittedWaitsBehindABacklog(t *testing.T) {
 	require.NoError(t, within(t, answered, "StreamCommitted's answer once the next flush ran"))
 	_, flushes := store.counts()
 	assert.GreaterOrEqual(t, flushes, 2)
+}
+
+// failingFlushStore stores batches and fails every flush.
+type failingFlushStore struct{ *gatedStore }
+
+func (s *failingFlushStore) Flush(context.Context, time.Time) (int, error) {
+	return 0, errors.New("database down")
+}
+
+// TestBackgroundFlushFailuresAreReported: a background flush that fails is counted and told to
+// the service's error hook; the POST had already been answered.
+func TestBackgroundFlushFailuresAreReported(t *testing.T) {
+	store := &failingFlushStore{gatedStore: newGatedStore(1)}
+	heard := make(chan error, 4)
+	svc := ingest.New(store, clock(), 2).WithFlushInterval(time.Millisecond).WithBackgroundErrors(func(err error) { heard <- err })
+	_, err := svc.StreamCommitted(context.Background(), &source{events: labels("a")}, nil)
+	require.NoError(t, err, "the stream is answered at commit, before the flush fails")
+	assert.EqualError(t, within(t, heard, "the failure"), "database down")
+	assert.GreaterOrEqual(t, svc.BackgroundFlushFailures(), int64(1))
 }

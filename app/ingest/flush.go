@@ -107,6 +107,11 @@ func (b *background) loop(s *Service) {
 		b.mu.Lock()
 		b.lastStart = time.Now()
 		b.mu.Unlock()
-		_ = s.flush(context.Background())
+		if err := s.flush(context.Background()); err != nil {
+			s.backgroundFailures.Add(1)
+			if s.onBackgroundError != nil {
+				s.onBackgroundError(err)
+			}
+		}
 	}
 }

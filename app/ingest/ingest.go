@@ -31,6 +31,10 @@ type Service struct {
 	// underived counts their trades committed since the last flush began.
 	derivations background
 	underived   atomic.Int64
+	// backgroundFailures counts the background flushes that failed; onBackgroundError, when set,
+	// hears each failure (WithBackgroundErrors).
+	backgroundFailures atomic.Int64
+	onBackgroundError  func(error)
 }
 
 var _ ports.Ingester = (*Service)(nil)
@@ -61,6 +65,16 @@ func (s *Service) derived() {
 		s.listener.Derived()
 	}
 }
+
+// WithBackgroundErrors makes the service tell fn about every background flush that fails (its
+// lists stay for the next flush); nobody is told by default.
+func (s *Service) WithBackgroundErrors(fn func(error)) *Service {
+	s.onBackgroundError = fn
+	return s
+}
+
+// BackgroundFlushFailures is how many background flushes (StreamCommitted's) have failed.
+func (s *Service) BackgroundFlushFailures() int64 { return s.backgroundFailures.Load() }
 
 // Ingest validates events and applies them as one batch (all or nothing). An invalid event fails
 // the call before anything is written; the error names its position (1-based) as the line.

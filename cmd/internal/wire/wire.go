@@ -126,9 +126,16 @@ func NewRuntime(cfg config.Config, log *slog.Logger, pool *pgxpool.Pool, tc clie
 
 // buildApplication constructs every use case over real adapters. Each area adds its line.
 func buildApplication(rt *Runtime) *app.Application {
+	ing := ingest.New(postgres.NewIngestStore(rt.Pool), rt.Clock, 0).WithBackgroundErrors(func(err error) {
+		rt.Log.Warn("a background flush failed; its trades stay listed for the next flush", "err", err)
+	})
+	rt.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "tokenscope_ingest_background_flush_failures_total",
+		Help: "Background flushes (of POST /v2/ingest?wait=commit streams) that failed; their trades stay listed for the next flush."},
+		func() float64 { return float64(ing.BackgroundFlushFailures()) }))
 	a := &app.Application{
 		Keys:    apikey.New(postgres.NewAccountStore(rt.Pool), rt.Clock),
-		Ingest:  ingest.New(postgres.NewIngestStore(rt.Pool), rt.Clock, 0),
+		Ingest:  ing,
 		Market:  market.New(postgres.NewMarketReader(rt.reads()), market.WithCache(rt.Versions), market.WithClock(rt.Clock)),
 		Candles: candle.New(postgres.NewCandleStore(rt.reads()), rt.Clock),
 	}
