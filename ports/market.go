@@ -181,9 +181,9 @@ type HotRankingTime struct {
 type MarketRefresher interface {
 	// RefreshWindows brings every token's rolling windows up to date as of now. New trades are
 	// applied by the ingest transaction itself, so between two rounds a token's window w only
-	// changes when one of its successful trades leaves it (its block time passes now − w) or a
-	// trade stamped after the last round's time enters: a round recomputes exactly those windows
-	// of those tokens since the last completed round, and once all of them committed records the
+	// changes when one of its successful trades leaves it (its block time passes now − w; a window
+	// holds trades stamped after its writer's now, so none enters later): a round recomputes
+	// exactly those windows of those tokens since the last completed round, and once all of them committed records the
 	// round's time (durable and shared between workers). A failed round does not count as
 	// completed: the next one continues it after the last token it committed and, when done,
 	// records the failed round's time, so the round after covers its span again. Without a

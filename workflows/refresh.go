@@ -96,7 +96,7 @@ type rankingKey struct {
 }
 
 // RefreshMarket brings the rolling windows up to date (MarketRefresher.RefreshWindows recomputes
-// only the tokens a trade entered or left a window of since the last completed round) and
+// only the windows a trade left since the last completed round) and
 // recomputes every hot-token ranking that is RankingMaxAge old or older or empty, each ranked by
 // ranking.Score of its current window against the one before it. Tokens scoring 0 are left out of
 // the ranking.

@@ -162,7 +162,8 @@ func recomputeWindows(ctx context.Context, tx pgx.Tx, targets []windowTarget, no
 	}
 	// hand-built: reads the temporary table ingest_stats, which is not in the schema sqlc reads.
 	if _, err := tx.Exec(ctx, `UPDATE token_market m SET volume_24h_usd = s.total_volume_usd, trades_24h = s.trades
-		FROM ingest_stats s WHERE s.window_name = '24h' AND m.chain = s.chain AND m.address = s.address`); err != nil {
+		FROM ingest_stats s WHERE s.window_name = '24h' AND m.chain = s.chain AND m.address = s.address
+			AND (m.volume_24h_usd, m.trades_24h) IS DISTINCT FROM (s.total_volume_usd, s.trades)`); err != nil {
 		return fmt.Errorf("update 24h market figures: %w", err)
 	}
 	return nil

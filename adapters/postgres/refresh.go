@@ -35,7 +35,7 @@ const refreshChunk = 200
 const windowRoundOverlap = 5 * time.Second
 
 // RefreshWindows brings every token's windows up to date as of now (see ports.MarketRefresher):
-// the windows a trade entered or left since the last completed round (every window of every
+// the windows a trade left since the last completed round (every window of every
 // token active in the last 24 hours when there is none, or when it is a day or more away),
 // recomputed in chunks of refreshChunk tokens, one transaction each, which also records the
 // round's position; once all committed, the round's start is recorded as the completed round's
@@ -188,23 +188,29 @@ func activeTokens(ctx context.Context, conn *pgx.Conn, since int64) ([]windowTar
 	return out, nil
 }
 
-// crossingSpan is a block-time span (lo, hi] and the windows a successful trade in it entered or
-// left.
+// crossingSpan is a block-time span (lo, hi] and the windows a successful trade in it left (or,
+// when the clock went back, entered again).
 type crossingSpan struct {
 	lo, hi  int64
 	windows windowSet
 }
 
-// crossingSpans returns the spans holding every trade that entered or left a window between a
-// round at from and one at to. A trade at t is in w at time T when t ≥ stats.WindowStart(T, w),
-// which is at most a step (a second, a minute for 4h and 24h) after T − w, so it left w between
-// the rounds when t lies in (from − w, to − w + step] (which changes w alone: it is still in
-// every wider window and had already left the narrower ones), and entered every window when t lies
-// in (from, to] (stamped after the time its writer computed the windows at). Every span starts
-// windowRoundOverlap earlier. from > to (a clock that went back) uses (to − w, from − w].
+// crossingSpans returns the spans holding every trade that left (or, when the clock went back,
+// entered again) a window between a round at from and one at to. A trade at t is in w at time T
+// when t ≥ stats.WindowStart(T, w), which is at most a step (a second, a minute for 4h and 24h)
+// after T − w, so it left w between the rounds when t lies in (from − w, to − w + step] (which
+// changes w alone: it is still in every wider window and had already left the narrower ones).
+// Every span starts windowRoundOverlap earlier. from > to (a clock that went back) uses (to − w,
+// from − w]: those trades are in w again.
+//
+// No trade enters a window as time passes: a window holds every trade from its start on,
+// those stamped after its writer's now included (stats.Cover ends in an open span), so the
+// trades of (from, to] were counted when they were derived. Rounds before this rule scanned
+// that span too and recomputed every window of every token traded in it: under a live stream,
+// all seven windows of nearly every token traded in the last few seconds, every round.
 func crossingSpans(from, to int64) []crossingSpan {
 	lo, hi := min(from, to)-windowRoundOverlap.Milliseconds(), max(from, to)
-	spans := []crossingSpan{{lo, hi, allWindowsSet}}
+	spans := make([]crossingSpan, 0, len(token.AllWindows))
 	for i, w := range token.AllWindows {
 		d := w.Duration().Milliseconds()
 		// A window starts at the first whole second (minute, for 4h and 24h) after T − w
@@ -219,7 +225,7 @@ func crossingSpans(from, to int64) []crossingSpan {
 }
 
 // crossedTokens lists the tokens with a successful trade in one of the spans (FAILED trades are
-// in no window) and the windows those trades entered or left, by range scans of the (chain, block
+// in no window) and the windows those trades left, by range scans of the (chain, block
 // time) index for every chain that has trades (found by skipping through the same index). OFFSET 0
 // keeps each scan a parameterised index range scan: flattened into the join, the planner preferred
 // reading every trade once (1.5 s instead of 3 ms at 1.2 M trades). The cost estimate of this
