@@ -126,6 +126,39 @@ func TestRefreshWindowsRecomputesOnlyTokensWithExits(t *testing.T) {
 	assert.Equal(t, int64(1), trades24, "exits' trade leaves 24h 9 min 30 s later")
 }
 
+// A round that recomputes a 24h window to the figures token_market already copies leaves the
+// market row alone (each rewrite of it adds an entry to every one of its sort indexes); once the
+// figures change, the row follows.
+func TestRefreshLeavesUnchangedDayFiguresAlone(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
+	ctx := context.Background()
+	s := postgres.NewIngestStore(pgtest.Pool(t))
+	apply(t, s, tokenEvent(chain.Sol, "same"), tradeOf("same", "w", 30*time.Second, "s1"))
+	version := func() (xmin string, trades int64) {
+		require.NoError(t, pgtest.Pool(t).QueryRow(ctx, `SELECT xmin::text, trades_24h FROM token_market
+			WHERE address = 'same'`).Scan(&xmin, &trades))
+		return xmin, trades
+	}
+	before, trades := version()
+	require.Equal(t, int64(1), trades)
+
+	first, err := s.RefreshWindows(ctx, now.Add(time.Second))
+	require.NoError(t, err)
+	require.True(t, first.Full, "the first round recomputes every window of every active token")
+	assert.Contains(t, rewrittenAt(t, now.Add(time.Second)), "same/24h")
+	after, trades := version()
+	assert.Equal(t, int64(1), trades)
+	assert.Equal(t, before, after, "same figures: the market row is not rewritten")
+
+	// A day later the trade has left the 24h window: the copies change with it.
+	_, err = s.RefreshWindows(ctx, now.Add(24*time.Hour))
+	require.NoError(t, err)
+	later, trades := version()
+	assert.Equal(t, int64(0), trades)
+	assert.NotEqual(t, before, later)
+}
+
 // rewrittenAt lists the token/window rows computed as of at.
 func rewrittenAt(t *testing.T, at time.Time) []string {
 	t.Helper()
