@@ -162,7 +162,6 @@ func tokenCreations(ctx context.Context, tx pgx.Tx, cs, as []string) (map[ports.
 	return out, nil
 }
 
-// tokenHolders are the holder totals of one token its market row is computed from.
 // topBalancesNeeded is how many of a token's largest balances its top 10/50/100 sums need read,
 // given its holders: none up to 10 (every sum is all its holdings), 10 up to 50 (the 50 and 100
 // sums are all its holdings), 50 up to 100, else 100.
@@ -179,6 +178,7 @@ func topBalancesNeeded(holders int64) int64 {
 	}
 }
 
+// tokenHolders are the holder totals of one token its market row is computed from.
 type tokenHolders struct {
 	count  int64
 	top    stats.TopHoldings

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -263,4 +264,40 @@ func TestIngestRedPackets(t *testing.T) {
 	assert.True(t, dec("500").Equal(claimed))
 	assert.True(t, dec("500").Equal(refunded))
 	assert.True(t, expired)
+}
+
+// TestTopHoldingsByHolderCount: the top 10/50/100 sums of tokens with 8, 30, 70 and 130 holders
+// (each a different path of loadHolders: no balance read, the 10, the 50 or the 100 largest
+// read) are the sums of their largest balances; the holder i of a token holds i tokens.
+func TestTopHoldingsByHolderCount(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
+	ctx := context.Background()
+	db := pgtest.Pool(t)
+	s := postgres.NewIngestStore(db)
+	sumTop := func(holders, n int) string {
+		total := 0
+		for i := holders; i > holders-n && i > 0; i-- {
+			total += i
+		}
+		return fmt.Sprint(total)
+	}
+	for _, holders := range []int{8, 30, 70, 130} {
+		tok := fmt.Sprintf("top%d", holders)
+		events := []chainevent.Event{tokenEvent(chain.Sol, tok)}
+		for i := 1; i <= holders; i++ {
+			tr := swap(fmt.Sprintf("w%03d", i), trade.Buy, fmt.Sprint(i), "1", time.Minute, fmt.Sprintf("%s-%d", tok, i))
+			tr.TokenAddress = tok
+			events = append(events, tr)
+		}
+		apply(t, s, events...)
+		var n int64
+		var top10, top50, top100 string
+		require.NoError(t, db.QueryRow(ctx, `SELECT holders, top10_holdings::text, top50_holdings::text, top100_holdings::text
+			FROM token_market WHERE chain = 'sol' AND address = $1`, tok).Scan(&n, &top10, &top50, &top100))
+		assert.Equal(t, int64(holders), n, tok)
+		assert.Equal(t, sumTop(holders, 10), top10, "%s top 10", tok)
+		assert.Equal(t, sumTop(holders, 50), top50, "%s top 50", tok)
+		assert.Equal(t, sumTop(holders, 100), top100, "%s top 100", tok)
+	}
 }

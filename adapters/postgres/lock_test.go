@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -204,68 +203,4 @@ func TestFlushDerivesWhatWasListedWhenItBegan(t *testing.T) {
 	_, err = s.Flush(ctx, now)
 	require.NoError(t, err)
 	assert.Equal(t, "111", position(t, "w1").Balance.String(), "and the next one the trade committed meanwhile, once")
-}
-
-// TestTopHoldingsByHolderCount: the top 10/50/100 sums of tokens with 8, 30, 70 and 130 holders
-// (each a different path of loadHolders: no balance read, the 10, the 50 or the 100 largest
-// read) are the sums of their largest balances; the holder i of a token holds i tokens.
-func TestTopHoldingsByHolderCount(t *testing.T) {
-	t.Parallel()
-	pgtest.Fresh(t)
-	ctx := context.Background()
-	db := pgtest.Pool(t)
-	s := postgres.NewIngestStore(db)
-	sumTop := func(holders, n int) string {
-		total := 0
-		for i := holders; i > holders-n && i > 0; i-- {
-			total += i
-		}
-		return fmt.Sprint(total)
-	}
-	for _, holders := range []int{8, 30, 70, 130} {
-		tok := fmt.Sprintf("top%d", holders)
-		events := []chainevent.Event{tokenEvent(chain.Sol, tok)}
-		for i := 1; i <= holders; i++ {
-			tr := swap(fmt.Sprintf("w%03d", i), trade.Buy, fmt.Sprint(i), "1", time.Minute, fmt.Sprintf("%s-%d", tok, i))
-			tr.TokenAddress = tok
-			events = append(events, tr)
-		}
-		apply(t, s, events...)
-		var n int64
-		var top10, top50, top100 string
-		require.NoError(t, db.QueryRow(ctx, `SELECT holders, top10_holdings::text, top50_holdings::text, top100_holdings::text
-			FROM token_market WHERE chain = 'sol' AND address = $1`, tok).Scan(&n, &top10, &top50, &top100))
-		assert.Equal(t, int64(holders), n, tok)
-		assert.Equal(t, sumTop(holders, 10), top10, "%s top 10", tok)
-		assert.Equal(t, sumTop(holders, 50), top50, "%s top 50", tok)
-		assert.Equal(t, sumTop(holders, 100), top100, "%s top 100", tok)
-	}
-}
-
-// TestRetentionDerivesListedTradesFirst: trades listed for a flush (a steady stream always has
-// some) no longer keep retention off their chain: it derives them, then folds and removes the
-// old trades, and the position counts every trade once.
-func TestRetentionDerivesListedTradesFirst(t *testing.T) {
-	t.Parallel()
-	pgtest.Fresh(t)
-	ctx := context.Background()
-	db := pgtest.Pool(t)
-	s := postgres.NewIngestStore(db)
-	apply(t, s, tokenEvent(chain.Sol, "tok1"), swap("w1", trade.Buy, "10", "2", 2*time.Hour, "old1"),
-		swap("w1", trade.Buy, "20", "2", 90*time.Minute, "old2"))
-	_, err := s.ApplyPending(ctx, chainevent.NewBatch([]chainevent.Event{swap("w1", trade.Buy, "5", "3", time.Minute, "new1")}), now)
-	require.NoError(t, err)
-
-	res, err := s.RetainTrades(ctx, now.Add(-time.Hour), time.Minute)
-	require.NoError(t, err)
-	assert.True(t, res.Done)
-	assert.Equal(t, 2, res.Removed, "both old trades removed (the token's newest is the listed one)")
-	var left int
-	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM trades WHERE chain = 'sol'`).Scan(&left))
-	assert.Equal(t, 1, left)
-	assert.Equal(t, "35", position(t, "w1").Balance.String(), "the listed trade derived once, the removed ones kept in the base")
-	_, err = s.Flush(ctx, now)
-	require.NoError(t, err)
-	assert.Equal(t, "35", position(t, "w1").Balance.String())
-	assert.Equal(t, "3", priceOf(t).String())
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tokenscope/tokenscope/adapters/postgres"
 	"github.com/tokenscope/tokenscope/adapters/postgres/pgtest"
 	"github.com/tokenscope/tokenscope/app/ingest"
+	"github.com/tokenscope/tokenscope/domain/chain"
 	"github.com/tokenscope/tokenscope/domain/chainevent"
 	"github.com/tokenscope/tokenscope/domain/fault"
 	"github.com/tokenscope/tokenscope/domain/trade"
@@ -209,4 +210,32 @@ func keptTrade(t *testing.T, stream []chainevent.Event, cut time.Time) chaineven
 	}
 	t.Fatalf("trade %s/%d is not in the stream", sig, ix)
 	return chainevent.Trade{}
+}
+
+// TestRetentionDerivesListedTradesFirst: trades listed for a flush (a steady stream always has
+// some) no longer keep retention off their chain: it derives them, then folds and removes the
+// old trades, and the position counts every trade once.
+func TestRetentionDerivesListedTradesFirst(t *testing.T) {
+	t.Parallel()
+	pgtest.Fresh(t)
+	ctx := context.Background()
+	db := pgtest.Pool(t)
+	s := postgres.NewIngestStore(db)
+	apply(t, s, tokenEvent(chain.Sol, "tok1"), swap("w1", trade.Buy, "10", "2", 2*time.Hour, "old1"),
+		swap("w1", trade.Buy, "20", "2", 90*time.Minute, "old2"))
+	_, err := s.ApplyPending(ctx, chainevent.NewBatch([]chainevent.Event{swap("w1", trade.Buy, "5", "3", time.Minute, "new1")}), now)
+	require.NoError(t, err)
+
+	res, err := s.RetainTrades(ctx, now.Add(-time.Hour), time.Minute)
+	require.NoError(t, err)
+	assert.True(t, res.Done)
+	assert.Equal(t, 2, res.Removed, "both old trades removed (the token's newest is the listed one)")
+	var left int
+	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM trades WHERE chain = 'sol'`).Scan(&left))
+	assert.Equal(t, 1, left)
+	assert.Equal(t, "35", position(t, "w1").Balance.String(), "the listed trade derived once, the removed ones kept in the base")
+	_, err = s.Flush(ctx, now)
+	require.NoError(t, err)
+	assert.Equal(t, "35", position(t, "w1").Balance.String())
+	assert.Equal(t, "3", priceOf(t).String())
 }
